@@ -1,0 +1,49 @@
+// strata info: what this build is and which GPUs it sees.
+#include <cstdio>
+#include <iostream>
+
+#include "apps/strata/commands.hpp"
+#include "strata/device.hpp"
+
+namespace strata::cli {
+
+namespace {
+int g_exit_code = 0;
+}
+int exit_code() { return g_exit_code; }
+void set_exit_code(int code) { g_exit_code = code; }
+
+void add_info(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "Show the build configuration and the CUDA devices visible");
+  cmd->callback([] {
+    const BuildInfo& b = build_info();
+    std::cout << "strata " << b.version << "\n"
+              << "  commit:        " << b.commit << "\n"
+              << "  build type:    " << b.build_type << "\n"
+              << "  compiler:      " << b.compiler << "\n"
+              << "  CUDA backend:  "
+              << (b.cuda ? "yes (architectures " + b.cuda_architectures + ")" : std::string("no"))
+              << "\n";
+    if (!b.cuda) {
+      std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
+      return;
+    }
+    const auto devs = cuda_devices();
+    if (devs.empty()) {
+      std::cout << "devices: no GPU (" << cuda_unavailable_reason()
+                << "); the CPU backend runs everything\n";
+      return;
+    }
+    for (const DeviceInfo& d : devs) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB (%.1f free), L2 %.0f MiB\n",
+                    d.index, d.name.c_str(), d.cc_major, d.cc_minor, d.multiprocessors,
+                    double(d.total_memory) / (1 << 30), double(d.free_memory) / (1 << 30),
+                    double(d.l2_bytes) / (1 << 20));
+      std::cout << line;
+    }
+  });
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,18 @@
+// The CLI verbs. Each add_* registers a subcommand whose callback does the work and
+// throws strata::Error on bad input; main() turns that into a message and exit code 1.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace strata::cli {
+
+void add_info(CLI::App& app);
+void add_apply(CLI::App& app);
+void add_bench(CLI::App& app);
+void add_demo(CLI::App& app);
+
+// A verb that finished but found a failure (e.g. demo check mismatch) sets this non-zero.
+int exit_code();
+void set_exit_code(int code);
+
+}  // namespace strata::cli

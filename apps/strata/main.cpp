@@ -1,0 +1,33 @@
+// strata: the command-line tool. One verb per job; each verb lives in its own file.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/strata/commands.hpp"
+#include "strata/device.hpp"
+#include "strata/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"strata: stencils and solvers on structured 3D grids, on the GPU at the speed "
+               "of its memory (CPU reference backend when there is no GPU)"};
+  app.require_subcommand(1);
+  const auto& b = strata::build_info();
+  app.set_version_flag("--version", "strata " + b.version + " (commit " + b.commit + ", " +
+                                        (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
+  strata::cli::add_info(app);
+  strata::cli::add_apply(app);
+  strata::cli::add_bench(app);
+  strata::cli::add_demo(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const strata::Error& e) {
+    std::cerr << "strata: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "strata: unexpected error: " << e.what() << "\n";
+    return 2;
+  }
+  return strata::cli::exit_code();
+}

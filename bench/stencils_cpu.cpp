@@ -1,0 +1,85 @@
+// CPU stencil benchmark: the reference backend's loops, timed with a steady clock, each
+// kernel against the CPU copy kernel on the same grid.
+#include <chrono>
+#include <cstdio>
+#include <algorithm>
+#include <random>
+
+#include "bench/bench.hpp"
+#include "cpu/cpu.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+template <class F>
+Timing time_host(F&& f, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) f();
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return summarize(ms);
+}
+
+template <class T>
+void run_precision(const Options& opt, const Extent& shape, std::vector<Result>& out) {
+  Field<T> in(shape), dst(shape);
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> d(-1, 1);
+  for (std::size_t i = 0; i < in.layout().size; ++i) in.data()[i] = T(d(rng));
+  const auto& kernels = opt.kernels.empty() ? stencil_kernels() : opt.kernels;
+  Result copy_ref;
+  std::vector<Result> family;
+  for (const std::string& kernel : stencil_kernels()) {
+    const bool wanted = kernel == "copy" ||
+                        std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
+    if (!wanted || kernel == "copy_halo") continue;  // copy_halo is a GPU tiling benchmark
+    const Stencil s = bench_stencil(kernel);
+    Result r;
+    r.kernel = kernel;
+    r.variant = "ref";
+    r.device = "cpu";
+    r.precision = precision_of<T>;
+    r.shape = shape;
+    r.points = double(shape.points());
+    r.bytes_per_point_opt = 2.0 * sizeof(T);
+    const auto run = [&] {
+      if (kernel == "copy")
+        cpu::copy_interior(in, dst);
+      else
+        cpu::apply_interior(s, in, dst);
+    };
+    set_rates(r, time_host(run, opt.warmup, opt.reps));
+    if (kernel == "copy") copy_ref = r;
+    if (!opt.quiet)
+      std::fprintf(stderr, "  %-10s cpu %s %s: %.3f ms, %.3f Gpts/s\n", kernel.c_str(),
+                   to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
+    family.push_back(r);
+  }
+  for (Result& r : family) {
+    compare_to(r, copy_ref);
+    out.push_back(r);
+  }
+}
+
+}  // namespace
+
+std::vector<Result> stencils_cpu(const Options& opt) {
+  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{128, 128, 128}} : opt.shapes;
+  const std::vector<Precision> precs =
+      opt.precisions.empty() ? std::vector<Precision>{Precision::f32, Precision::f64} : opt.precisions;
+  std::vector<Result> out;
+  for (const Extent& shape : shapes)
+    for (Precision p : precs) {
+      if (p == Precision::f32)
+        run_precision<float>(opt, shape, out);
+      else
+        run_precision<double>(opt, shape, out);
+    }
+  return out;
+}
+
+}  // namespace strata::bench

@@ -1,0 +1,127 @@
+// GPU stencil benchmark: every kernel (and, on request, every lab tile configuration) is
+// first checked against the CPU reference on an odd-sized grid, then timed on the large
+// grid and compared with the 2.5D copy kernel and cudaMemcpy measured in the same run.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "bench/cuda_timing.cuh"
+#include "core/verify.hpp"
+#include "cuda/stencil_cuda.hpp"
+#include "strata/apply.hpp"
+#include "strata/device.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+// Runs impl on a 67x45x37 grid (partial tiles on every axis) with Neumann ghosts and
+// checks every point against the CPU reference; poisoned output, so unwritten points fail.
+template <class T>
+verify::Mismatch validate(const cuda::StencilImpl<T>& impl, const Stencil& s) {
+  const Extent n{67, 45, 37};
+  Field<T> in(n), got(n);
+  for (std::size_t i = 0; i < in.layout().size; ++i)
+    in.data()[i] = T(std::sin(0.37 * double(i)) + 0.25 * std::cos(0.011 * double(i)));
+  fill_ghosts(in, Boundary::neumann(), s.radius());
+  Field<T> din(n, in.ghost(), Memory::device), dout(n, in.ghost(), Memory::device);
+  copy(in, din);
+  for (std::size_t i = 0; i < got.layout().size; ++i) got.data()[i] = std::numeric_limits<T>::quiet_NaN();
+  copy(got, dout);
+  impl.launch(&s, din, dout, nullptr, 0);
+  STRATA_CUDA_CHECK(cudaDeviceSynchronize());
+  copy(dout, got);
+  return verify::against_reference(s, in, got);
+}
+
+template <class T>
+void run_precision(const Options& opt, const Extent& shape, std::vector<Result>& out) {
+  const Layout L = Layout::make(shape, kDefaultGhost, sizeof(T));
+  require_device_memory(2 * L.bytes(), "the " + shape.str() + " " + to_string(precision_of<T>) +
+                                           " stencil benchmark (input and output fields)");
+  Field<T> in(shape, kDefaultGhost, Memory::device), dst(shape, kDefaultGhost, Memory::device);
+  cudaStream_t stream = nullptr;
+  fill_device_random(in.data(), L.size, 0x5eed, stream);
+  fill_device_random(dst.data(), L.size, 0xbeef, stream);
+  STRATA_CUDA_CHECK(cudaDeviceSynchronize());
+
+  auto base = [&](const std::string& kernel, const std::string& variant) {
+    Result r;
+    r.kernel = kernel;
+    r.variant = variant;
+    r.device = "cuda";
+    r.precision = precision_of<T>;
+    r.shape = shape;
+    r.points = double(shape.points());
+    r.bytes_per_point_opt = 2.0 * sizeof(T);
+    return r;
+  };
+
+  // cudaMemcpy of the whole allocation: the device's own copy, for reference.
+  Result memcpy_r = base("memcpy", "cudaMemcpy");
+  memcpy_r.points = double(L.size);
+  set_rates(memcpy_r, time_launches([&] {
+              STRATA_CUDA_CHECK(cudaMemcpyAsync(dst.data(), in.data(), L.bytes(),
+                                                cudaMemcpyDeviceToDevice, stream));
+            }, opt.warmup, opt.reps, stream));
+
+  const auto& kernels = opt.kernels.empty() ? stencil_kernels() : opt.kernels;
+  std::vector<Result> family;
+  Result copy_ref;
+  for (const std::string& kernel : stencil_kernels()) {
+    const bool wanted = kernel == "copy" ||
+                        std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
+    if (!wanted) continue;
+    const Stencil s = bench_stencil(kernel);
+    for (const auto& impl : cuda::stencil_impls<T>()) {
+      if (impl.kernel != kernel || (!impl.is_default && !opt.all_variants)) continue;
+      const verify::Mismatch check = validate(impl, s);
+      if (!check.ok())
+        throw Error("benchmark refused: " + kernel + " (" + impl.variant + ", " +
+                    to_string(precision_of<T>) + ") disagrees with the CPU reference: " +
+                    check.str());
+      Result r = base(kernel, impl.variant);
+      set_rates(r, time_launches([&] { impl.launch(&s, in, dst, stream, opt.zchunks); },
+                                 opt.warmup, opt.reps, stream));
+      r.extra["default"] = impl.is_default;
+      r.extra["validated"] = check.str();
+      r.extra["ratio_to_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
+      if (kernel == "copy" && impl.is_default) copy_ref = r;
+      if (!opt.quiet)
+        std::fprintf(stderr, "  %-10s %-16s %s %s: %.3f ms, %.1f Gpts/s\n", kernel.c_str(),
+                     impl.variant.c_str(), to_string(precision_of<T>), shape.str().c_str(),
+                     r.median_ms, r.gpts_per_s);
+      family.push_back(r);
+    }
+  }
+  compare_to(memcpy_r, copy_ref);
+  out.push_back(memcpy_r);
+  for (Result& r : family) {
+    compare_to(r, copy_ref);
+    if (r.kernel == "copy" && !(std::find(kernels.begin(), kernels.end(), "copy") != kernels.end()) &&
+        !opt.kernels.empty() && r.extra["default"] == true)
+      r.extra["reference_only"] = true;
+    out.push_back(r);
+  }
+}
+
+}  // namespace
+
+std::vector<Result> stencils_cuda(const Options& opt) {
+  require(cuda_available(), "the GPU benchmark needs a CUDA device: " + cuda_unavailable_reason());
+  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{512, 512, 512}} : opt.shapes;
+  const std::vector<Precision> precs =
+      opt.precisions.empty() ? std::vector<Precision>{Precision::f32, Precision::f64} : opt.precisions;
+  std::vector<Result> out;
+  for (const Extent& shape : shapes)
+    for (Precision p : precs) {
+      if (p == Precision::f32)
+        run_precision<float>(opt, shape, out);
+      else
+        run_precision<double>(opt, shape, out);
+    }
+  return out;
+}
+
+}  // namespace strata::bench

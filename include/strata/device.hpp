@@ -1,0 +1,46 @@
+// What this build and this machine can do: the CUDA backend, visible devices, memory.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::size_t total_memory = 0, free_memory = 0;
+  std::size_t l2_bytes = 0;
+  double memory_clock_khz = 0;
+  int memory_bus_bits = 0;
+};
+
+struct BuildInfo {
+  std::string version;
+  std::string commit;       // git commit the binary was built from ("unknown" outside git)
+  std::string build_type;
+  bool cuda = false;        // CUDA backend compiled in
+  std::string cuda_architectures;
+  std::string compiler;
+};
+
+const BuildInfo& build_info();
+
+// True when the CUDA backend is compiled in and at least one device is visible.
+bool cuda_available();
+// Devices visible to this process; empty when none (or built without CUDA).
+std::vector<DeviceInfo> cuda_devices();
+// Why cuda_available() is false, in words ("built without CUDA", "no CUDA device: ...").
+std::string cuda_unavailable_reason();
+
+// Throws Error, before anything is allocated, when `bytes` more device memory will not
+// fit in what the current device has free; `what` names the request in the message.
+void require_device_memory(std::size_t bytes, const std::string& what);
+
+// Blocks until all device work is done (no-op without CUDA).
+void device_synchronize();
+
+}  // namespace strata

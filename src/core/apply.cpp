@@ -1,0 +1,75 @@
+// The public stencil API: validates the request once, then hands it to the backend that
+// owns the fields' memory.
+#include "cpu/cpu.hpp"
+#include "strata/apply.hpp"
+#if STRATA_HAVE_CUDA
+#include "cuda/stencil_cuda.hpp"
+#endif
+
+namespace strata {
+
+namespace {
+
+template <class T>
+void check_pair(const Stencil& s, const Field<T>& in, const Field<T>& out) {
+  require(!in.empty() && !out.empty(), "apply: input or output field is empty");
+  require(&in != &out && in.data() != out.data(),
+          "apply: in and out must be distinct fields (a stencil pass cannot run in place)");
+  require(in.extent() == out.extent(), "apply: in is " + in.extent().str() + " but out is " +
+                                           out.extent().str() + "; extents must match");
+  require(in.memory() == out.memory(),
+          "apply: in and out must both be host fields or both device fields");
+  require(in.ghost() >= s.radius(), "apply: " + s.name() + " has radius " +
+                                        std::to_string(s.radius()) + " but the input has " +
+                                        std::to_string(in.ghost()) + " ghost layers");
+}
+
+#if !STRATA_HAVE_CUDA
+[[noreturn]] void no_cuda() { throw Error("strata was built without CUDA: device fields are unavailable"); }
+#endif
+
+}  // namespace
+
+template <class T>
+void fill_ghosts(Field<T>& f, const Boundary& bc, int width, Stream stream) {
+  require(!f.empty(), "fill_ghosts: empty field");
+  require(width >= 1 && width <= f.ghost(),
+          "fill_ghosts: width " + std::to_string(width) + " is outside 1.." +
+              std::to_string(f.ghost()) + " (the field's ghost width)");
+  if (f.memory() == Memory::host) return cpu::fill_ghosts(f, bc, width);
+#if STRATA_HAVE_CUDA
+  cuda::fill_ghosts(f, bc, width, stream.handle);
+#else
+  (void)stream;
+  no_cuda();
+#endif
+}
+
+template <class T>
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, Stream stream) {
+  check_pair(s, in, out);
+  if (in.memory() == Memory::host) return cpu::apply_interior(s, in, out);
+#if STRATA_HAVE_CUDA
+  cuda::apply_interior(s, in, out, stream.handle);
+#else
+  (void)stream;
+  no_cuda();
+#endif
+}
+
+template <class T>
+void apply(const Stencil& s, Field<T>& in, Field<T>& out, const Boundary& bc, Stream stream) {
+  check_pair(s, in, out);
+  fill_ghosts(in, bc, s.radius(), stream);
+  apply_interior(s, in, out, stream);
+}
+
+#define STRATA_INSTANTIATE(T)                                                          \
+  template void fill_ghosts(Field<T>&, const Boundary&, int, Stream);                  \
+  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, Stream);    \
+  template void apply(const Stencil&, Field<T>&, Field<T>&, const Boundary&, Stream);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata

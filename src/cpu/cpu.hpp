@@ -1,0 +1,21 @@
+// The CPU backend: plain loops, double accumulation, OpenMP over z. It is the oracle the
+// CUDA kernels are tested against, so it shares no code with them beyond the index map.
+#pragma once
+
+#include "strata/boundary.hpp"
+#include "strata/field.hpp"
+#include "strata/stencil.hpp"
+
+namespace strata::cpu {
+
+template <class T>
+void fill_ghosts(Field<T>& f, const Boundary& bc, int width);
+
+template <class T>
+void apply_interior(const Stencil& stencil, const Field<T>& in, Field<T>& out);
+
+// out = in on the interior: the copy kernel the CPU benchmark compares against.
+template <class T>
+void copy_interior(const Field<T>& in, Field<T>& out);
+
+}  // namespace strata::cpu

@@ -1,0 +1,40 @@
+// Ghost-layer fill on the host: x faces over the interior rows, then y faces over full
+// (ghosted) rows, then z faces over full planes, so edges and corners come out as np.pad's.
+#include "cpu/cpu.hpp"
+
+namespace strata::cpu {
+
+template <class T>
+void fill_ghosts(Field<T>& f, const Boundary& bc, int w) {
+  const Extent n = f.extent();
+  const bool dir = bc.kind == BoundaryKind::dirichlet;
+  const T v = T(bc.value);
+  auto src = [&](int i, int len) { return ghost_source(bc.kind, i, len); };
+
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int k = 1; k <= w; ++k) {
+        f(-k, y, z) = dir ? v : f(src(-k, n.nx), y, z);
+        f(n.nx - 1 + k, y, z) = dir ? v : f(src(n.nx - 1 + k, n.nx), y, z);
+      }
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int k = 1; k <= w; ++k)
+      for (int x = -w; x < n.nx + w; ++x) {
+        f(x, -k, z) = dir ? v : f(x, src(-k, n.ny), z);
+        f(x, n.ny - 1 + k, z) = dir ? v : f(x, src(n.ny - 1 + k, n.ny), z);
+      }
+#pragma omp parallel for
+  for (int y = -w; y < n.ny + w; ++y)
+    for (int k = 1; k <= w; ++k)
+      for (int x = -w; x < n.nx + w; ++x) {
+        f(x, y, -k) = dir ? v : f(x, y, src(-k, n.nz));
+        f(x, y, n.nz - 1 + k) = dir ? v : f(x, y, src(n.nz - 1 + k, n.nz));
+      }
+}
+
+template void fill_ghosts(Field<float>&, const Boundary&, int);
+template void fill_ghosts(Field<double>&, const Boundary&, int);
+
+}  // namespace strata::cpu

@@ -1,0 +1,69 @@
+// Reference stencil passes: the formulas of stencil.hpp written as directly as possible,
+// accumulated in double whatever T is, so they are the oracle for the fast kernels.
+#include <array>
+#include <cstdlib>
+
+#include "cpu/cpu.hpp"
+
+namespace strata::cpu {
+
+namespace {
+
+// The 27 box weights of a radius-1 stencil, or the star coefficients.
+template <class T>
+void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out) {
+  const Extent n = in.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        double acc = 0;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+              acc += k[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)] * double(in(x + dx, y + dy, z + dz));
+        out(x, y, z) = T(acc);
+      }
+}
+
+template <class T>
+void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out) {
+  const Extent n = in.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        double acc = c[0] * double(in(x, y, z));
+        for (int r = 1; r <= R; ++r)
+          acc += c[r] * (double(in(x - r, y, z)) + double(in(x + r, y, z)) +
+                         double(in(x, y - r, z)) + double(in(x, y + r, z)) +
+                         double(in(x, y, z - r)) + double(in(x, y, z + r)));
+        out(x, y, z) = T(acc);
+      }
+}
+
+}  // namespace
+
+template <class T>
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out) {
+  if (s.kind() == StencilKind::star)
+    apply_star(s.radius(), s.coeffs(), in, out);
+  else
+    apply_box(s.as_box27(), in, out);
+}
+
+template <class T>
+void copy_interior(const Field<T>& in, Field<T>& out) {
+  const Extent n = in.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) out(x, y, z) = in(x, y, z);
+}
+
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&);
+template void copy_interior(const Field<float>&, Field<float>&);
+template void copy_interior(const Field<double>&, Field<double>&);
+
+}  // namespace strata::cpu

@@ -1,0 +1,46 @@
+// Ghost-layer fill on the device, one launch per axis in the order x, y, z (each pass
+// covers the ghosts the previous passes made, so edges and corners match np.pad).
+// Threads map to ghost points; the source index comes from strata::ghost_source.
+#pragma once
+
+#include <cstdint>
+
+#include "strata/boundary.hpp"
+
+namespace strata::cuda::kernels {
+
+struct GhostArgs {
+  std::int64_t pitch, plane;
+  int nx, ny, nz, width;
+  BoundaryKind kind;
+};
+
+// axis 0 (x): points (k, y, z) for k in [0, 2w), y in [0, ny), z in [0, nz)
+// axis 1 (y): points (x, k, z) for x in [-w, nx+w), k in [0, 2w), z in [0, nz)
+// axis 2 (z): points (x, y, k) for x in [-w, nx+w), y in [-w, ny+w), k in [0, 2w)
+// k < w is the low side (index -1-k), k >= w the high side (index n + k - w).
+template <class T, int Axis>
+__global__ void fill_ghost_axis(T* origin, GhostArgs a, T value) {
+  const int w = a.width;
+  const int ex = Axis == 0 ? 2 * w : a.nx + 2 * w;  // extent of the launch along x
+  const int ey = Axis == 1 ? 2 * w : (Axis == 0 ? a.ny : a.ny + 2 * w);
+  const int ez = Axis == 2 ? 2 * w : a.nz;
+  const std::int64_t total = std::int64_t(ex) * ey * ez;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    int i = int(t % ex), j = int((t / ex) % ey), l = int(t / (std::int64_t(ex) * ey));
+    int x = Axis == 0 ? 0 : i - w, y = Axis == 1 ? 0 : (Axis == 0 ? j : j - w), z = Axis == 2 ? 0 : l;
+    const int k = Axis == 0 ? i : (Axis == 1 ? j : l);
+    const int n = Axis == 0 ? a.nx : (Axis == 1 ? a.ny : a.nz);
+    const int g = k < w ? -1 - k : n + k - w;  // ghost index along the axis
+    int sx = x, sy = y, sz = z;
+    if (Axis == 0) x = g, sx = ghost_source(a.kind, g, n);
+    if (Axis == 1) y = g, sy = ghost_source(a.kind, g, n);
+    if (Axis == 2) z = g, sz = ghost_source(a.kind, g, n);
+    const T v = a.kind == BoundaryKind::dirichlet ? value
+                                                  : origin[sz * a.plane + sy * a.pitch + sx];
+    origin[z * a.plane + y * a.pitch + x] = v;
+  }
+}
+
+}  // namespace strata::cuda::kernels

@@ -1,0 +1,137 @@
+// The 2.5D stencil kernel (Krotkiewski & Dabrowski), carried to Hopper: a block owns a
+// TX x TY tile of the XY plane and a chunk of z; it streams input planes (tile + halo)
+// through a STAGES-deep ring in shared memory, filled by TMA or cp.async, and keeps the
+// partial sums of the 2R+1 output planes each input plane touches in registers.
+#pragma once
+
+#include <cuda.h>
+#include <cstdint>
+
+#include "cuda/kernels/async_copy.cuh"
+#include "cuda/stencil_config.hpp"
+
+namespace strata::cuda::kernels {
+
+template <class Op>
+struct StencilArgs {
+  using T = typename Op::value_type;
+  CUtensorMap in_map;           // TMA loader: the input allocation as a 3D tensor
+  const T* in;                  // allocation base of the input
+  T* out;                       // interior origin (0,0,0) of the output
+  std::int64_t in_pitch, in_plane;
+  std::int64_t out_pitch, out_plane;
+  int in_xoff, in_ghost;
+  int in_rows;                  // rows per plane in the input allocation (ny + 2*ghost)
+  int nx, ny, nz;
+  int tiles_x;                  // tiles along x; blockIdx.x = tile_y * tiles_x + tile_x
+  int zchunk;                   // output planes per block along z
+  Op op;
+};
+
+template <class Op, class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS)
+    stencil_25d(const __grid_constant__ StencilArgs<Op> a) {
+  using T = typename Op::value_type;
+  constexpr int R = Op::radius;
+  using G = PlaneGeometry<T, R, Cfg>;
+  constexpr int TX = Cfg::TX, VY = Cfg::VY, S = Cfg::STAGES, W = G::W;
+  constexpr int NQ = 2 * R + 1;  // output planes one input plane reaches
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ std::uint64_t full[S];
+
+  const int tile_x = blockIdx.x % a.tiles_x, tile_y = blockIdx.x / a.tiles_x;
+  const int x0 = tile_x * TX, y0 = tile_y * Cfg::TY;
+  const int z0 = blockIdx.y * a.zchunk;
+  const int z1 = min(z0 + a.zchunk, a.nz);
+  if (z0 >= z1) return;
+  const int planes = (z1 - z0) + 2 * R;  // input planes z0-R .. z1-1+R
+
+  // Allocation coordinates of the box's first element in input plane i: the box starts
+  // HX elements left of the tile (16B aligned) and R rows above it.
+  const int bx = a.in_xoff + x0 - G::HX;
+  const int by = a.in_ghost + y0 - R;
+  const int bz = a.in_ghost + z0 - R;
+
+  auto slot = [&](int i) { return reinterpret_cast<T*>(smem + (i % S) * G::SLOT_BYTES); };
+
+  // Issues the copy of input plane i into its slot. The caller guarantees the slot is free.
+  auto load = [&](int i) {
+    if constexpr (Cfg::loader == Loader::tma) {
+      if (threadIdx.x == 0 && i < planes) {
+        mbar_arrive_expect_tx(&full[i % S], G::BOX_BYTES);
+        tma_load_3d(slot(i), &a.in_map, &full[i % S], bx, by, bz + i);
+      }
+    } else {
+      if (i < planes) {
+        constexpr int CPR = W / G::VEC;  // 16-byte chunks per row
+        const T* plane_base = a.in + std::int64_t(bz + i) * a.in_plane;
+        T* dst = slot(i);
+        for (int c = threadIdx.x; c < G::ROWS * CPR; c += Cfg::THREADS) {
+          const int r = c / CPR, e = (c % CPR) * G::VEC;
+          // Rows past the allocation's plane and chunks past the row pitch only feed
+          // outputs that are never stored (partial tiles): skip them.
+          if (by + r < a.in_rows && bx + e < a.in_pitch)
+            cp_async_16(dst + r * W + e, plane_base + std::int64_t(by + r) * a.in_pitch + bx + e);
+        }
+      }
+      cp_async_commit();  // one group per plane, empty or not, keeps the wait count fixed
+    }
+  };
+  auto wait = [&](int i) {
+    if constexpr (Cfg::loader == Loader::tma)
+      mbar_wait(&full[i % S], (i / S) & 1);
+    else
+      cp_async_wait<S - 2>();  // groups after plane i: planes i+1 .. i+S-2
+  };
+
+  if constexpr (Cfg::loader == Loader::tma) {
+    if (threadIdx.x == 0) {
+      tma_prefetch_descriptor(&a.in_map);
+#pragma unroll
+      for (int s = 0; s < S; ++s) mbar_init(&full[s], 1);
+      mbar_fence_init();
+    }
+    __syncthreads();
+  }
+
+  const int tx = threadIdx.x % TX;
+  const int ly = (threadIdx.x / TX) * VY;  // first output row of this thread in the tile
+  const int x = x0 + tx, y = y0 + ly;
+  const int smem_offset = (ly + R) * W + G::HX + tx;  // thread's first output in a slot
+  int rows_valid = x < a.nx ? min(VY, a.ny - y) : 0;  // outputs this thread may store
+  T* out = a.out + std::int64_t(y) * a.out_pitch + x;
+
+  T acc[NQ][VY];
+#pragma unroll
+  for (int j = 0; j < NQ; ++j)
+#pragma unroll
+    for (int v = 0; v < VY; ++v) acc[j][v] = T(0);
+
+#pragma unroll 1
+  for (int i = 0; i < S - 1; ++i) load(i);
+
+#pragma unroll 1
+  for (int i = 0; i < planes; ++i) {
+    wait(i);
+    __syncthreads();  // plane i visible to all; everyone is done with plane i-1's slot
+    load(i + S - 1);  // into plane i-1's slot
+
+    a.op.template plane<VY, W>(slot(i) + smem_offset, acc);
+
+    if (i >= 2 * R) {  // output plane z0 + i - 2R has seen all its input planes
+      T* o = out + std::int64_t(z0 + i - 2 * R) * a.out_plane;
+#pragma unroll
+      for (int v = 0; v < VY; ++v)
+        if (v < rows_valid) o[v * a.out_pitch] = acc[0][v];
+    }
+#pragma unroll
+    for (int j = 0; j < NQ - 1; ++j)
+#pragma unroll
+      for (int v = 0; v < VY; ++v) acc[j][v] = acc[j + 1][v];
+#pragma unroll
+    for (int v = 0; v < VY; ++v) acc[NQ - 1][v] = T(0);
+  }
+}
+
+}  // namespace strata::cuda::kernels

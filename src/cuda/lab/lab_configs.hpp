@@ -1,0 +1,23 @@
+// Lab: the tile configurations explored besides the policy defaults (built only with
+// -DSTRATA_STENCIL_LAB=ON). `strata bench --variants all` times each of them; the winner
+// per family and precision goes into stencil_policy.hpp.
+#pragma once
+
+#include "cuda/stencil_impl.cuh"
+
+namespace strata::cuda::lab {
+
+using L = Loader;
+template <class Op>
+void add_lab(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
+  if constexpr (sizeof(typename Op::value_type) == 4)
+    add_variants<Op, TileConfig<L::cpasync, 64, 16, 4, 4>, TileConfig<L::tma, 64, 16, 4, 8>,
+                 TileConfig<L::tma, 32, 32, 8, 4>, TileConfig<L::tma, 128, 8, 4, 4>,
+                 TileConfig<L::tma, 64, 32, 8, 3>, TileConfig<L::tma, 64, 8, 2, 6>>(out, kernel);
+  else
+    add_variants<Op, TileConfig<L::cpasync, 32, 16, 4, 4>, TileConfig<L::tma, 32, 16, 4, 8>,
+                 TileConfig<L::tma, 64, 16, 4, 4>, TileConfig<L::tma, 32, 32, 8, 4>,
+                 TileConfig<L::tma, 64, 8, 2, 6>>(out, kernel);
+}
+
+}  // namespace strata::cuda::lab

@@ -1,0 +1,149 @@
+// The CUDA runtime services behind Field and device.hpp: allocation with a free-memory
+// check first, copies that know which side each pointer is on, device queries.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "core/runtime.hpp"
+#include "cuda/check.hpp"
+#include "strata/device.hpp"
+
+namespace strata {
+
+namespace cuda {
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  throw Error(std::string("CUDA error: ") + call + " failed at " + file + ":" +
+              std::to_string(line) + ": " + cudaGetErrorName(err) + ": " +
+              cudaGetErrorString(err));
+}
+}  // namespace cuda
+
+namespace {
+
+std::string gib(std::size_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f GiB", double(bytes) / (1024.0 * 1024 * 1024));
+  return b;
+}
+
+cudaMemcpyKind kind_of(Memory dst, Memory src) {
+  if (src == Memory::host) return dst == Memory::host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice;
+  return dst == Memory::host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+}
+
+}  // namespace
+
+namespace runtime {
+
+void* device_alloc_zeroed(std::size_t bytes) {
+  require(cuda_available(), "cannot allocate a device field: " + cuda_unavailable_reason());
+  require_device_memory(bytes, "a device field of " + gib(bytes));
+  void* p = nullptr;
+  STRATA_CUDA_CHECK(cudaMalloc(&p, bytes));
+  const cudaError_t err = cudaMemset(p, 0, bytes);
+  if (err != cudaSuccess) {
+    cudaFree(p);
+    cuda::throw_cuda_error(err, "cudaMemset(p, 0, bytes)", __FILE__, __LINE__);
+  }
+  STRATA_CUDA_CHECK(cudaDeviceSynchronize());
+  return p;
+}
+
+void device_free(void* p) noexcept { cudaFree(p); }
+
+void copy_bytes(void* dst, Memory dm, const void* src, Memory sm, std::size_t bytes) {
+  if (dm == Memory::host && sm == Memory::host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  STRATA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind_of(dm, sm)));
+}
+
+void copy_2d(void* dst, Memory dm, std::size_t dpitch, const void* src, Memory sm,
+             std::size_t spitch, std::size_t width, std::size_t height) {
+  if (dm == Memory::host && sm == Memory::host) {
+    for (std::size_t r = 0; r < height; ++r)
+      std::memcpy(static_cast<char*>(dst) + r * dpitch,
+                  static_cast<const char*>(src) + r * spitch, width);
+    return;
+  }
+  STRATA_CUDA_CHECK(cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind_of(dm, sm)));
+}
+
+}  // namespace runtime
+
+namespace {
+struct Probe {
+  int count = 0;
+  std::string reason;
+};
+const Probe& probe() {
+  static const Probe p = [] {
+    Probe r;
+    const cudaError_t err = cudaGetDeviceCount(&r.count);
+    if (err != cudaSuccess) {
+      r.count = 0;
+      r.reason = std::string("no CUDA device: ") + cudaGetErrorString(err);
+      cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    } else if (r.count == 0) {
+      r.reason = "no CUDA device is visible";
+    }
+    return r;
+  }();
+  return p;
+}
+}  // namespace
+
+bool cuda_available() { return probe().count > 0; }
+std::string cuda_unavailable_reason() { return cuda_available() ? "" : probe().reason; }
+
+std::vector<DeviceInfo> cuda_devices() {
+  std::vector<DeviceInfo> out;
+  for (int i = 0; i < probe().count; ++i) {
+    cudaDeviceProp p{};
+    STRATA_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.multiprocessors = p.multiProcessorCount;
+    d.total_memory = p.totalGlobalMem;
+    d.l2_bytes = std::size_t(p.l2CacheSize);
+    int clock = 0;
+    cudaDeviceGetAttribute(&clock, cudaDevAttrMemoryClockRate, i);
+    d.memory_clock_khz = clock;
+    cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i);
+    int prev = 0;
+    STRATA_CUDA_CHECK(cudaGetDevice(&prev));
+    STRATA_CUDA_CHECK(cudaSetDevice(i));
+    std::size_t free = 0, total = 0;
+    STRATA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    STRATA_CUDA_CHECK(cudaSetDevice(prev));
+    d.free_memory = free;
+    out.push_back(d);
+  }
+  return out;
+}
+
+void require_device_memory(std::size_t bytes, const std::string& what) {
+  require(cuda_available(), what + ": " + cuda_unavailable_reason());
+  std::size_t free = 0, total = 0;
+  STRATA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  const std::size_t reserve = std::size_t(256) << 20;  // leave room for the runtime
+  if (bytes + reserve > free) {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, dev);
+    throw Error(what + " needs " + gib(bytes) + " of device memory but only " + gib(free) +
+                " of " + gib(total) + " is free on " + p.name +
+                " (256 MiB kept in reserve); use a smaller grid or the CPU (--device cpu)");
+  }
+}
+
+void device_synchronize() {
+  if (cuda_available()) STRATA_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace strata

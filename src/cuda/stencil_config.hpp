@@ -1,0 +1,43 @@
+// Compile-time shape of a 2.5D stencil kernel: tile, rows per thread, pipeline depth and
+// how planes reach shared memory. Shared by the kernel, its launcher and the policy table.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace strata::cuda {
+
+enum class Loader { tma, cpasync };
+
+// TX x TY outputs per block; each thread owns one x column and VY consecutive rows, so the
+// block has TX * TY / VY threads. STAGES planes are buffered in shared memory: the one being
+// consumed and STAGES-1 in flight.
+template <Loader L, int TX_, int TY_, int VY_, int STAGES_>
+struct TileConfig {
+  static constexpr Loader loader = L;
+  static constexpr int TX = TX_, TY = TY_, VY = VY_, STAGES = STAGES_;
+  static constexpr int THREADS = TX * (TY / VY);
+  static_assert(TY % VY == 0, "VY must divide TY");
+  static_assert(TX % 32 == 0, "TX must be a multiple of the warp size");
+  static_assert(STAGES >= 2, "at least one plane in flight");
+  static std::string name() {
+    return std::string(L == Loader::tma ? "tma" : "cpa") + "-" + std::to_string(TX) + "x" +
+           std::to_string(TY) + "v" + std::to_string(VY) + "s" + std::to_string(STAGES);
+  }
+};
+
+// Shared-memory geometry of one plane slot for element T and radius R.
+template <class T, int R, class Cfg>
+struct PlaneGeometry {
+  static constexpr int VEC = 16 / int(sizeof(T));  // elements per 16-byte chunk
+  // x halo rounded up to 16 bytes so every smem row and global row start is 16B aligned.
+  static constexpr int HX = R == 0 ? 0 : (R + VEC - 1) / VEC * VEC;
+  static constexpr int W = Cfg::TX + 2 * HX;  // elements per smem row
+  static constexpr int ROWS = Cfg::TY + 2 * R;
+  static constexpr int BOX_BYTES = W * ROWS * int(sizeof(T));
+  static constexpr int SLOT_BYTES = (BOX_BYTES + 127) / 128 * 128;  // TMA wants 128B-aligned
+  static constexpr int SMEM_BYTES = Cfg::STAGES * SLOT_BYTES;
+  static_assert(W <= 256 && ROWS <= 256, "a TMA box is at most 256 elements per dimension");
+};
+
+}  // namespace strata::cuda

@@ -1,0 +1,47 @@
+// The CUDA stencil backend's host interface (no CUDA headers): every compiled kernel
+// implementation by name, and the dispatch the public API uses.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/boundary.hpp"
+#include "strata/field.hpp"
+#include "strata/stencil.hpp"
+
+namespace strata::cuda {
+
+// Launches one implementation: out = kernel(in) on the interior. `stencil` supplies the
+// coefficients (ignored by the copies); zchunks = 0 lets the launcher choose.
+template <class T>
+using StencilLaunchFn = void (*)(const Stencil* stencil, const Field<T>& in, Field<T>& out,
+                                 void* stream, int zchunks);
+
+template <class T>
+struct StencilImpl {
+  std::string kernel;   // "copy", "copy_halo", "7pt", "star2", "star3", "star4", "sym27", "box27"
+  std::string variant;  // tile configuration, e.g. "tma-64x16v4s4"
+  bool is_default = false;  // the policy table's choice for this kernel and precision
+  StencilLaunchFn<T> launch = nullptr;
+};
+
+// Every compiled implementation (defaults first per kernel; lab variants when built with
+// STRATA_STENCIL_LAB).
+template <class T>
+const std::vector<StencilImpl<T>>& stencil_impls();
+
+// The default implementation of a kernel; throws Error for an unknown kernel name.
+template <class T>
+const StencilImpl<T>& default_impl(std::string_view kernel);
+
+// The implementation family name of a stencil ("7pt", "star4", "sym27", "box27").
+inline std::string kernel_name(const Stencil& s) { return s.name(); }
+
+template <class T>
+void apply_interior(const Stencil& stencil, const Field<T>& in, Field<T>& out, void* stream);
+
+template <class T>
+void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream);
+
+}  // namespace strata::cuda

@@ -1,0 +1,20 @@
+// Internal: how the .cu files that instantiate kernels hand their implementations to the
+// registry (explicit calls, not static registration, so nothing is dropped by the linker).
+#pragma once
+
+#include <vector>
+
+#include "cuda/stencil_cuda.hpp"
+
+namespace strata::cuda {
+
+template <class T> void add_copy_impls(std::vector<StencilImpl<T>>& out);
+template <class T> void add_star_impls(std::vector<StencilImpl<T>>& out);
+template <class T> void add_box_impls(std::vector<StencilImpl<T>>& out);
+#if STRATA_STENCIL_LAB
+template <class T> void add_lab_copy_impls(std::vector<StencilImpl<T>>& out);
+template <class T> void add_lab_star_impls(std::vector<StencilImpl<T>>& out);
+template <class T> void add_lab_box_impls(std::vector<StencilImpl<T>>& out);
+#endif
+
+}  // namespace strata::cuda

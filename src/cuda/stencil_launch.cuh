@@ -1,0 +1,89 @@
+// Host side of one 2.5D kernel instantiation: fills its arguments, sizes the grid so every
+// block is resident at once where the grid allows, and launches it. Included by the .cu
+// files that instantiate kernels; the kernel body is in kernels/stencil_25d.cuh.
+#pragma once
+
+#include <algorithm>
+#include <mutex>
+
+#include "cuda/check.hpp"
+#include "cuda/kernels/stencil_25d.cuh"
+#include "cuda/tensor_map.hpp"
+#include "strata/field.hpp"
+
+namespace strata::cuda {
+
+// Per-device facts a launcher needs on every call, computed once per kernel and device.
+struct LaunchFacts {
+  int sms = 0, blocks_per_sm = 0;
+};
+
+template <auto KernelFn, int Threads, int Smem>
+LaunchFacts launch_facts() {
+  constexpr int kMaxDevices = 64;
+  static std::mutex m;
+  static LaunchFacts facts[kMaxDevices];
+  int dev = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(m);
+  auto& f = facts[dev % kMaxDevices];
+  if (f.sms == 0) {
+    STRATA_CUDA_CHECK(cudaFuncSetAttribute(KernelFn, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem));
+    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, dev));
+    STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&f.blocks_per_sm, KernelFn, Threads, Smem));
+    if (f.blocks_per_sm < 1)
+      throw Error("stencil kernel cannot be resident on this device (shared memory " +
+                  std::to_string(Smem) + " bytes per block)");
+  }
+  return f;
+}
+
+// Number of z chunks: split z only as far as keeps every block resident in one wave
+// (blocks that all start together also finish together: no tail), and never into chunks
+// so short that re-reading the 2R halo planes costs more than ~12%.
+inline int choose_zchunks(int tiles, int nz, int radius, int slots) {
+  int chunks = std::max(1, slots / std::max(1, tiles));
+  const int min_chunk = std::max(8, 16 * radius);
+  chunks = std::min(chunks, std::max(1, nz / min_chunk));
+  return chunks;
+}
+
+template <class Op, class Cfg>
+void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
+                typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
+                int zchunks = 0) {
+  using T = typename Op::value_type;
+  constexpr int R = Op::radius;
+  using G = PlaneGeometry<T, R, Cfg>;
+  constexpr auto kernel = &kernels::stencil_25d<Op, Cfg>;
+  const LaunchFacts facts = launch_facts<kernel, Cfg::THREADS, G::SMEM_BYTES>();
+
+  kernels::StencilArgs<Op> a{};
+  if constexpr (Cfg::loader == Loader::tma)
+    a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
+                                     G::ROWS);
+  a.in = in_base;
+  a.out = out_origin;
+  a.in_pitch = lin.pitch;
+  a.in_plane = lin.plane;
+  a.out_pitch = lout.pitch;
+  a.out_plane = lout.plane;
+  a.in_xoff = int(lin.xoff);
+  a.in_ghost = lin.ghost;
+  a.in_rows = int(lin.rows);
+  a.nx = lin.n.nx;
+  a.ny = lin.n.ny;
+  a.nz = lin.n.nz;
+  a.tiles_x = (a.nx + Cfg::TX - 1) / Cfg::TX;
+  const int tiles_y = (a.ny + Cfg::TY - 1) / Cfg::TY;
+  const int tiles = a.tiles_x * tiles_y;
+  const int chunks = zchunks > 0 ? std::min(zchunks, a.nz)
+                                 : choose_zchunks(tiles, a.nz, R, facts.sms * facts.blocks_per_sm);
+  a.zchunk = (a.nz + chunks - 1) / chunks;
+  a.op = op;
+  const dim3 grid(unsigned(tiles), unsigned((a.nz + a.zchunk - 1) / a.zchunk));
+  kernel<<<grid, Cfg::THREADS, G::SMEM_BYTES, stream>>>(a);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""CLI contract tests for `strata`: bad input exits non-zero with a message and writes
+nothing; --help/--version/info work; bench writes the documented JSON. Standard library
+only. Usage: test_cli.py PATH_TO_STRATA"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+STRATA = sys.argv[1]
+failures = []
+
+
+def run(*args):
+    return subprocess.run([STRATA, *args], capture_output=True, text=True, timeout=300)
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"ok   {name}")
+
+
+def write_npy(path, shape, values, descr="<f4", fortran=False):
+    fmt = {"<f4": "<f", "<f8": "<d", "<i4": "<i", ">f4": ">f"}[descr]
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (
+        descr, "True" if fortran else "False", "".join(f"{s}," for s in shape))
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack(fmt[0] + fmt[1] * len(values), *values))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    good = os.path.join(tmp, "in.npy")
+    write_npy(good, (3, 4, 5), [float(i % 7) for i in range(60)])
+    out = os.path.join(tmp, "out.npy")
+
+    def refused(name, args, needle):
+        if os.path.exists(out):
+            os.remove(out)
+        device = [] if "--device" in args else ["--device", "cpu"]
+        r = run("apply", "--in", good, "--out", out, *device, *args)
+        check(name + " exits non-zero", r.returncode != 0, f"rc={r.returncode}")
+        check(name + " says why", needle.lower() in r.stderr.lower(), repr(r.stderr))
+        check(name + " writes nothing", not os.path.exists(out))
+        leftovers = [f for f in os.listdir(tmp) if f.startswith(".out.npy")]
+        check(name + " leaves no temporary", not leftovers, str(leftovers))
+
+    refused("unknown stencil", ["--stencil", "9pt", "--coeffs", "1,2"], "unknown stencil")
+    refused("radius 5", ["--stencil", "star", "--radius", "5"], "allowed 1..4")
+    refused("radius 5 with coeffs", ["--stencil", "star", "--radius", "5", "--coeffs", "1,2,3,4,5,6"], "allowed 1..4")
+    refused("NaN coefficient", ["--stencil", "7pt", "--coeffs", "1,nan"], "finite")
+    refused("wrong coefficient count", ["--stencil", "7pt", "--coeffs", "1,2,3"], "takes 2 coefficients")
+    refused("box27 count", ["--stencil", "box27", "--coeffs", "1,2,3"], "27 coefficients")
+    refused("bad --bc", ["--bc", "mirror"], "unknown boundary")
+    refused("bad dirichlet value", ["--bc", "dirichlet:x"], "not a finite number")
+    refused("bad precision", ["--precision", "f16"], "unknown precision")
+    refused("bad device", ["--device", "tpu"], "unknown device")
+
+    r = run("apply", "--in", os.path.join(tmp, "missing.npy"), "--out", out, "--device", "cpu")
+    check("missing file exits non-zero", r.returncode != 0)
+    check("missing file is named", "missing.npy" in r.stderr, r.stderr)
+    check("missing file writes nothing", not os.path.exists(out))
+
+    for name, descr, fortran, shape, needle in [
+            ("int32 input", "<i4", False, (3, 4, 5), "dtype"),
+            ("big-endian input", ">f4", False, (3, 4, 5), "big-endian"),
+            ("fortran input", "<f4", True, (3, 4, 5), "fortran"),
+            ("2D input", "<f4", False, (12, 5), "3D")]:
+        bad = os.path.join(tmp, "bad.npy")
+        write_npy(bad, shape, list(range(60)) if descr == "<i4" else [1.0] * 60, descr, fortran)
+        r = run("apply", "--in", bad, "--out", out, "--device", "cpu")
+        check(name + " refused", r.returncode != 0 and needle.lower() in r.stderr.lower(), r.stderr)
+        check(name + " writes nothing", not os.path.exists(out))
+
+    # An existing output survives a failed run untouched.
+    with open(out, "wb") as f:
+        f.write(b"keep me")
+    r = run("apply", "--in", good, "--out", out, "--stencil", "star", "--radius", "9", "--device", "cpu")
+    with open(out, "rb") as f:
+        check("failed run keeps the old output", f.read() == b"keep me")
+    os.remove(out)
+
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--bc", "periodic")
+    check("good apply succeeds", r.returncode == 0, r.stderr)
+    check("good apply writes the output", os.path.exists(out))
+
+    for args in (["--help"], ["--version"], ["info"], ["apply", "--help"], ["bench", "--help"], ["demo", "--help"]):
+        r = run(*args)
+        check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
+    check("no verb is an error", run().returncode != 0)
+    check("--version names the commit", "commit" in run("--version").stdout)
+
+    js = os.path.join(tmp, "bench.json")
+    r = run("bench", "--device", "cpu", "--size", "12", "--reps", "2", "--warmup", "0", "--json", js)
+    check("cpu bench runs", r.returncode == 0, r.stderr)
+    doc = json.load(open(js))
+    fields = {"kernel", "precision", "shape", "gpts_per_s", "gb_per_s", "bytes_per_point_eff", "ratio_to_copy"}
+    check("bench json has device and commit", "device" in doc and "commit" in doc)
+    check("bench json results have the fields",
+          doc["results"] and all(fields <= set(x) for x in doc["results"]), str(doc["results"][:1]))
+    check("bench json ratio of copy is 1",
+          any(x["kernel"] == "copy" and abs(x["ratio_to_copy"] - 1) < 1e-12 for x in doc["results"]))
+    r = run("bench", "--device", "cpu", "--kernel", "9pt")
+    check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
+
+sys.exit(1 if failures else 0)

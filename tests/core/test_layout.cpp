@@ -1,0 +1,79 @@
+// Field layout: alignment rules, index map, zero fill, interior import/export and copies.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+
+#include "strata/error.hpp"
+#include "strata/device.hpp"
+#include "strata/field.hpp"
+
+using namespace strata;
+
+TEST(Layout, RowsStartOn128BytesAndPitchIsAMultipleOf32) {
+  for (std::size_t eb : {4u, 8u})
+    for (int g : {0, 1, 4, 7})
+      for (int nx : {1, 7, 33, 65, 130}) {
+        const Layout L = Layout::make({nx, 3, 2}, g, eb);
+        EXPECT_EQ(L.pitch % 32, 0);
+        EXPECT_EQ((L.xoff * std::ptrdiff_t(eb)) % 128, 0);
+        EXPECT_GE(L.xoff, g);
+        EXPECT_GE(L.pitch, L.xoff + nx + g);
+        for (int z = -g; z < 2 + g; ++z)
+          for (int y = -g; y < 3 + g; ++y)
+            EXPECT_EQ((L.index(0, y, z) * std::ptrdiff_t(eb)) % 128, 0);
+        EXPECT_EQ(L.index(-g, -g, -g), (L.xoff - g));
+        EXPECT_EQ(std::size_t(L.index(nx + g - 1, 3 + g - 1, 2 + g - 1)) < L.size, true);
+      }
+}
+
+TEST(Layout, RejectsBadExtentsAndGhosts) {
+  EXPECT_THROW(Layout::make({0, 1, 1}, 4, 4), Error);
+  EXPECT_THROW(Layout::make({1, -3, 1}, 4, 4), Error);
+  EXPECT_THROW(Layout::make({1, 1, 1}, -1, 4), Error);
+  EXPECT_THROW(Layout::make({1, 1, 1}, kMaxGhost + 1, 4), Error);
+}
+
+TEST(Field, ZeroFilledAlignedAndRoundTripsTheInterior) {
+  Field<double> f({5, 4, 3}, 2);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f.origin()) % 128, 0u);
+  for (std::size_t i = 0; i < f.layout().size; ++i) ASSERT_EQ(f.data()[i], 0.0);
+  std::vector<double> dense(60), back(60);
+  std::iota(dense.begin(), dense.end(), 1.0);
+  f.load_interior(dense);
+  EXPECT_EQ(f(0, 0, 0), 1.0);
+  EXPECT_EQ(f(1, 0, 0), 2.0);   // x fastest
+  EXPECT_EQ(f(0, 1, 0), 6.0);
+  EXPECT_EQ(f(0, 0, 1), 21.0);
+  EXPECT_EQ(f(-1, 0, 0), 0.0);  // ghosts untouched
+  f.store_interior(back);
+  EXPECT_EQ(dense, back);
+  std::vector<double> wrong(59);
+  EXPECT_THROW(f.load_interior(wrong), Error);
+}
+
+TEST(Field, CopyBetweenGhostWidthsCopiesTheInterior) {
+  Field<float> a({9, 2, 3}, 4), b({9, 2, 3}, 1), c({9, 2, 3}, 4);
+  for (int z = 0; z < 3; ++z)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 9; ++x) a(x, y, z) = float(x + 10 * y + 100 * z);
+  a(-1, 0, 0) = 7.f;
+  copy(a, b);
+  EXPECT_EQ(b(8, 1, 2), 218.f);
+  EXPECT_EQ(b(-1, 0, 0), 0.f);  // different layouts: interior only
+  copy(a, c);
+  EXPECT_EQ(c(-1, 0, 0), 7.f);  // same layout: the whole allocation
+  Field<float> d({9, 2, 4});
+  EXPECT_THROW(copy(a, d), Error);
+}
+
+TEST(Field, DeviceFieldWithoutGpuSaysWhy) {
+  if (cuda_available()) GTEST_SKIP() << "a GPU is present";
+  try {
+    Field<float> f({4, 4, 4}, 4, Memory::device);
+    FAIL() << "allocated a device field without a GPU";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_TRUE(m.find("CUDA") != std::string::npos || m.find("GPU") != std::string::npos) << m;
+  }
+}

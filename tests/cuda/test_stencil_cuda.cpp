@@ -1,0 +1,179 @@
+// GPU stencils against the CPU reference: every stencil, precision and boundary condition on
+// randomized shapes with 1, 7, 33, 65 and 130 points along the axes, random coefficients,
+// poisoned outputs, and output ghosts/padding required to be bit-for-bit unchanged.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "common/test_util.hpp"
+#include "core/verify.hpp"
+#include "strata/apply.hpp"
+#include "strata/device.hpp"
+#if STRATA_HAVE_CUDA
+#include "cuda/stencil_cuda.hpp"
+#endif
+
+using namespace strata;
+
+#define REQUIRE_GPU() \
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
+
+namespace {
+
+// STRATA_TEST_QUICK=1 (set by the sanitizer runs, which are slow) keeps two shapes.
+std::vector<Extent> test_shapes() {
+  if (std::getenv("STRATA_TEST_QUICK")) return {{1, 1, 1}, {67, 9, 33}};
+  std::vector<Extent> s = {{1, 1, 1}, {130, 7, 33}, {7, 65, 1}, {33, 1, 130}, {65, 130, 7}};
+  std::mt19937 rng(2024);
+  const int sizes[] = {1, 7, 33, 65, 130};
+  for (int i = 0; i < 3; ++i) s.push_back({sizes[rng() % 5], sizes[rng() % 5], sizes[rng() % 5]});
+  return s;
+}
+
+// Runs `launch(din, dout)` on a poisoned device output and checks the result against the
+// CPU reference of s (with in's ghosts already filled on the host), and that nothing
+// outside the interior of the output changed.
+template <class T, class Launch>
+void check_device_pass(const Stencil& s, const Field<T>& in_host_filled, Field<T>& din, int out_ghost,
+                       Launch&& launch, const std::string& what) {
+  const Extent n = in_host_filled.extent();
+  Field<T> poisoned(n, out_ghost), got(n, out_ghost);
+  test::poison(poisoned);
+  Field<T> dout(n, out_ghost, Memory::device);
+  copy(poisoned, dout);
+  launch(din, dout);
+  device_synchronize();
+  copy(dout, got);
+  const auto m = verify::against_reference(s, in_host_filled, got);
+  EXPECT_TRUE(m.ok()) << what << ": " << m.str();
+  EXPECT_EQ(test::outside_interior_diffs(got, poisoned), 0u) << what << ": wrote outside the interior";
+}
+
+template <class T>
+void differential(const Extent& n, const Stencil& s, const Boundary& bc, std::uint64_t seed) {
+  Field<T> in(n);
+  test::fill_random(in, seed, -2.0, 3.0);
+  Field<T> din(n, in.ghost(), Memory::device);
+  copy(in, din);
+  fill_ghosts(in, bc, s.radius());  // host reference ghosts
+  const std::string what = s.describe() + " " + bc.describe() + " " + n.str() + " " +
+                           to_string(precision_of<T>);
+  check_device_pass<T>(s, in, din, in.ghost(),
+                       [&](Field<T>& i, Field<T>& o) { apply(s, i, o, bc); }, what);
+  // The device ghost fill must equal the host's bit for bit (ghosts included).
+  Field<T> back(n, in.ghost());
+  copy(din, back);
+  EXPECT_EQ(std::memcmp(back.data(), in.data(), in.layout().bytes()), 0) << what << ": ghost fill differs";
+}
+
+}  // namespace
+
+TEST(StencilCuda, EveryStencilBoundaryAndPrecisionMatchesTheReference) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 1;
+  for (const Extent& n : test_shapes())
+    for (const Boundary& bc : {Boundary::dirichlet(-0.3), Boundary::neumann(), Boundary::periodic()}) {
+      for (int r = 1; r <= 4; ++r) {
+        seed += 2;
+        differential<float>(n, test::random_stencil(StencilKind::star, r, seed), bc, seed);
+        differential<double>(n, test::random_stencil(StencilKind::star, r, seed + 1), bc, seed + 1);
+      }
+      for (StencilKind k : {StencilKind::sym27, StencilKind::box27}) {
+        seed += 2;
+        differential<float>(n, test::random_stencil(k, 1, seed), bc, seed);
+        differential<double>(n, test::random_stencil(k, 1, seed + 1), bc, seed + 1);
+      }
+    }
+}
+
+TEST(StencilCuda, LaplaciansAreExactOnPolynomials) {
+  REQUIRE_GPU();
+  for (int order : {2, 4, 6, 8}) {
+    const double h = 1.0 / 40;
+    const Stencil s = Stencil::laplacian(order, h);
+    const auto m32 = verify::laplacian_exactness<float>(s, order + 1, {70, 41, 37}, h, Memory::device);
+    const auto m64 = verify::laplacian_exactness<double>(s, order + 1, {70, 41, 37}, h, Memory::device);
+    EXPECT_TRUE(m32.ok()) << order << ": " << m32.str();
+    EXPECT_TRUE(m64.ok()) << order << ": " << m64.str();
+  }
+}
+
+TEST(StencilCuda, DifferentGhostWidthsAndLargerGhosts) {
+  REQUIRE_GPU();
+  const Extent n{45, 19, 23};
+  for (int in_ghost : {1, 4, 9})
+    for (int out_ghost : {0, 2, 4}) {
+      const Stencil s = test::random_stencil(StencilKind::box27, 1, 77 + in_ghost);
+      Field<float> in(n, in_ghost);
+      test::fill_random(in, 5);
+      fill_ghosts(in, Boundary::neumann(), 1);
+      Field<float> din(n, in_ghost, Memory::device);
+      copy(in, din);
+      check_device_pass<float>(s, in, din, out_ghost,
+                               [&](Field<float>& i, Field<float>& o) { apply_interior(s, i, o); },
+                               "ghost " + std::to_string(in_ghost) + "->" + std::to_string(out_ghost));
+    }
+}
+
+#if STRATA_HAVE_CUDA
+// Every compiled implementation (defaults and, in lab builds, every tile configuration).
+template <class T>
+void every_impl() {
+  for (const auto& impl : cuda::stencil_impls<T>()) {
+    const bool copy_kernel = impl.kernel == "copy" || impl.kernel == "copy_halo";
+    Stencil s = copy_kernel ? Stencil::star(1, std::vector<double>{1.0, 0.0})
+                            : (impl.kernel == "sym27"   ? test::random_stencil(StencilKind::sym27, 1, 3)
+                               : impl.kernel == "box27" ? test::random_stencil(StencilKind::box27, 1, 4)
+                                                        : test::random_stencil(StencilKind::star,
+                                                                               impl.kernel == "7pt" ? 1 : impl.kernel[4] - '0', 5));
+    for (const Extent& n : {Extent{1, 1, 1}, Extent{67, 45, 37}, Extent{130, 7, 65}, Extent{129, 33, 2}}) {
+      for (int zchunks : {0, 3}) {
+        Field<T> in(n);
+        test::fill_random(in, 11);
+        fill_ghosts(in, Boundary::periodic(), s.radius());
+        Field<T> din(n, in.ghost(), Memory::device);
+        copy(in, din);
+        check_device_pass<T>(s, in, din, in.ghost(),
+                             [&](Field<T>& i, Field<T>& o) { impl.launch(&s, i, o, nullptr, zchunks); },
+                             impl.kernel + " " + impl.variant + " " + n.str() + " zchunks " +
+                                 std::to_string(zchunks) + " " + to_string(precision_of<T>));
+      }
+    }
+  }
+}
+
+TEST(StencilCuda, EveryImplementationAndZSplitMatchesTheReference) {
+  REQUIRE_GPU();
+  every_impl<float>();
+  every_impl<double>();
+}
+#endif
+
+TEST(StencilCuda, OversizedGridIsRefusedBeforeAllocating) {
+  REQUIRE_GPU();
+  try {
+    Field<double> f({8192, 8192, 8192}, 4, Memory::device);  // > 4 TiB
+    FAIL() << "allocated an impossible grid";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("free"), std::string::npos) << m;
+  }
+}
+
+TEST(StencilCuda, DeviceCopiesRoundTrip) {
+  REQUIRE_GPU();
+  Field<double> a({33, 7, 5}, 3), b({33, 7, 5}, 3);
+  test::fill_random(a, 1);
+  Field<double> d1({33, 7, 5}, 3, Memory::device), d2({33, 7, 5}, 1, Memory::device);
+  copy(a, d1);
+  copy(d1, d2);  // device to device, different layouts
+  copy(d2, b);
+  for (int z = 0; z < 5; ++z)
+    for (int y = 0; y < 7; ++y)
+      for (int x = 0; x < 33; ++x) ASSERT_EQ(a(x, y, z), b(x, y, z));
+  std::vector<double> dense(33 * 7 * 5);
+  d1.store_interior(dense);
+  EXPECT_EQ(dense[1], a(1, 0, 0));
+}
