@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 
 #include "bench/cuda_timing.cuh"
 #include "core/verify.hpp"
@@ -15,6 +16,25 @@
 namespace strata::bench {
 
 namespace {
+
+// Diagnostic: the interior copied row by row with 16-byte vectors, no tiling and no shared
+// memory. It tells whether a gap to cudaMemcpy comes from the 2.5D tiling or from the
+// padded row layout itself.
+template <class T>
+__global__ void copy_rows(const T* __restrict__ in, T* __restrict__ out, std::int64_t pitch,
+                          std::int64_t plane, int nx, int ny, int nz) {
+  constexpr int V = 16 / sizeof(T);
+  using Vec = std::conditional_t<sizeof(T) == 4, float4, double2>;
+  const std::int64_t rows = std::int64_t(ny) * nz;
+  const int vecs = nx / V;
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const std::int64_t off = (r / ny) * plane + (r % ny) * pitch;
+    const Vec* src = reinterpret_cast<const Vec*>(in + off);
+    Vec* dst = reinterpret_cast<Vec*>(out + off);
+    for (int i = threadIdx.x; i < vecs; i += blockDim.x) dst[i] = src[i];
+    for (int x = vecs * V + threadIdx.x; x < nx; x += blockDim.x) out[off + x] = in[off + x];
+  }
+}
 
 // Runs impl on a 67x45x37 grid (partial tiles on every axis) with Neumann ghosts and
 // checks every point against the CPU reference; poisoned output, so unwritten points fail.
@@ -66,6 +86,15 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
                                                 cudaMemcpyDeviceToDevice, stream));
             }, opt.warmup, opt.reps, stream));
 
+  Result flat = base("copy_flat", "rows-16B");
+  set_rates(flat, time_launches([&] {
+              copy_rows<<<16 * 132, 128, 0, stream>>>(in.origin(), dst.origin(), L.pitch, L.plane,
+                                                     shape.nx, shape.ny, shape.nz);
+              STRATA_CUDA_CHECK_LAUNCH();
+            }, opt.warmup, opt.reps, stream));
+  flat.extra["diagnostic"] = true;
+  flat.extra["ratio_to_memcpy"] = flat.gb_per_s / memcpy_r.gb_per_s;
+
   const auto& kernels = opt.kernels.empty() ? stencil_kernels() : opt.kernels;
   std::vector<Result> family;
   Result copy_ref;
@@ -97,6 +126,8 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
   }
   compare_to(memcpy_r, copy_ref);
   out.push_back(memcpy_r);
+  compare_to(flat, copy_ref);
+  out.push_back(flat);
   for (Result& r : family) {
     compare_to(r, copy_ref);
     if (r.kernel == "copy" && !(std::find(kernels.begin(), kernels.end(), "copy") != kernels.end()) &&

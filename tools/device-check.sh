@@ -8,7 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/build/device-out}
 BUILD=${STRATA_BUILD:-build/device}
-mkdir -p "$OUT"
+LOGS="$OUT/logs"
+mkdir -p "$LOGS"
 stages=${*:-build test bench}
 status=0
 say() { echo "== $*" | tee -a "$OUT/summary.txt"; }
@@ -16,15 +17,15 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 run() {  # run NAME CMD... : logs to $OUT/NAME.log, records pass/fail in the summary
   local name=$1; shift
   local t0=$SECONDS
-  "$@" >"$OUT/$name.log" 2>&1
+  timeout "${STEP_TIMEOUT:-420}" "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
   say "$name: rc=$rc ($((SECONDS - t0)) s)"
-  tail -n 25 "$OUT/$name.log"
+  tail -n 25 "$LOGS/$name.log"
   [ $rc -eq 0 ] || status=1
   return $rc
 }
 
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv | tee "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv | tee "$LOGS/gpu.txt"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
 
 if has build; then
@@ -34,7 +35,7 @@ if has build; then
     run configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DSTRATA_STENCIL_LAB=ON -DSTRATA_PTXAS_VERBOSE=ON
     run build cmake --build "$BUILD" -j "$(nproc)" || exit 1
-    grep -E "registers|spill" "$OUT/build.log" | sort | uniq -c | sort -rn | head -5
+    grep -E "registers|spill" "$LOGS/build.log" | sort | uniq -c | sort -rn | head -5
   fi
 fi
 S="$BUILD/strata"
@@ -50,7 +51,7 @@ fi
 
 if has bench; then
   mkdir -p bench/results
-  run bench_default "$S" bench --sweep --size 512 --json "bench/results/$gpu.json"
+  run bench_default "$S" bench --sweep --json "bench/results/$gpu.json"
   cp "bench/results/$gpu.json" "$OUT/"
 fi
 
@@ -79,4 +80,6 @@ if has profile; then
   done
 fi
 say "device-check finished with status $status"
+# The device tool brings back at most 8 files: logs travel as one archive.
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"
 exit $status

@@ -38,14 +38,26 @@ LaunchFacts launch_facts() {
   return f;
 }
 
-// Number of z chunks: split z only as far as keeps every block resident in one wave
-// (blocks that all start together also finish together: no tail), and never into chunks
-// so short that re-reading the 2R halo planes costs more than ~12%.
-inline int choose_zchunks(int tiles, int nz, int radius, int slots) {
-  int chunks = std::max(1, slots / std::max(1, tiles));
-  const int min_chunk = std::max(8, 16 * radius);
-  chunks = std::min(chunks, std::max(1, nz / min_chunk));
-  return chunks;
+// Number of z chunks. Splitting z adds blocks, to give every SM work, but each chunk
+// re-reads 2R halo planes and refills its pipeline. Model (fitted to H100 runs, see
+// docs/performance.md): time is the larger of the total work over the whole memory system
+// and the busiest SM's work at the most one SM can draw, ~1.33x its fair share of
+// bandwidth (one resident block already holds enough bytes in flight to reach that).
+inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
+  constexpr double kSmHeadroom = 1.33;
+  int best = 1;
+  double best_cost = 1e300;
+  for (int chunks = 1; chunks <= nz; ++chunks) {
+    const int len = (nz + chunks - 1) / chunks;
+    if (chunks > 1 && (chunks - 1) * len >= nz) continue;  // same split as a smaller count
+    const std::int64_t blocks = std::int64_t(tiles) * chunks;
+    const double work = len + 2 * radius + stages;  // planes streamed per block
+    const double busiest = double((blocks + sms - 1) / sms) * work / kSmHeadroom;
+    const double total = double(blocks) * work / sms;
+    const double cost = std::max(busiest, total);
+    if (cost < best_cost * 0.999) best_cost = cost, best = chunks;
+  }
+  return best;
 }
 
 template <class Op, class Cfg>
@@ -61,7 +73,7 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   kernels::StencilArgs<Op> a{};
   if constexpr (Cfg::loader == Loader::tma)
     a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
-                                     G::ROWS);
+                                     G::ROWS);  // one sub-tile box; NSUB are issued per plane
   a.in = in_base;
   a.out = out_origin;
   a.in_pitch = lin.pitch;
@@ -78,7 +90,7 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   const int tiles_y = (a.ny + Cfg::TY - 1) / Cfg::TY;
   const int tiles = a.tiles_x * tiles_y;
   const int chunks = zchunks > 0 ? std::min(zchunks, a.nz)
-                                 : choose_zchunks(tiles, a.nz, R, facts.sms * facts.blocks_per_sm);
+                                 : choose_zchunks(tiles, a.nz, R, facts.sms, Cfg::STAGES);
   a.zchunk = (a.nz + chunks - 1) / chunks;
   a.op = op;
   const dim3 grid(unsigned(tiles), unsigned((a.nz + a.zchunk - 1) / a.zchunk));

@@ -1,6 +1,8 @@
 // The policy table: which tile configuration each stencil family runs by default, per
-// precision. Chosen from `strata bench` runs of the lab variants (STRATA_STENCIL_LAB=ON)
-// on an H100 at 512^3; the measurements behind each choice are in docs/performance.md.
+// precision. Chosen from `strata bench --variants all` (lab build) on an H100 80GB HBM3 at
+// 512^3; the measurements behind each choice are in docs/performance.md ("variants").
+// The copy reference is the fastest copy configuration measured, so that ratio_to_copy is
+// never flattered by a weak reference.
 #pragma once
 
 #include "cuda/stencil_config.hpp"
@@ -12,16 +14,18 @@ struct StencilPolicy;
 
 template <>
 struct StencilPolicy<float> {
-  using copy = TileConfig<Loader::tma, 64, 16, 4, 4>;
-  using radius1 = TileConfig<Loader::tma, 64, 16, 4, 4>;  // 7pt, sym27, box27, copy_halo
-  using star = TileConfig<Loader::tma, 64, 16, 4, 4>;     // star2 .. star4
+  using copy = TileConfig<Loader::tma, 128, 32, 8, 3>;
+  using radius1 = TileConfig<Loader::tma, 128, 64, 8, 2>;  // 7pt, sym27, box27, copy_halo
+  using star2 = TileConfig<Loader::tma, 128, 64, 8, 2>;
+  using star34 = TileConfig<Loader::tma, 128, 16, 8, 4>;   // 2R+1 = 9 partial sums per row
 };
 
 template <>
 struct StencilPolicy<double> {
-  using copy = TileConfig<Loader::tma, 32, 16, 4, 4>;
-  using radius1 = TileConfig<Loader::tma, 32, 16, 4, 4>;
-  using star = TileConfig<Loader::tma, 32, 16, 4, 4>;
+  using copy = TileConfig<Loader::tma, 128, 16, 8, 3>;
+  using radius1 = TileConfig<Loader::tma, 128, 32, 8, 2>;
+  using star2 = TileConfig<Loader::tma, 128, 32, 8, 2>;
+  using star34 = TileConfig<Loader::tma, 128, 16, 8, 3>;
 };
 
 }  // namespace strata::cuda

@@ -13,9 +13,15 @@ const std::vector<StencilImpl<T>>& stencil_impls() {
     add_star_impls(v);
     add_box_impls(v);
 #if STRATA_STENCIL_LAB
-    add_lab_copy_impls(v);
-    add_lab_star_impls(v);
-    add_lab_box_impls(v);
+    std::vector<StencilImpl<T>> lab;
+    add_lab_copy_impls(lab);
+    add_lab_star_impls(lab);
+    add_lab_box_impls(lab);
+    for (auto& impl : lab) {  // a lab shape that is also a default appears once
+      bool dup = false;
+      for (const auto& d : v) dup = dup || (d.kernel == impl.kernel && d.variant == impl.variant);
+      if (!dup) v.push_back(std::move(impl));
+    }
 #endif
     return v;
   }();

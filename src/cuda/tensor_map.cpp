@@ -5,6 +5,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -25,6 +26,21 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
   }();
   return fn;
 }
+// L2 promotion widens each TMA request to 64/128/256-byte lines. Off by default: it turns
+// every 16-byte x halo into a full line fetched from DRAM (measured slower on H100, see
+// docs/performance.md). Lab knob: STRATA_TMA_L2_PROMOTION = none | 64 | 128 | 256.
+CUtensorMapL2promotion l2_promotion() {
+  static const CUtensorMapL2promotion p = [] {
+    const char* e = std::getenv("STRATA_TMA_L2_PROMOTION");
+    const std::string v = e ? e : "none";
+    if (v == "64") return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    if (v == "128") return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    if (v == "256") return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  }();
+  return p;
+}
+
 }  // namespace
 
 CUtensorMap make_plane_tensor_map(const void* base, std::size_t elem_bytes, std::int64_t pitch,
@@ -39,7 +55,7 @@ CUtensorMap make_plane_tensor_map(const void* base, std::size_t elem_bytes, std:
       elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
   const CUresult r = encode_fn()(&map, type, 3, const_cast<void*>(base), dims, strides, box,
                                  elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_SWIZZLE_NONE, l2_promotion(),
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +

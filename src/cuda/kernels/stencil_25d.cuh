@@ -59,20 +59,26 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   auto load = [&](int i) {
     if constexpr (Cfg::loader == Loader::tma) {
       if (threadIdx.x == 0 && i < planes) {
-        mbar_arrive_expect_tx(&full[i % S], G::BOX_BYTES);
-        tma_load_3d(slot(i), &a.in_map, &full[i % S], bx, by, bz + i);
+        mbar_arrive_expect_tx(&full[i % S], Cfg::NSUB * G::BOX_BYTES);
+#pragma unroll
+        for (int sub = 0; sub < Cfg::NSUB; ++sub)
+          tma_load_3d(slot(i) + sub * G::SUB_ELEMS, &a.in_map, &full[i % S],
+                      bx + sub * Cfg::SUBX, by, bz + i);
       }
     } else {
       if (i < planes) {
-        constexpr int CPR = W / G::VEC;  // 16-byte chunks per row
+        constexpr int CPR = W / G::VEC;  // 16-byte chunks per row of a sub-slot
+        constexpr int PER_SUB = G::ROWS * CPR;
         const T* plane_base = a.in + std::int64_t(bz + i) * a.in_plane;
         T* dst = slot(i);
-        for (int c = threadIdx.x; c < G::ROWS * CPR; c += Cfg::THREADS) {
-          const int r = c / CPR, e = (c % CPR) * G::VEC;
+        for (int c = threadIdx.x; c < Cfg::NSUB * PER_SUB; c += Cfg::THREADS) {
+          const int sub = c / PER_SUB, r = (c % PER_SUB) / CPR;
+          const int e = (c % CPR) * G::VEC, gx = bx + sub * Cfg::SUBX + e;
           // Rows past the allocation's plane and chunks past the row pitch only feed
           // outputs that are never stored (partial tiles): skip them.
-          if (by + r < a.in_rows && bx + e < a.in_pitch)
-            cp_async_16(dst + r * W + e, plane_base + std::int64_t(by + r) * a.in_pitch + bx + e);
+          if (by + r < a.in_rows && gx < a.in_pitch)
+            cp_async_16(dst + sub * G::SUB_ELEMS + r * W + e,
+                        plane_base + std::int64_t(by + r) * a.in_pitch + gx);
         }
       }
       cp_async_commit();  // one group per plane, empty or not, keeps the wait count fixed
@@ -98,7 +104,8 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   const int tx = threadIdx.x % TX;
   const int ly = (threadIdx.x / TX) * VY;  // first output row of this thread in the tile
   const int x = x0 + tx, y = y0 + ly;
-  const int smem_offset = (ly + R) * W + G::HX + tx;  // thread's first output in a slot
+  // The thread's first output in a slot: its sub-tile, then row and column inside it.
+  const int smem_offset = (tx / Cfg::SUBX) * G::SUB_ELEMS + (ly + R) * W + G::HX + tx % Cfg::SUBX;
   int rows_valid = x < a.nx ? min(VY, a.ny - y) : 0;  // outputs this thread may store
   T* out = a.out + std::int64_t(y) * a.out_pitch + x;
 
@@ -123,7 +130,12 @@ __global__ void __launch_bounds__(Cfg::THREADS)
       T* o = out + std::int64_t(z0 + i - 2 * R) * a.out_plane;
 #pragma unroll
       for (int v = 0; v < VY; ++v)
-        if (v < rows_valid) o[v * a.out_pitch] = acc[0][v];
+        if (v < rows_valid) {
+          if constexpr (Cfg::STREAM_STORES)
+            __stcs(o + v * a.out_pitch, acc[0][v]);
+          else
+            o[v * a.out_pitch] = acc[0][v];
+        }
     }
 #pragma unroll
     for (int j = 0; j < NQ - 1; ++j)

@@ -10,14 +10,23 @@ namespace strata::cuda::lab {
 using L = Loader;
 template <class Op>
 void add_lab(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
+  // Each entry is one shape studied in docs/performance.md ("variants tried").
   if constexpr (sizeof(typename Op::value_type) == 4)
-    add_variants<Op, TileConfig<L::cpasync, 64, 16, 4, 4>, TileConfig<L::tma, 64, 16, 4, 8>,
-                 TileConfig<L::tma, 32, 32, 8, 4>, TileConfig<L::tma, 128, 8, 4, 4>,
-                 TileConfig<L::tma, 64, 32, 8, 3>, TileConfig<L::tma, 64, 8, 2, 6>>(out, kernel);
+    add_variants<Op, TileConfig<L::tma, 64, 16, 4, 4>, TileConfig<L::tma, 128, 16, 8, 4>,
+                 TileConfig<L::tma, 128, 32, 8, 3>, TileConfig<L::tma, 128, 64, 8, 2>,
+                 TileConfig<L::cpasync, 128, 32, 8, 3>, TileConfig<L::cpasync, 256, 16, 4, 3>,
+                 TileConfig<L::tma, 256, 32, 8, 2, false, 128>,
+                 TileConfig<L::tma, 256, 32, 8, 3, false, 128>,
+                 TileConfig<L::tma, 256, 32, 16, 2, false, 128>,
+                 TileConfig<L::tma, 256, 64, 16, 2, false, 128>,
+                 TileConfig<L::tma, 256, 16, 8, 3, false, 128>>(out, kernel);
   else
-    add_variants<Op, TileConfig<L::cpasync, 32, 16, 4, 4>, TileConfig<L::tma, 32, 16, 4, 8>,
-                 TileConfig<L::tma, 64, 16, 4, 4>, TileConfig<L::tma, 32, 32, 8, 4>,
-                 TileConfig<L::tma, 64, 8, 2, 6>>(out, kernel);
+    add_variants<Op, TileConfig<L::tma, 32, 16, 4, 4>, TileConfig<L::tma, 64, 16, 4, 4>,
+                 TileConfig<L::tma, 128, 16, 8, 3>, TileConfig<L::tma, 128, 32, 8, 2>,
+                 TileConfig<L::tma, 128, 32, 8, 3>, TileConfig<L::cpasync, 128, 32, 8, 3>,
+                 TileConfig<L::tma, 256, 32, 8, 2, false, 128>,
+                 TileConfig<L::tma, 256, 16, 8, 2, false, 128>,
+                 TileConfig<L::tma, 256, 32, 16, 2, false, 128>>(out, kernel);
 }
 
 }  // namespace strata::cuda::lab

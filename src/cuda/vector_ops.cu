@@ -1,0 +1,130 @@
+// Vector-operation launchers: each public operation is one per-element maths struct run by
+// kernels::update_rows; the fused *_sum_squares forms end in the reductions' grid finish.
+// Host code only; the device code is in kernels/vector_ops.cuh.
+#include "cuda/check.hpp"
+#include "cuda/kernels/vector_ops.cuh"
+#include "cuda/reduce_cuda.hpp"
+
+namespace strata::cuda {
+
+namespace {
+
+constexpr int kBlock = kernels::RowPolicy::kBlock;
+constexpr int kUnroll = kernels::RowPolicy::kUnroll;
+
+template <class M, bool kNorm, class T, int V>
+void launch_v(const RowShape& s, M m, Strided<const T> x, Strided<const T> y, Strided<T> out,
+            const GridScratch& g, cudaStream_t stream) {
+  using F = kernels::UpdateRows<M, T, V, kNorm>;
+  const auto kernel = kernels::update_rows<F, V, kUnroll, kBlock>;
+  const int blocks = grid_blocks(reinterpret_cast<const void*>(kernel), kBlock,
+                                 chunk_count(s, std::size_t(kernels::kWarp) * V * kUnroll));
+  kernel<<<blocks, kBlock, 0, stream>>>(s, F{m, x, y, out, {}}, g);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+// 16-byte vectors when the rows of every operand the maths touches allow them.
+template <class M, bool kNorm = false, class T>
+void launch(const RowShape& s, M m, Strided<const T> x, Strided<const T> y, Strided<T> out,
+            void* stream, const GridScratch& g = {}) {
+  constexpr int kVec = 16 / sizeof(T);
+  const bool vec = (!M::kReadsX || vector_aligned(x.origin, x.pitch, x.plane, sizeof(T))) &&
+                   (!M::kReadsY || vector_aligned(y.origin, y.pitch, y.plane, sizeof(T))) &&
+                   vector_aligned(out.origin, out.pitch, out.plane, sizeof(T));
+  const auto st = static_cast<cudaStream_t>(stream);
+  if (vec)
+    launch_v<M, kNorm, T, kVec>(s, m, x, y, out, g, st);
+  else
+    launch_v<M, kNorm, T, 1>(s, m, x, y, out, g, st);
+}
+
+template <class T>
+Strided<const T> as_const(Strided<T> a) {
+  return {a.origin, a.pitch, a.plane};
+}
+
+Workspace& checked(Workspace& ws) {
+  int device = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  require(ws.device() == device, "vector op: the workspace belongs to another device");
+  return ws;
+}
+
+}  // namespace
+
+template <class T>
+void fill(const RowShape& s, Strided<T> y, T value, void* stream) {
+  launch(s, kernels::FillMath<T>{value}, Strided<const T>{}, Strided<const T>{}, y, stream);
+}
+
+template <class T>
+void copy(const RowShape& s, Strided<const T> x, Strided<T> y, void* stream) {
+  launch(s, kernels::CopyMath<T>{}, x, Strided<const T>{}, y, stream);
+}
+
+template <class T>
+void scale(const RowShape& s, T a, Strided<T> y, void* stream) {
+  launch(s, kernels::ScaleMath<T>{a}, Strided<const T>{}, as_const(y), y, stream);
+}
+
+template <class T>
+void axpy(const RowShape& s, T a, Strided<const T> x, Strided<T> y, void* stream) {
+  launch(s, kernels::AxpyMath<T>{a}, x, as_const(y), y, stream);
+}
+
+template <class T>
+void axpby(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, void* stream) {
+  launch(s, kernels::AxpbyMath<T>{a, b}, x, as_const(y), y, stream);
+}
+
+template <class T>
+void enqueue_axpby_sum_squares(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y,
+                               Workspace& ws, void* stream) {
+  launch<kernels::AxpbyMath<T>, true>(s, kernels::AxpbyMath<T>{a, b}, x, as_const(y), y, stream,
+                                      checked(ws).scratch());
+}
+
+template <class T>
+double axpby_sum_squares(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y,
+                         void* stream) {
+  Workspace& ws = default_workspace();
+  std::lock_guard<std::mutex> lock(ws.mutex());
+  enqueue_axpby_sum_squares(s, a, x, b, y, ws, stream);
+  return ws.fetch(stream).value;
+}
+
+template <class T>
+void enqueue_sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<const T> y,
+                             Strided<T> r, Workspace& ws, void* stream) {
+  launch<kernels::SubMath<T>, true>(s, kernels::SubMath<T>{}, b, y, r, stream,
+                                    checked(ws).scratch());
+}
+
+template <class T>
+double sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
+                       void* stream) {
+  Workspace& ws = default_workspace();
+  std::lock_guard<std::mutex> lock(ws.mutex());
+  enqueue_sub_sum_squares(s, b, y, r, ws, stream);
+  return ws.fetch(stream).value;
+}
+
+#define STRATA_INSTANTIATE(T)                                                                  \
+  template void fill(const RowShape&, Strided<T>, T, void*);                                   \
+  template void copy(const RowShape&, Strided<const T>, Strided<T>, void*);                    \
+  template void scale(const RowShape&, T, Strided<T>, void*);                                  \
+  template void axpy(const RowShape&, T, Strided<const T>, Strided<T>, void*);                 \
+  template void axpby(const RowShape&, T, Strided<const T>, T, Strided<T>, void*);             \
+  template void enqueue_axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>, \
+                                          Workspace&, void*);                                  \
+  template double axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>,      \
+                                    void*);                                                    \
+  template void enqueue_sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,    \
+                                        Strided<T>, Workspace&, void*);                        \
+  template double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,         \
+                                  Strided<T>, void*);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata::cuda
