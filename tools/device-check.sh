@@ -51,7 +51,7 @@ fi
 
 if has bench; then
   mkdir -p bench/results
-  run bench_default "$S" bench --sweep --json "bench/results/$gpu.json"
+  run bench_default "$S" bench --kernel all --sweep --json "bench/results/$gpu.json"
   cp "bench/results/$gpu.json" "$OUT/"
 fi
 
@@ -65,7 +65,7 @@ if has sanitize; then
   for tool in memcheck racecheck initcheck synccheck; do
     run "sanitize_$tool" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$BUILD/tests/strata_test_cuda" --gtest_brief=1 \
-      --gtest_filter='StencilCuda.EveryStencil*:StencilCuda.DifferentGhost*:ReduceCuda*:VectorOpsCuda*'
+      --gtest_filter='StencilCuda.EveryStencil*:StencilCuda.DifferentGhost*:ReduceCuda/*.FieldsOfOdd*:ReduceCuda/*.FindsTheFirst*:ReduceCuda/*.Empty*:VectorOpsCuda/*.FieldOps*:VectorOpsCuda/*.Aliased*'
   done
 fi
 
@@ -76,7 +76,7 @@ if has profile; then
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section LaunchStats \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
-      "$S" bench --size 512 --precision "$p" --reps 1 --warmup 0
+      "$S" bench --size 512 --precision "$p" --reps 1 --warmup 0 --kernel copy,copy_halo,7pt,star4,sym27,box27
   done
 fi
 say "device-check finished with status $status"

@@ -8,6 +8,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
+#include "bench/reduce.hpp"
 #include "core/atomic_file.hpp"
 #include "strata/device.hpp"
 
@@ -53,8 +54,9 @@ void add_bench(CLI::App& app) {
       "2.5D copy kernel of the same run. Every GPU kernel is checked against the CPU reference "
       "before it is timed.");
   cmd->add_option("--kernel", a->kernels,
-                  "comma-separated: stencils (all below), copy, copy_halo, 7pt, star2, star3, "
-                  "star4, sym27, box27")
+                  "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
+                  "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
+                  "all (both families)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU");
@@ -90,20 +92,43 @@ void add_bench(CLI::App& app) {
       const auto s = sweep_shapes();
       opt.shapes.insert(opt.shapes.end(), s.begin(), s.end());
     }
+    // Split the kernel list into the two families; an empty family list means "all of it".
     const auto& known = bench::stencil_kernels();
+    const std::vector<std::string> reductions = {"sum", "dot", "max_abs"};
+    bool run_stencils = false, run_reduce = false;
+    bench::Options ropt = opt;
     std::stringstream ss(a->kernels);
     std::string k;
     while (std::getline(ss, k, ',')) {
-      if (k == "stencils" || k == "all") continue;  // the whole family: empty list
-      if (std::find(known.begin(), known.end(), k) == known.end())
+      if (k == "stencils" || k == "all") run_stencils = true;
+      if (k == "reduce" || k == "all") run_reduce = true;
+      if (k == "stencils" || k == "reduce" || k == "all") continue;
+      if (std::find(known.begin(), known.end(), k) != known.end()) {
+        opt.kernels.push_back(k);
+        run_stencils = true;
+      } else if (std::find(reductions.begin(), reductions.end(), k) != reductions.end()) {
+        ropt.kernels.push_back(k);
+        run_reduce = true;
+      } else {
         throw Error("unknown kernel '" + k +
-                    "': allowed stencils, copy, copy_halo, 7pt, star2, star3, star4, sym27, box27");
-      opt.kernels.push_back(k);
+                    "': allowed stencils, copy, copy_halo, 7pt, star2, star3, star4, sym27, box27, "
+                    "reduce, sum, dot, max_abs, all");
+      }
     }
     if (a->kernels.find("stencils") != std::string::npos || a->kernels.find("all") != std::string::npos)
       opt.kernels.clear();
+    if (a->kernels.find("reduce") != std::string::npos || a->kernels.find("all") != std::string::npos)
+      ropt.kernels.clear();
     std::cerr << "strata bench on " << to_string(dev) << " (" << opt.reps << " timed runs each)\n";
-    const auto results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
+    std::vector<bench::Result> results;
+    if (run_stencils)
+      results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
+    if (run_reduce) {
+      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --shape
+      for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
+      const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
+      results.insert(results.end(), r.begin(), r.end());
+    }
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       write_json(a->json, results);

@@ -6,4 +6,7 @@
 #include "strata/device.hpp"
 #include "strata/error.hpp"
 #include "strata/field.hpp"
+#include "strata/npy.hpp"
+#include "strata/reduce.hpp"
 #include "strata/stencil.hpp"
+#include "strata/vector_ops.hpp"

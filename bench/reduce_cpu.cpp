@@ -1,0 +1,147 @@
+// CPU reduction benchmark: the reference backend through the public API on 64 MiB inputs
+// (dot reads two 32 MiB halves), a parallel copy of the same array as the bandwidth
+// reference, and a Field sum over a 256^3 interior. Host clock, median of opt.reps.
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench/reduce.hpp"
+#include "strata/reduce.hpp"
+#include "strata/vector_ops.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+bool wanted(const Options& opt, const std::string& kernel) {
+  if (opt.kernels.empty()) return true;
+  for (const std::string& k : opt.kernels)
+    if (k == kernel || k == "reduce") return true;
+  return false;
+}
+
+template <class F>
+Timing time_host(const Options& opt, F&& run) {
+  for (int i = 0; i < opt.warmup; ++i) run();
+  std::vector<double> ms;
+  for (int i = 0; i < opt.reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return summarize(ms);
+}
+
+// Values in [0, 1) from a hash of the index: reproducible, and a sum that a lost chunk moves.
+template <class T>
+void fill_input(T* v, std::size_t n, std::uint64_t seed) {
+#pragma omp parallel for
+  for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
+    std::uint64_t h = (std::uint64_t(i) + seed) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+    v[i] = T(double(h >> 11) * 0x1p-53);
+  }
+}
+
+Result make(const std::string& kernel, const std::string& variant, Precision p, Extent shape,
+            double points, double bytes_per_point, const Timing& t) {
+  Result r;
+  r.kernel = kernel;
+  r.variant = variant;
+  r.device = "cpu";
+  r.precision = p;
+  r.shape = shape;
+  r.points = points;
+  r.bytes_per_point_opt = bytes_per_point;
+  set_rates(r, t);
+  return r;
+}
+
+template <class T>
+void run(const Options& opt, std::vector<Result>& out) {
+  const Precision p = precision_of<T>;
+  const std::size_t n =
+      opt.shapes.empty() ? (std::size_t(64) << 20) / sizeof(T) : opt.shapes.front().points();
+  const Extent field_shape = opt.shapes.empty() ? Extent{256, 256, 256} : opt.shapes.front();
+  const Extent flat_shape{int(n), 1, 1};
+  const double bytes = sizeof(T);
+  std::vector<T> a(n), b(n);
+  fill_input(a.data(), n, 1);
+  if (!opt.quiet) std::cerr << "reduce (cpu, " << to_string(p) << "): " << n << " values\n";
+
+  // The reference: a parallel copy of the same array (read + write).
+  Result copy_ref = make("copy", "ref", p, flat_shape, double(n), 2 * bytes,
+                         time_host(opt, [&] { copy(a.data(), b.data(), n, Memory::host); }));
+  compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
+  out.push_back(copy_ref);
+  double result = 0;
+  const auto add = [&](Result r, nlohmann::json extra) {
+    compare_to(r, copy_ref);
+    r.extra = std::move(extra);
+    out.push_back(std::move(r));
+  };
+
+  if (wanted(opt, "sum")) {
+    const Timing t = time_host(opt, [&] { result = sum(a.data(), n, Memory::host); });
+    // Checked once, outside the timing, against a plain long-double loop.
+    long double ref = 0, abs = 0;
+    for (T v : a) ref += v, abs += std::fabs(v);
+    const double tol = std::log2(double(n)) * std::numeric_limits<T>::epsilon() * double(abs);
+    if (!(std::fabs(result - double(ref)) <= tol))
+      throw Error("reduce bench (cpu): sum " + std::to_string(result) + " differs from " +
+                  std::to_string(double(ref)) + " by more than " + std::to_string(tol));
+    add(make("sum", "ref", p, flat_shape, double(n), bytes, t),
+        {{"bytes_read", double(n) * bytes}, {"value", result}});
+  }
+  if (wanted(opt, "dot")) {
+    const std::size_t half = n / 2;  // two halves of one buffer: the same bytes read as sum
+    const Timing t =
+        time_host(opt, [&] { result = dot(a.data(), a.data() + half, half, Memory::host); });
+    add(make("dot", "ref", p, Extent{int(half), 1, 1}, double(half), 2 * bytes, t),
+        {{"bytes_read", double(half) * 2 * bytes},
+         {"inputs", "two halves of one array"},
+         {"value", result}});
+  }
+  if (wanted(opt, "max_abs")) {
+    T m = 0;
+    const Timing t = time_host(opt, [&] { m = max_abs(a.data(), n, Memory::host); });
+    add(make("max_abs", "ref", p, flat_shape, double(n), bytes, t),
+        {{"bytes_read", double(n) * bytes}, {"value", double(m)}});
+  }
+  if (wanted(opt, "sum")) {
+    Field<T> f(field_shape);
+    fill(f, T(0.5));
+    const Timing t = time_host(opt, [&] { result = sum(f); });
+    add(make("sum", "ref_field", p, field_shape, double(field_shape.points()), bytes, t),
+        {{"bytes_read", double(field_shape.points()) * bytes}, {"note", "interior bytes only"}});
+  }
+}
+
+}  // namespace
+
+std::vector<Result> reduce_cpu(const Options& opt) {
+  std::vector<Result> out;
+  const std::vector<Precision> ps = opt.precisions.empty()
+                                        ? std::vector<Precision>{Precision::f32, Precision::f64}
+                                        : opt.precisions;
+  for (Precision p : ps) {
+    if (p == Precision::f32)
+      run<float>(opt, out);
+    else
+      run<double>(opt, out);
+  }
+  return out;
+}
+
+#if !STRATA_HAVE_CUDA
+std::vector<Result> reduce_cuda(const Options&) {
+  throw Error("strata bench --kernel reduce --device cuda: strata was built without CUDA");
+}
+#endif
+
+}  // namespace strata::bench
