@@ -60,17 +60,19 @@ inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
   return best;
 }
 
-template <class Op, class Cfg>
+// Launches out = epi(op(in), ...) on the interior. Auxiliary fields an epilogue reads must
+// share the output's layout (it indexes them with the output offset).
+template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
 void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
                 typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
-                int zchunks = 0) {
+                int zchunks = 0, const Epi& epi = {}) {
   using T = typename Op::value_type;
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
-  constexpr auto kernel = &kernels::stencil_25d<Op, Cfg>;
+  constexpr auto kernel = &kernels::stencil_25d<Op, Cfg, Epi>;
   const LaunchFacts facts = launch_facts<kernel, Cfg::THREADS, G::SMEM_BYTES>();
 
-  kernels::StencilArgs<Op> a{};
+  kernels::StencilArgs<Op, Epi> a{};
   if constexpr (Cfg::loader == Loader::tma)
     a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
                                      G::ROWS);  // one sub-tile box; NSUB are issued per plane
@@ -93,6 +95,7 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
                                  : choose_zchunks(tiles, a.nz, R, facts.sms, Cfg::STAGES);
   a.zchunk = (a.nz + chunks - 1) / chunks;
   a.op = op;
+  a.epi = epi;
   const dim3 grid(unsigned(tiles), unsigned((a.nz + a.zchunk - 1) / a.zchunk));
   kernel<<<grid, Cfg::THREADS, G::SMEM_BYTES, stream>>>(a);
   STRATA_CUDA_CHECK_LAUNCH();

@@ -12,7 +12,18 @@
 
 namespace strata::cuda::kernels {
 
-template <class Op>
+// What is stored at an output point. The kernel hands the epilogue the stencil value s, the
+// input's centre value u at that point (when needs_centre: kept in a register queue, since
+// the plane left shared memory R planes ago) and the point's offset from the output's
+// interior origin, which also indexes auxiliary fields laid out like the output. Fused
+// passes (Jacobi sweeps, residuals, leapfrog updates) are epilogues; a plain pass stores s.
+template <class T>
+struct StoreEpilogue {
+  static constexpr bool needs_centre = false;
+  __device__ __forceinline__ T operator()(T s, T, std::int64_t) const { return s; }
+};
+
+template <class Op, class Epi = StoreEpilogue<typename Op::value_type>>
 struct StencilArgs {
   using T = typename Op::value_type;
   CUtensorMap in_map;           // TMA loader: the input allocation as a 3D tensor
@@ -26,11 +37,12 @@ struct StencilArgs {
   int tiles_x;                  // tiles along x; blockIdx.x = tile_y * tiles_x + tile_x
   int zchunk;                   // output planes per block along z
   Op op;
+  Epi epi;
 };
 
-template <class Op, class Cfg>
+template <class Op, class Cfg, class Epi = StoreEpilogue<typename Op::value_type>>
 __global__ void __launch_bounds__(Cfg::THREADS)
-    stencil_25d(const __grid_constant__ StencilArgs<Op> a) {
+    stencil_25d(const __grid_constant__ StencilArgs<Op, Epi> a) {
   using T = typename Op::value_type;
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
@@ -107,13 +119,15 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   // The thread's first output in a slot: its sub-tile, then row and column inside it.
   const int smem_offset = (tx / Cfg::SUBX) * G::SUB_ELEMS + (ly + R) * W + G::HX + tx % Cfg::SUBX;
   int rows_valid = x < a.nx ? min(VY, a.ny - y) : 0;  // outputs this thread may store
-  T* out = a.out + std::int64_t(y) * a.out_pitch + x;
 
   T acc[NQ][VY];
 #pragma unroll
   for (int j = 0; j < NQ; ++j)
 #pragma unroll
     for (int v = 0; v < VY; ++v) acc[j][v] = T(0);
+  // Centre values of the last R+1 planes (only when the epilogue reads them).
+  constexpr int NC = Epi::needs_centre ? R + 1 : 1;
+  T centre[NC][VY];
 
 #pragma unroll 1
   for (int i = 0; i < S - 1; ++i) load(i);
@@ -125,17 +139,30 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     load(i + S - 1);  // into plane i-1's slot
 
     a.op.template plane<VY, W>(slot(i) + smem_offset, acc);
+    if constexpr (Epi::needs_centre) {
+#pragma unroll
+      for (int v = 0; v < VY; ++v) centre[R][v] = slot(i)[smem_offset + v * W];
+    }
 
     if (i >= 2 * R) {  // output plane z0 + i - 2R has seen all its input planes
-      T* o = out + std::int64_t(z0 + i - 2 * R) * a.out_plane;
+      const std::int64_t base = std::int64_t(z0 + i - 2 * R) * a.out_plane +
+                                std::int64_t(y) * a.out_pitch + x;
 #pragma unroll
       for (int v = 0; v < VY; ++v)
         if (v < rows_valid) {
+          const std::int64_t off = base + v * a.out_pitch;
+          const T value = a.epi(acc[0][v], centre[0][v], off);
           if constexpr (Cfg::STREAM_STORES)
-            __stcs(o + v * a.out_pitch, acc[0][v]);
+            __stcs(a.out + off, value);
           else
-            o[v * a.out_pitch] = acc[0][v];
+            a.out[off] = value;
         }
+    }
+    if constexpr (Epi::needs_centre) {
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+#pragma unroll
+        for (int v = 0; v < VY; ++v) centre[k][v] = centre[k + 1][v];
     }
 #pragma unroll
     for (int j = 0; j < NQ - 1; ++j)
