@@ -10,19 +10,13 @@
 #include <vector>
 
 #include "bench/reduce.hpp"
+#include "bench/reduce_common.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::bench {
 
 namespace {
-
-bool wanted(const Options& opt, const std::string& kernel) {
-  if (opt.kernels.empty()) return true;
-  for (const std::string& k : opt.kernels)
-    if (k == kernel || k == "reduce") return true;
-  return false;
-}
 
 template <class F>
 Timing time_host(const Options& opt, F&& run) {
@@ -37,29 +31,11 @@ Timing time_host(const Options& opt, F&& run) {
   return summarize(ms);
 }
 
-// Values in [0, 1) from a hash of the index: reproducible, and a sum that a lost chunk moves.
+// The benchmark's input values (hash01 of index + seed), filled in parallel.
 template <class T>
 void fill_input(T* v, std::size_t n, std::uint64_t seed) {
 #pragma omp parallel for
-  for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
-    std::uint64_t h = (std::uint64_t(i) + seed) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-    v[i] = T(double(h >> 11) * 0x1p-53);
-  }
-}
-
-Result make(const std::string& kernel, const std::string& variant, Precision p, Extent shape,
-            double points, double bytes_per_point, const Timing& t) {
-  Result r;
-  r.kernel = kernel;
-  r.variant = variant;
-  r.device = "cpu";
-  r.precision = p;
-  r.shape = shape;
-  r.points = points;
-  r.bytes_per_point_opt = bytes_per_point;
-  set_rates(r, t);
-  return r;
+  for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) v[i] = T(hash01(std::uint64_t(i) + seed));
 }
 
 template <class T>
@@ -75,8 +51,8 @@ void run(const Options& opt, std::vector<Result>& out) {
   if (!opt.quiet) std::cerr << "reduce (cpu, " << to_string(p) << "): " << n << " values\n";
 
   // The reference: a parallel copy of the same array (read + write).
-  Result copy_ref = make("copy", "ref", p, flat_shape, double(n), 2 * bytes,
-                         time_host(opt, [&] { copy(a.data(), b.data(), n, Memory::host); }));
+  Result copy_ref = make_result("cpu", "copy", "ref", p, flat_shape, double(n), 2 * bytes,
+                                time_host(opt, [&] { copy(a.data(), b.data(), n, Memory::host); }));
   compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
   out.push_back(copy_ref);
   double result = 0;
@@ -95,14 +71,14 @@ void run(const Options& opt, std::vector<Result>& out) {
     if (!(std::fabs(result - double(ref)) <= tol))
       throw Error("reduce bench (cpu): sum " + std::to_string(result) + " differs from " +
                   std::to_string(double(ref)) + " by more than " + std::to_string(tol));
-    add(make("sum", "ref", p, flat_shape, double(n), bytes, t),
+    add(make_result("cpu", "sum", "ref", p, flat_shape, double(n), bytes, t),
         {{"bytes_read", double(n) * bytes}, {"value", result}});
   }
   if (wanted(opt, "dot")) {
     const std::size_t half = n / 2;  // two halves of one buffer: the same bytes read as sum
     const Timing t =
         time_host(opt, [&] { result = dot(a.data(), a.data() + half, half, Memory::host); });
-    add(make("dot", "ref", p, Extent{int(half), 1, 1}, double(half), 2 * bytes, t),
+    add(make_result("cpu", "dot", "ref", p, Extent{int(half), 1, 1}, double(half), 2 * bytes, t),
         {{"bytes_read", double(half) * 2 * bytes},
          {"inputs", "two halves of one array"},
          {"value", result}});
@@ -110,15 +86,16 @@ void run(const Options& opt, std::vector<Result>& out) {
   if (wanted(opt, "max_abs")) {
     T m = 0;
     const Timing t = time_host(opt, [&] { m = max_abs(a.data(), n, Memory::host); });
-    add(make("max_abs", "ref", p, flat_shape, double(n), bytes, t),
+    add(make_result("cpu", "max_abs", "ref", p, flat_shape, double(n), bytes, t),
         {{"bytes_read", double(n) * bytes}, {"value", double(m)}});
   }
   if (wanted(opt, "sum")) {
     Field<T> f(field_shape);
     fill(f, T(0.5));
     const Timing t = time_host(opt, [&] { result = sum(f); });
-    add(make("sum", "ref_field", p, field_shape, double(field_shape.points()), bytes, t),
-        {{"bytes_read", double(field_shape.points()) * bytes}, {"note", "interior bytes only"}});
+    const double points = double(field_shape.points());
+    add(make_result("cpu", "sum", "ref_field", p, field_shape, points, bytes, t),
+        {{"bytes_read", points * bytes}, {"note", "interior bytes only"}});
   }
 }
 
@@ -126,15 +103,7 @@ void run(const Options& opt, std::vector<Result>& out) {
 
 std::vector<Result> reduce_cpu(const Options& opt) {
   std::vector<Result> out;
-  const std::vector<Precision> ps = opt.precisions.empty()
-                                        ? std::vector<Precision>{Precision::f32, Precision::f64}
-                                        : opt.precisions;
-  for (Precision p : ps) {
-    if (p == Precision::f32)
-      run<float>(opt, out);
-    else
-      run<double>(opt, out);
-  }
+  for_each_precision(opt, [&]<class T>() { run<T>(opt, out); });
   return out;
 }
 

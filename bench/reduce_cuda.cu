@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/reduce.hpp"
+#include "bench/reduce_common.hpp"
 #include "cuda/check.hpp"
 #include "cuda/reduce_cuda.hpp"
 #include "strata/device.hpp"
@@ -29,14 +30,8 @@ namespace {
 
 // ---- inputs -----------------------------------------------------------------------------
 
-// Values in [0, 1) from a hash of the linear index: the flat array and the field interior
+// hash01 of the linear index (reduce_common.hpp): the flat array and the field interior
 // get the same value at the same C-order index.
-__host__ __device__ inline double hash01(std::uint64_t i) {
-  std::uint64_t h = i * 0x9E3779B97F4A7C15ull;
-  h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-  return double(h >> 11) * 0x1p-53;
-}
-
 template <class T>
 __global__ void init_flat(T* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -176,27 +171,6 @@ double api_median_ms(const Options& opt, F&& call) {
   return summarize(ms).median_ms;
 }
 
-bool wanted(const Options& opt, const std::string& kernel) {
-  if (opt.kernels.empty()) return true;
-  for (const std::string& k : opt.kernels)
-    if (k == kernel || k == "reduce") return true;
-  return false;
-}
-
-Result make(const std::string& kernel, const std::string& variant, Precision p, Extent shape,
-            double points, double bytes_per_point, const Timing& t) {
-  Result r;
-  r.kernel = kernel;
-  r.variant = variant;
-  r.device = "cuda";
-  r.precision = p;
-  r.shape = shape;
-  r.points = points;
-  r.bytes_per_point_opt = bytes_per_point;
-  set_rates(r, t);
-  return r;
-}
-
 template <class T>
 T fetch(const T* p) {
   T v{};
@@ -252,18 +226,19 @@ void run(const Options& opt, std::vector<Result>& out) {
   };
 
   // The bandwidth reference: 2 GiB device-to-device copy (n points of 2*sizeof(T) bytes).
-  Result copy = make(
-      "copy", "memcpy", p, Extent{int(n), 1, 1}, double(n), 2 * tsize, time_events(opt, st.s, [&] {
-        STRATA_CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, n * sizeof(T), cudaMemcpyDeviceToDevice, st.s));
-      }));
+  const Timing tcopy = time_events(opt, st.s, [&] {
+    STRATA_CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, n * sizeof(T), cudaMemcpyDeviceToDevice, st.s));
+  });
+  Result copy =
+      make_result("cuda", "copy", "memcpy", p, Extent{int(n), 1, 1}, double(n), 2 * tsize, tcopy);
   compare_to(copy, copy);  // the reference row reads ratio 1
   out.push_back(copy);
 
   // strata and CUB for one kernel; the strata row carries ratio_to_cub.
   const auto pair = [&](const std::string& kernel, Extent shape, double points, double bpp,
                         const Timing& ts, const Timing& tc, nlohmann::json extra) {
-    Result s = make(kernel, "strata", p, shape, points, bpp, ts);
-    Result c = make(kernel, "cub", p, shape, points, bpp, tc);
+    Result s = make_result("cuda", kernel, "strata", p, shape, points, bpp, ts);
+    Result c = make_result("cuda", kernel, "cub", p, shape, points, bpp, tc);
     compare_to(s, copy);
     compare_to(c, copy);
     extra["bytes_read"] = points * bpp;
@@ -344,7 +319,7 @@ void run(const Options& opt, std::vector<Result>& out) {
       check(std::fabs(mine - ref) <= 2 * tol(m),
             "field sum " + std::to_string(mine) + " but the flat sum says " + std::to_string(ref));
     }
-    Result r = make("sum", "strata_field", p, field_shape, double(m), tsize, ts);
+    Result r = make_result("cuda", "sum", "strata_field", p, field_shape, double(m), tsize, ts);
     compare_to(r, copy);
     r.extra = {{"bytes_read", double(m) * tsize},
                {"value", mine},
@@ -358,15 +333,7 @@ void run(const Options& opt, std::vector<Result>& out) {
 std::vector<Result> reduce_cuda(const Options& opt) {
   require(cuda_available(), "strata bench --kernel reduce: " + cuda_unavailable_reason());
   std::vector<Result> out;
-  const std::vector<Precision> ps = opt.precisions.empty()
-                                        ? std::vector<Precision>{Precision::f32, Precision::f64}
-                                        : opt.precisions;
-  for (Precision p : ps) {
-    if (p == Precision::f32)
-      run<float>(opt, out);
-    else
-      run<double>(opt, out);
-  }
+  for_each_precision(opt, [&]<class T>() { run<T>(opt, out); });
   return out;
 }
 

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
-#include <functional>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "common/test_util.hpp"
+#include "common/vector_ops_reference.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
 
@@ -24,10 +24,7 @@ template <class T>
 struct Trio {
   Field<T> x, y, r, x0, y0, r0;
   Trio(Extent e, std::uint64_t seed) : x(e, 1), y(e, 4), r(e, 0), x0(e, 1), y0(e, 4), r0(e, 0) {
-    for (Field<T>* f : {&x, &y, &r}) {
-      test::poison(*f);
-      test::fill_random(*f, seed++, -2.0, 2.0);
-    }
+    for (Field<T>* f : {&x, &y, &r}) test::fill_operand(*f, seed++);
     copy(x, x0), copy(y, y0), copy(r, r0);
   }
   void expect_outside_untouched(const std::string& what) const {
@@ -36,25 +33,6 @@ struct Trio {
     EXPECT_EQ(test::outside_interior_diffs(r, r0), 0u) << what << ": r";
   }
 };
-
-// Checks out(p) against want(p) = {value, magnitude}: |out - value| <= 2 eps magnitude.
-template <class T>
-void expect_interior(const Field<T>& out,
-                     const std::function<std::pair<double, double>(int, int, int)>& want,
-                     const std::string& what) {
-  const Extent n = out.extent();
-  const double eps = std::numeric_limits<T>::epsilon();
-  std::size_t bad = 0;
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const auto [v, mag] = want(x, y, z);
-        if (!(std::fabs(double(out(x, y, z)) - v) <= 2 * eps * mag) && ++bad <= 3)
-          ADD_FAILURE() << what << " at (" << x << "," << y << "," << z << "): " << out(x, y, z)
-                        << " expected " << v;
-      }
-  EXPECT_EQ(bad, 0u) << what;
-}
 
 const Extent kShapes[] = {{1, 1, 1}, {7, 1, 33}, {33, 65, 17}, {130, 7, 3}};
 
@@ -74,84 +52,54 @@ TYPED_TEST(VectorOpsCpu, FieldOpsTouchOnlyTheInterior) {
     {
       Trio<T> t(e, seed += 3);
       fill(t.y, v);
-      expect_interior<T>(
-          t.y,
-          [&](int, int, int) {
-            return std::pair{double(v), 0.0};
-          },
-          "fill " + s);
+      test::expect_interior(t.y, "fill " + s, [&](int, int, int) { return test::ref_exact(v); });
       t.expect_outside_untouched("fill " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       copy_interior(t.x, t.y);
-      expect_interior<T>(
-          t.y,
-          [&](int x, int y, int z) {
-            return std::pair{double(t.x0(x, y, z)), 0.0};
-          },
-          "copy_interior " + s);
+      test::expect_interior(t.y, "copy_interior " + s,
+                            [&](int x, int y, int z) { return test::ref_exact(t.x0(x, y, z)); });
       t.expect_outside_untouched("copy_interior " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       scale(t.y, a);
-      expect_interior<T>(
-          t.y,
-          [&](int x, int y, int z) {
-            const double w = double(a) * t.y0(x, y, z);
-            return std::pair{w, std::fabs(w)};
-          },
-          "scale " + s);
+      test::expect_interior(t.y, "scale " + s,
+                            [&](int x, int y, int z) { return test::ref_scale(a, t.y0(x, y, z)); });
       t.expect_outside_untouched("scale " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       axpy(a, t.x, t.y);
-      expect_interior<T>(
-          t.y,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.x0(x, y, z), yy = t.y0(x, y, z);
-            return std::pair{ax + yy, std::fabs(ax) + std::fabs(yy)};
-          },
-          "axpy " + s);
+      test::expect_interior(t.y, "axpy " + s, [&](int x, int y, int z) {
+        return test::ref_axpy(a, t.x0(x, y, z), t.y0(x, y, z));
+      });
       t.expect_outside_untouched("axpy " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       axpby(a, t.x, b, t.y);
-      expect_interior<T>(
-          t.y,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.x0(x, y, z), by = double(b) * t.y0(x, y, z);
-            return std::pair{ax + by, std::fabs(ax) + std::fabs(by)};
-          },
-          "axpby " + s);
+      test::expect_interior(t.y, "axpby " + s, [&](int x, int y, int z) {
+        return test::ref_axpby(a, t.x0(x, y, z), b, t.y0(x, y, z));
+      });
       t.expect_outside_untouched("axpby " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       const double nrm = axpby_norm2(a, t.x, b, t.y);
-      expect_interior<T>(
-          t.y,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.x0(x, y, z), by = double(b) * t.y0(x, y, z);
-            return std::pair{ax + by, std::fabs(ax) + std::fabs(by)};
-          },
-          "axpby_norm2 " + s);
+      test::expect_interior(t.y, "axpby_norm2 " + s, [&](int x, int y, int z) {
+        return test::ref_axpby(a, t.x0(x, y, z), b, t.y0(x, y, z));
+      });
       EXPECT_EQ(nrm, norm2(t.y)) << "axpby_norm2 " << s;  // same reference sum on the CPU
       t.expect_outside_untouched("axpby_norm2 " + s);
     }
     {
       Trio<T> t(e, seed += 3);
       const double nrm = sub_norm2(t.x, t.y, t.r);
-      expect_interior<T>(
-          t.r,
-          [&](int x, int y, int z) {
-            const double bb = t.x0(x, y, z), yy = t.y0(x, y, z);
-            return std::pair{bb - yy, std::fabs(bb - yy)};
-          },
-          "sub_norm2 " + s);
+      test::expect_interior(t.r, "sub_norm2 " + s, [&](int x, int y, int z) {
+        return test::ref_sub(t.x0(x, y, z), t.y0(x, y, z));
+      });
       EXPECT_EQ(nrm, norm2(t.r)) << "sub_norm2 " << s;
       t.expect_outside_untouched("sub_norm2 " + s);
     }
@@ -162,22 +110,13 @@ TYPED_TEST(VectorOpsCpu, AliasedOperandsAreElementWise) {
   using T = TypeParam;
   Trio<T> t({33, 65, 17}, 77);
   axpy(T(0.5), t.y, t.y);  // y = 1.5 y
-  expect_interior<T>(
-      t.y,
-      [&](int x, int y, int z) {
-        const double w = 1.5 * t.y0(x, y, z);
-        return std::pair{w, std::fabs(w)};
-      },
-      "axpy(a, y, y)");
+  test::expect_interior(t.y, "axpy(a, y, y)",
+                        [&](int x, int y, int z) { return test::ref_scale(1.5, t.y0(x, y, z)); });
   copy(t.y, t.y0);
   const double nrm = sub_norm2(t.x, t.y, t.x);  // r aliases b
-  expect_interior<T>(
-      t.x,
-      [&](int x, int y, int z) {
-        const double d = double(t.x0(x, y, z)) - t.y0(x, y, z);
-        return std::pair{d, std::fabs(d)};
-      },
-      "sub_norm2(b, y, b)");
+  test::expect_interior(t.x, "sub_norm2(b, y, b)", [&](int x, int y, int z) {
+    return test::ref_sub(t.x0(x, y, z), t.y0(x, y, z));
+  });
   EXPECT_EQ(nrm, norm2(t.x));
   t.expect_outside_untouched("aliased");
 }
@@ -198,10 +137,8 @@ TYPED_TEST(VectorOpsCpu, FlatArraysStopAtTheirEnd) {
     const double nrm = axpby_norm2(a, x, b, y, n, Memory::host);
     const double eps = std::numeric_limits<T>::epsilon();
     std::size_t bad = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double ax = double(a) * x[i], by = double(b) * y0[i + 1];
-      if (!(std::fabs(y[i] - (ax + by)) <= 2 * eps * (std::fabs(ax) + std::fabs(by)))) ++bad;
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (!test::within(y[i], test::ref_axpby(a, x[i], b, y0[i + 1]))) ++bad;
     EXPECT_EQ(bad, 0u) << n;
     EXPECT_EQ(nrm, norm2(y, n, Memory::host)) << n;
     EXPECT_EQ(ys[0], guard) << n;

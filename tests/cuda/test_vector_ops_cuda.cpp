@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "common/reduce_reference.hpp"
 #include "common/test_util.hpp"
+#include "common/vector_ops_reference.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
@@ -32,10 +34,7 @@ struct DeviceTrio {
         x(e, 1, Memory::device),
         y(e, 4, Memory::device),
         r(e, 0, Memory::device) {
-    for (Field<T>* f : {&hx, &hy, &hr}) {
-      test::poison(*f);
-      test::fill_random(*f, seed++, -2.0, 2.0);
-    }
+    for (Field<T>* f : {&hx, &hy, &hr}) test::fill_operand(*f, seed++);
     copy(hx, x), copy(hy, y), copy(hr, r);
   }
   // Copies the device fields back (whole allocations) and checks nothing outside the
@@ -49,32 +48,10 @@ struct DeviceTrio {
   }
 };
 
-template <class T>
-void expect_interior(const Field<T>& out,
-                     const std::function<std::pair<double, double>(int, int, int)>& want,
-                     const std::string& what) {
-  const Extent n = out.extent();
-  const double eps = std::numeric_limits<T>::epsilon();
-  std::size_t bad = 0;
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const auto [v, mag] = want(x, y, z);
-        if (!(std::fabs(double(out(x, y, z)) - v) <= 2 * eps * mag) && ++bad <= 3)
-          ADD_FAILURE() << what << " at (" << x << "," << y << "," << z << "): " << out(x, y, z)
-                        << " expected " << v;
-      }
-  EXPECT_EQ(bad, 0u) << what;
-}
-
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
+// The documented bound on a norm of n terms (the CPU and GPU sums may differ by twice it).
 template <class T>
 double norm_bound(std::size_t n, double norm) {
-  return std::log2(std::max(double(n), 2.0)) * std::numeric_limits<T>::epsilon() * norm;
+  return test::bound(n, norm, test::eps_of<T>);
 }
 
 const Extent kShapes[] = {{1, 1, 1}, {7, 1, 33}, {33, 65, 17}, {130, 7, 3}, {257, 33, 5}};
@@ -98,71 +75,45 @@ TYPED_TEST(VectorOpsCuda, FieldOpsTouchOnlyTheInterior) {
       DeviceTrio<T> t(e, seed += 3);
       fill(t.y, v);
       t.fetch(gx, gy, gr, "fill " + s);
-      expect_interior<T>(
-          gy,
-          [&](int, int, int) {
-            return std::pair{double(v), 0.0};
-          },
-          "fill " + s);
+      test::expect_interior(gy, "fill " + s, [&](int, int, int) { return test::ref_exact(v); });
     }
     {
       DeviceTrio<T> t(e, seed += 3);
       copy_interior(t.x, t.y);
       t.fetch(gx, gy, gr, "copy_interior " + s);
-      expect_interior<T>(
-          gy,
-          [&](int x, int y, int z) {
-            return std::pair{double(t.hx(x, y, z)), 0.0};
-          },
-          "copy_interior " + s);
+      test::expect_interior(gy, "copy_interior " + s,
+                            [&](int x, int y, int z) { return test::ref_exact(t.hx(x, y, z)); });
     }
     {
       DeviceTrio<T> t(e, seed += 3);
       scale(t.y, a);
       t.fetch(gx, gy, gr, "scale " + s);
-      expect_interior<T>(
-          gy,
-          [&](int x, int y, int z) {
-            const double w = double(a) * t.hy(x, y, z);
-            return std::pair{w, std::fabs(w)};
-          },
-          "scale " + s);
+      test::expect_interior(gy, "scale " + s,
+                            [&](int x, int y, int z) { return test::ref_scale(a, t.hy(x, y, z)); });
     }
     {
       DeviceTrio<T> t(e, seed += 3);
       axpy(a, t.x, t.y);
       t.fetch(gx, gy, gr, "axpy " + s);
-      expect_interior<T>(
-          gy,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.hx(x, y, z), yy = t.hy(x, y, z);
-            return std::pair{ax + yy, std::fabs(ax) + std::fabs(yy)};
-          },
-          "axpy " + s);
+      test::expect_interior(gy, "axpy " + s, [&](int x, int y, int z) {
+        return test::ref_axpy(a, t.hx(x, y, z), t.hy(x, y, z));
+      });
     }
     {
       DeviceTrio<T> t(e, seed += 3);
       axpby(a, t.x, b, t.y);
       t.fetch(gx, gy, gr, "axpby " + s);
-      expect_interior<T>(
-          gy,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.hx(x, y, z), by = double(b) * t.hy(x, y, z);
-            return std::pair{ax + by, std::fabs(ax) + std::fabs(by)};
-          },
-          "axpby " + s);
+      test::expect_interior(gy, "axpby " + s, [&](int x, int y, int z) {
+        return test::ref_axpby(a, t.hx(x, y, z), b, t.hy(x, y, z));
+      });
     }
     {
       DeviceTrio<T> t(e, seed += 3);
       const double nrm = axpby_norm2(a, t.x, b, t.y);
       t.fetch(gx, gy, gr, "axpby_norm2 " + s);
-      expect_interior<T>(
-          gy,
-          [&](int x, int y, int z) {
-            const double ax = double(a) * t.hx(x, y, z), by = double(b) * t.hy(x, y, z);
-            return std::pair{ax + by, std::fabs(ax) + std::fabs(by)};
-          },
-          "axpby_norm2 " + s);
+      test::expect_interior(gy, "axpby_norm2 " + s, [&](int x, int y, int z) {
+        return test::ref_axpby(a, t.hx(x, y, z), b, t.hy(x, y, z));
+      });
       const double ref = norm2(gy);  // CPU norm of the values the GPU stored
       EXPECT_LE(std::fabs(nrm - ref), 2 * norm_bound<T>(e.points(), ref)) << "axpby_norm2 " << s;
     }
@@ -170,13 +121,9 @@ TYPED_TEST(VectorOpsCuda, FieldOpsTouchOnlyTheInterior) {
       DeviceTrio<T> t(e, seed += 3);
       const double nrm = sub_norm2(t.x, t.y, t.r);
       t.fetch(gx, gy, gr, "sub_norm2 " + s);
-      expect_interior<T>(
-          gr,
-          [&](int x, int y, int z) {
-            const double d = double(t.hx(x, y, z)) - t.hy(x, y, z);
-            return std::pair{d, std::fabs(d)};
-          },
-          "sub_norm2 " + s);
+      test::expect_interior(gr, "sub_norm2 " + s, [&](int x, int y, int z) {
+        return test::ref_sub(t.hx(x, y, z), t.hy(x, y, z));
+      });
       const double ref = norm2(gr);
       EXPECT_LE(std::fabs(nrm - ref), 2 * norm_bound<T>(e.points(), ref)) << "sub_norm2 " << s;
     }
@@ -192,20 +139,11 @@ TYPED_TEST(VectorOpsCuda, AliasedOperandsAreElementWise) {
   axpy(T(0.5), t.y, t.y);                       // y = 1.5 y
   const double nrm = sub_norm2(t.x, t.y, t.x);  // r aliases b: x = x - 1.5 y
   t.fetch(gx, gy, gr, "aliased");
-  expect_interior<T>(
-      gy,
-      [&](int x, int y, int z) {
-        const double w = 1.5 * t.hy(x, y, z);
-        return std::pair{w, std::fabs(w)};
-      },
-      "axpy(a, y, y)");
-  expect_interior<T>(
-      gx,
-      [&](int x, int y, int z) {
-        const double d = double(t.hx(x, y, z)) - double(gy(x, y, z));
-        return std::pair{d, std::fabs(d)};
-      },
-      "sub_norm2(b, y, b)");
+  test::expect_interior(gy, "axpy(a, y, y)",
+                        [&](int x, int y, int z) { return test::ref_scale(1.5, t.hy(x, y, z)); });
+  test::expect_interior(gx, "sub_norm2(b, y, b)", [&](int x, int y, int z) {
+    return test::ref_sub(t.hx(x, y, z), gy(x, y, z));
+  });
   EXPECT_LE(std::fabs(nrm - norm2(gx)), 2 * norm_bound<T>(e.points(), norm2(gx)));
 }
 
@@ -231,11 +169,9 @@ TYPED_TEST(VectorOpsCuda, FlatArraysStopAtTheirEnd) {
       dy.store_interior(got);
       const double eps = std::numeric_limits<T>::epsilon();
       std::size_t bad = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const double ax = double(a) * xs[offset + i], by = double(b) * ys[offset + i];
-        if (!(std::fabs(got[offset + i] - (ax + by)) <= 2 * eps * (std::fabs(ax) + std::fabs(by))))
+      for (std::size_t i = 0; i < n; ++i)
+        if (!test::within(got[offset + i], test::ref_axpby(a, xs[offset + i], b, ys[offset + i])))
           ++bad;
-      }
       EXPECT_EQ(bad, 0u) << what;
       for (int i = 0; i < offset; ++i) EXPECT_EQ(got[std::size_t(i)], guard) << what;
       for (std::size_t i = offset + n; i < len; ++i)
@@ -271,9 +207,9 @@ TYPED_TEST(VectorOpsCuda, FusedNormsAreBitwiseIdenticalRunToRun) {
   copy(hx, x), copy(hy, y1), copy(hy, y2);
   const double n1 = axpby_norm2(T(0.3), x, T(0.9), y1);
   const double n2 = axpby_norm2(T(0.3), x, T(0.9), y2);
-  EXPECT_TRUE(same_bits(n1, n2)) << n1 << " vs " << n2;
+  EXPECT_TRUE(test::same_bits(n1, n2)) << n1 << " vs " << n2;
   const double s1 = sub_norm2(x, y1, r), s2 = sub_norm2(x, y2, r);
-  EXPECT_TRUE(same_bits(s1, s2)) << s1 << " vs " << s2;
+  EXPECT_TRUE(test::same_bits(s1, s2)) << s1 << " vs " << s2;
   Field<T> g1(e), g2(e);
   copy(y1, g1), copy(y2, g2);
   EXPECT_EQ(std::memcmp(g1.data(), g2.data(), g1.layout().bytes()), 0);
