@@ -9,3 +9,12 @@ std::vector<Result> stencils_cuda(const Options&) {
 }
 }  // namespace strata::bench
 #endif
+
+#if !STRATA_HAVE_CUDA
+#include "bench/poisson.hpp"
+namespace strata::bench {
+std::vector<Result> poisson_cuda(const Options&) {
+  throw Error("the Poisson benchmark needs a CUDA build: strata was built without CUDA");
+}
+}  // namespace strata::bench
+#endif

@@ -13,7 +13,7 @@ command -v g++ >/dev/null || missing+=(g++)
 command -v python3 >/dev/null || missing+=(python3)
 if ! cmake --preset "$preset" >/tmp/strata-configure.log 2>&1; then
   # Configure failed: most likely a library package is missing.
-  missing+=(libgtest-dev libcli11-dev nlohmann-json3-dev libomp-dev)
+  missing+=(libgtest-dev libcli11-dev nlohmann-json3-dev libomp-dev zlib1g-dev)
 fi
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then

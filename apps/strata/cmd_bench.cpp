@@ -8,6 +8,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
+#include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "core/atomic_file.hpp"
 #include "strata/device.hpp"
@@ -56,7 +57,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--kernel", a->kernels,
                   "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
                   "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
-                  "all (both families)")
+                  "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); all (every family)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU");
@@ -95,14 +96,15 @@ void add_bench(CLI::App& app) {
     // Split the kernel list into the two families; an empty family list means "all of it".
     const auto& known = bench::stencil_kernels();
     const std::vector<std::string> reductions = {"sum", "dot", "max_abs"};
-    bool run_stencils = false, run_reduce = false;
+    bool run_stencils = false, run_reduce = false, run_poisson = false;
     bench::Options ropt = opt;
     std::stringstream ss(a->kernels);
     std::string k;
     while (std::getline(ss, k, ',')) {
       if (k == "stencils" || k == "all") run_stencils = true;
       if (k == "reduce" || k == "all") run_reduce = true;
-      if (k == "stencils" || k == "reduce" || k == "all") continue;
+      if (k == "poisson" || (k == "all" && dev == DeviceChoice::cuda)) run_poisson = true;
+      if (k == "stencils" || k == "reduce" || k == "poisson" || k == "all") continue;
       if (std::find(known.begin(), known.end(), k) != known.end()) {
         opt.kernels.push_back(k);
         run_stencils = true;
@@ -112,7 +114,7 @@ void add_bench(CLI::App& app) {
       } else {
         throw Error("unknown kernel '" + k +
                     "': allowed stencils, copy, copy_halo, 7pt, star2, star3, star4, sym27, box27, "
-                    "reduce, sum, dot, max_abs, all");
+                    "reduce, sum, dot, max_abs, poisson, all");
       }
     }
     if (a->kernels.find("stencils") != std::string::npos || a->kernels.find("all") != std::string::npos)
@@ -127,6 +129,11 @@ void add_bench(CLI::App& app) {
       ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --shape
       for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
       const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
+      results.insert(results.end(), r.begin(), r.end());
+    }
+    if (run_poisson) {
+      if (dev != DeviceChoice::cuda) throw Error("--kernel poisson benchmarks the GPU: it needs --device cuda");
+      const auto r = bench::poisson_cuda(opt);
       results.insert(results.end(), r.begin(), r.end());
     }
     bench::print_table(std::cout, results);

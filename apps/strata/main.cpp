@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   strata::cli::add_apply(app);
   strata::cli::add_bench(app);
   strata::cli::add_demo(app);
+  strata::cli::add_poisson(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

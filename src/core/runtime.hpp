@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include "strata/field.hpp"
 
@@ -16,5 +17,15 @@ void device_free(void* p) noexcept;
 void copy_bytes(void* dst, Memory dst_mem, const void* src, Memory src_mem, std::size_t bytes);
 void copy_2d(void* dst, Memory dst_mem, std::size_t dpitch, const void* src, Memory src_mem,
              std::size_t spitch, std::size_t width_bytes, std::size_t height);
+
+// Streams and CUDA graphs for solvers that replay a fixed sequence of passes. Without CUDA
+// (or for host work) the stream is null and "capture" just returns null: run directly.
+void* stream_create();
+void stream_destroy(void* stream) noexcept;
+void stream_synchronize(void* stream);
+// Records what `enqueue` launches on `stream` into an executable graph.
+void* graph_capture(void* stream, const std::function<void()>& enqueue);
+void graph_launch(void* graph, void* stream);
+void graph_destroy(void* graph) noexcept;
 
 }  // namespace strata::runtime

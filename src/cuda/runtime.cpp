@@ -70,6 +70,49 @@ void copy_2d(void* dst, Memory dm, std::size_t dpitch, const void* src, Memory s
   STRATA_CUDA_CHECK(cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind_of(dm, sm)));
 }
 
+void* stream_create() {
+  if (!cuda_available()) return nullptr;
+  cudaStream_t s = nullptr;
+  STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}
+void stream_destroy(void* s) noexcept {
+  if (s) cudaStreamDestroy(static_cast<cudaStream_t>(s));
+}
+void stream_synchronize(void* s) {
+  if (cuda_available()) STRATA_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s)));
+}
+
+void* graph_capture(void* stream, const std::function<void()>& enqueue) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  require(s != nullptr, "graph capture needs a created stream, not the default stream");
+  STRATA_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue();
+  } catch (...) {
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(s, &g);  // leave the stream usable, then report the first error
+    if (g) cudaGraphDestroy(g);
+    cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t graph = nullptr;
+  STRATA_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (err != cudaSuccess) cuda::throw_cuda_error(err, "cudaGraphInstantiate", __FILE__, __LINE__);
+  return exec;
+}
+
+void graph_launch(void* graph, void* stream) {
+  STRATA_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), static_cast<cudaStream_t>(stream)));
+}
+
+void graph_destroy(void* graph) noexcept {
+  if (graph) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
+}
+
 }  // namespace runtime
 
 namespace {

@@ -25,6 +25,13 @@ void copy_2d(void* dst, Memory, std::size_t dpitch, const void* src, Memory, std
                 width);
 }
 
+void* stream_create() { return nullptr; }
+void stream_destroy(void*) noexcept {}
+void stream_synchronize(void*) {}
+void* graph_capture(void*, const std::function<void()>&) { return nullptr; }
+void graph_launch(void*, void*) { throw Error("CUDA graphs need a CUDA build"); }
+void graph_destroy(void*) noexcept {}
+
 }  // namespace runtime
 
 bool cuda_available() { return false; }

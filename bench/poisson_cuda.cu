@@ -1,0 +1,158 @@
+// Poisson benchmark on the GPU: V(2,2) cycle time (a captured cycle replayed, one event
+// pair per replay, median) at 257^3 and 513^3 grids (255^3 / 511^3 unknowns inside the
+// Dirichlet boundary), the 513^3 Dirichlet solves the issue sets targets for, and the cuFFT
+// spectral solve of the periodic 7-point problem at 512^3 for reference.
+#include <cstdio>
+
+#include "bench/cuda_timing.cuh"
+#include "bench/poisson.hpp"
+#include "core/poisson/fft.hpp"
+#include "core/poisson/manufactured.hpp"
+#include "core/poisson/multigrid.hpp"
+#include "core/runtime.hpp"
+#include "strata/device.hpp"
+#include "strata/poisson.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+Result base(const std::string& kernel, const std::string& variant, Precision p, Extent n) {
+  Result r;
+  r.kernel = kernel;
+  r.variant = variant;
+  r.device = "cuda";
+  r.precision = p;
+  r.shape = n;
+  r.points = double(n.points());
+  return r;
+}
+
+// One V(2,2) Chebyshev cycle of `op` on n unknowns, replayed from a graph.
+template <class T>
+Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
+  const Boundary bc = Boundary::dirichlet(0.0);
+  const double h = poisson_spacing(bc, n.nx);
+  auto H = poisson::build_hierarchy<T>(op, bc.kind, n, h, Memory::device, true, 0.0);
+  Field<T> f(n, 1);
+  poisson::manufactured<T>(bc, h, f, nullptr);
+  copy(f, H.levels[0].f);
+  void* stream = runtime::stream_create();
+  const Stream s{stream};
+  poisson::Multigrid<T> M(H, Smoother::chebyshev, 2, 2, s);
+  M.vcycle(0);  // initialises every kernel before capture
+  const double bytes_per_cycle = M.bytes();
+  void* graph = runtime::graph_capture(stream, [&] { M.vcycle(0); });
+  const Timing t = time_launches([&] { runtime::graph_launch(graph, stream); }, opt.warmup, opt.reps,
+                                 static_cast<cudaStream_t>(stream));
+  runtime::graph_destroy(graph);
+  runtime::stream_destroy(stream);
+
+  Result r = base(std::string("vcycle_") + std::string(to_string(op)), "V(2,2)-cheb-graph", precision_of<T>, n);
+  r.bytes_per_point_opt = bytes_per_cycle / double(n.points());  // counted traffic per finest point
+  set_rates(r, t);
+  r.extra["cycles_per_s"] = 1e3 / t.median_ms;
+  r.extra["ms_per_cycle"] = t.median_ms;
+  r.extra["levels"] = int(H.levels.size());
+  r.extra["grid_with_boundary"] = std::to_string(n.nx + 2) + "^3";
+
+  // The convergence factor of the same cycle, from a short solve.
+  PoissonOptions o;
+  o.op = op;
+  o.max_iter = 8;
+  o.rtol = sizeof(T) == 4 ? 1e-5 : 1e-12;
+  Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
+  copy(f, df);
+  const PoissonReport rep = solve_poisson(o, df, du);
+  r.extra["convergence_factor"] = rep.convergence_factor;
+  return r;
+}
+
+// A full solve reported with its setup and solve times.
+template <class T>
+Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&) {
+  o.h = poisson_spacing(o.bc, n.nx);
+  Field<T> f(n, 1), exact(n, 1), u(n, 1);
+  poisson::manufactured<T>(o.bc, o.h, f, &exact);
+  Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
+  copy(f, df);
+  const PoissonReport rep = solve_poisson(o, df, du);
+  copy(du, u);
+  Result r = base(name, std::string(to_string(o.method)) + (o.mixed_precision ? "-mixed" : ""), precision_of<T>, n);
+  r.bytes_per_point_opt = 0;
+  r.median_ms = r.min_ms = r.max_ms = rep.solve_ms;
+  r.reps = 1;
+  r.gb_per_s = rep.gb_per_s;
+  r.extra = {{"setup_ms", rep.setup_ms},
+             {"solve_ms", rep.solve_ms},
+             {"iterations", rep.iterations},
+             {"rel_residual", rep.rel_residual},
+             {"converged", rep.converged},
+             {"rtol", o.rtol},
+             {"convergence_factor", rep.convergence_factor},
+             {"error_rel_l2", poisson::solution_error(o.bc, u, exact).rel_l2},
+             {"message", rep.message}};
+  return r;
+}
+
+template <class T>
+Result fft(Extent n, const Options& opt) {
+  const Boundary bc = Boundary::periodic();
+  const double h = poisson_spacing(bc, n.nx);
+  Field<T> f(n, 1);
+  poisson::manufactured<T>(bc, h, f, nullptr);
+  Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
+  copy(f, df);
+  void* stream = runtime::stream_create();
+  const Timing t = time_launches([&] { poisson::fft_solve(h, df, du, Stream{stream}); }, opt.warmup, opt.reps,
+                                 static_cast<cudaStream_t>(stream));
+  runtime::stream_destroy(stream);
+  Result r = base("fft_periodic_fd7", "cuFFT", precision_of<T>, n);
+  r.bytes_per_point_opt = 0;
+  set_rates(r, t);
+  r.extra["ms_per_solve"] = t.median_ms;
+  r.extra["note"] = "R2C + divide by the 7-point symbol + C2R, plans cached";
+  return r;
+}
+
+}  // namespace
+
+std::vector<Result> poisson_cuda(const Options& opt) {
+  require(cuda_available(), "the Poisson benchmark needs a GPU: " + cuda_unavailable_reason());
+  std::vector<Result> out;
+  auto note = [&](const Result& r) {
+    if (!opt.quiet) std::fprintf(stderr, "  %-18s %-20s %s %s: %.3f ms\n", r.kernel.c_str(), r.variant.c_str(),
+                                 to_string(r.precision), r.shape.str().c_str(), r.median_ms);
+    out.push_back(r);
+  };
+  for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27})
+    for (int n : {255, 511}) note(vcycle<float>(op, {n, n, n}, opt));
+
+  const Extent big{511, 511, 511};
+  PoissonOptions o;
+  o.bc = Boundary::dirichlet(0.0);
+  o.max_iter = 40;
+  o.rtol = 1e-6;
+  note(solve<float>(o, big, "solve_dirichlet_fd7", opt));       // fp32 to 1e-6
+  o.method = PoissonMethod::fmg;
+  o.max_iter = 1;
+  note(solve<float>(o, big, "solve_dirichlet_fd7", opt));       // one FMG pass
+  o.method = PoissonMethod::mgcg;
+  o.mixed_precision = true;
+  o.max_iter = 40;
+  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // f64 CG, f32 V-cycles, 1e-6
+  o.rtol = 1e-10;
+  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // ... to 1e-10
+  o.method = PoissonMethod::mg;
+  o.mixed_precision = false;
+  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // fp64 multigrid to 1e-10
+
+  note(fft<float>({512, 512, 512}, opt));
+  PoissonOptions p;
+  p.bc = Boundary::periodic();
+  p.rtol = 1e-5;
+  note(solve<float>(p, {512, 512, 512}, "solve_periodic_fd7", opt));
+  return out;
+}
+
+}  // namespace strata::bench

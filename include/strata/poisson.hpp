@@ -1,0 +1,98 @@
+// Poisson solvers for -Lap(u) = f on a box: weighted Jacobi, geometric multigrid (V-cycle
+// and full multigrid), conjugate gradients plain and preconditioned by one V-cycle, and an
+// FFT solve for the periodic 7-point problem. One algorithm per solver, run by the CPU or
+// the CUDA backend according to where the fields live.
+//
+// The discrete problem is the library's stencil pass with its boundary semantics:
+//   dirichlet(g): vertex-centred. The n points of an axis are the unknowns strictly inside
+//                 the box; the boundary planes (value g) are the ghost layer, so a grid
+//                 given as N points *including* the two boundary planes has n = N - 2.
+//                 Unknown i sits at x = (i + 1) h.
+//   neumann:      cell-centred, zero flux through the faces (mirror ghosts): x = (i + 1/2) h.
+//                 The compatibility condition sum(f) = 0 is enforced by removing the mean
+//                 of f; the solution returned has zero mean (the null space is constants).
+//   periodic:     x = i h with period n h; as Neumann, f's mean is removed and u has mean 0.
+// Spacing h is the same on every axis (default: the x extent of the box is 1).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/apply.hpp"
+#include "strata/boundary.hpp"
+#include "strata/field.hpp"
+#include "strata/stencil.hpp"
+
+namespace strata {
+
+enum class PoissonOperator { fd7, fe27 };    // 7-point finite differences; trilinear FE (paper)
+enum class Smoother { jacobi, chebyshev };
+enum class PoissonMethod { jacobi, mg, fmg, cg, mgcg, fft };
+
+std::string_view to_string(PoissonOperator);
+std::string_view to_string(Smoother);
+std::string_view to_string(PoissonMethod);
+PoissonOperator parse_poisson_operator(std::string_view);  // throw Error on unknown words
+Smoother parse_smoother(std::string_view);
+PoissonMethod parse_poisson_method(std::string_view);
+
+// The operator A ~ -Lap on spacing h as a stencil (positive definite: centre > 0).
+Stencil poisson_stencil(PoissonOperator op, double h);
+
+// Grid geometry of a boundary condition: spacing for n points along the x axis of a box of
+// length `length`, and the coordinate of point i.
+double poisson_spacing(const Boundary& bc, int n, double length = 1.0);
+double poisson_coordinate(const Boundary& bc, int i, double h);
+
+struct PoissonIteration {
+  int iteration = 0;        // V-cycles, CG iterations or Jacobi sweeps so far
+  double rel_residual = 0;  // ||f - A u|| / ||f||
+  double factor = 0;        // residual reduction of this iteration
+};
+
+struct PoissonOptions {
+  PoissonOperator op = PoissonOperator::fd7;
+  Boundary bc = Boundary::dirichlet(0.0);
+  double h = 0;                       // 0: poisson_spacing(bc, nx, 1)
+  PoissonMethod method = PoissonMethod::mg;
+  Smoother smoother = Smoother::chebyshev;
+  int pre = 2, post = 2;              // smoothing steps before / after the coarse correction
+  int fmg_cycles = 0;                 // V-cycles per level in FMG; 0: 2 for fd7, 1 for fe27
+                                      // (what reaches the discretisation error, measured)
+  double rtol = 1e-6;                 // stop when ||f - A u|| <= rtol ||f||
+  int max_iter = 100;
+  double jacobi_omega = 0;            // 0: the best damping for the operator (from its symbol)
+  bool mixed_precision = false;       // mgcg in double with a float multigrid preconditioner
+  bool use_graphs = true;             // CUDA: replay captured V-cycles
+  std::function<void(const PoissonIteration&)> on_iteration;  // progress callback
+};
+
+struct PoissonLevelInfo {
+  Extent n;
+  double h = 0;
+};
+
+struct PoissonReport {
+  bool converged = false;
+  int iterations = 0;
+  double rel_residual = 0;        // final, recomputed from scratch
+  double convergence_factor = 0;  // geometric mean of the per-iteration reductions
+  std::vector<double> residuals;  // relative residual after each iteration (index 0: start)
+  double setup_ms = 0, solve_ms = 0;
+  double iterations_per_s = 0;
+  double gb_per_s = 0;            // estimated bytes moved by the solve / solve time
+  std::vector<PoissonLevelInfo> levels;  // multigrid hierarchy, finest first
+  std::string message;            // why it stopped
+};
+
+// Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).
+// f and u must share extent, memory and precision. Throws Error for bad options or
+// inputs; a solve that diverges (NaN or a residual 1e6 times the initial one) throws an
+// Error naming the iteration. A tolerance the precision cannot reach ends at max_iter with
+// converged = false and a message saying so.
+template <class T>
+PoissonReport solve_poisson(const PoissonOptions& options, const Field<T>& f, Field<T>& u);
+
+}  // namespace strata

@@ -1,0 +1,149 @@
+// Builds the multigrid levels: coarsen every axis by 2 (isotropic spacing 2h, the same
+// stencil) while every axis can and the grid is above the dense size; the coarsest
+// operator is assembled from stencil applications and inverted in double on the host.
+#include "core/poisson/hierarchy.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "core/poisson/operator.hpp"
+#include "cpu/cpu.hpp"
+#include "strata/error.hpp"
+
+namespace strata::poisson {
+
+namespace {
+
+Boundary homogeneous(BoundaryKind kind) {
+  return kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0.0)
+                                         : (kind == BoundaryKind::neumann ? Boundary::neumann()
+                                                                          : Boundary::periodic());
+}
+
+// Dense matrix of the stencil with homogeneous boundary conditions (column j = A e_j).
+std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc) {
+  const std::size_t N = n.points();
+  std::vector<double> m(N * N);
+  Field<double> e(n, 1), ae(n, 1);
+  for (std::size_t j = 0; j < N; ++j) {
+    const int x = int(j % n.nx), y = int((j / n.nx) % n.ny), z = int(j / (std::size_t(n.nx) * n.ny));
+    e(x, y, z) = 1.0;
+    fill_ghosts(e, bc, 1);
+    cpu::apply_interior(a, e, ae);
+    e(x, y, z) = 0.0;
+    std::size_t i = 0;
+    for (int zz = 0; zz < n.nz; ++zz)
+      for (int yy = 0; yy < n.ny; ++yy)
+        for (int xx = 0; xx < n.nx; ++xx, ++i) m[i * N + j] = ae(xx, yy, zz);
+  }
+  return m;
+}
+
+// Gauss-Jordan inversion with partial pivoting, in place.
+void invert(std::vector<double>& a, std::size_t N) {
+  std::vector<double> inv(N * N, 0.0);
+  for (std::size_t i = 0; i < N; ++i) inv[i * N + i] = 1.0;
+  for (std::size_t c = 0; c < N; ++c) {
+    std::size_t p = c;
+    for (std::size_t r = c + 1; r < N; ++r)
+      if (std::fabs(a[r * N + c]) > std::fabs(a[p * N + c])) p = r;
+    require(a[p * N + c] != 0.0, "internal: singular coarsest-level operator");
+    if (p != c)
+      for (std::size_t k = 0; k < N; ++k) {
+        std::swap(a[p * N + k], a[c * N + k]);
+        std::swap(inv[p * N + k], inv[c * N + k]);
+      }
+    const double d = 1.0 / a[c * N + c];
+    for (std::size_t k = 0; k < N; ++k) a[c * N + k] *= d, inv[c * N + k] *= d;
+    for (std::size_t r = 0; r < N; ++r) {
+      if (r == c || a[r * N + c] == 0.0) continue;
+      const double f = a[r * N + c];
+      for (std::size_t k = 0; k < N; ++k) a[r * N + k] -= f * a[c * N + k], inv[r * N + k] -= f * inv[c * N + k];
+    }
+  }
+  a.swap(inv);
+}
+
+template <class T>
+std::vector<T> to(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+}  // namespace
+
+template <class T>
+Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h,
+                             Memory memory, bool chebyshev, double jacobi_omega) {
+  Hierarchy<T> H;
+  H.bc = homogeneous(kind);
+  const SymbolBounds sb = symbol_bounds(poisson_stencil(op, 1.0));
+  H.omega = jacobi_omega > 0 ? jacobi_omega : best_jacobi_omega(sb);
+  // The Chebyshev interval's lower end, as a fraction of the largest eigenvalue, measured
+  // as the best V(2,2) convergence factor on 63^3 (docs/poisson.md): 7-point 0.2 (factor
+  // 0.16, insensitive between 0.15 and 0.25), finite elements 0.4 (0.03; 0.11 at the
+  // oscillatory-mode bound of the symbol, 1/3 of the range).
+  H.lam_lo = (op == PoissonOperator::fd7 ? 0.2 : 0.4) * sb.max;
+  H.lam_hi = 1.02 * sb.max;  // a little above: boundaries never exceed the symbol's range
+
+  for (;;) {
+    Level<T> L;
+    L.n = n;
+    L.h = h;
+    L.a = poisson_stencil(op, h);
+    L.u = Field<T>(n, 1, memory);
+    L.u2 = Field<T>(n, 1, memory);
+    L.f = Field<T>(n, 1, memory);
+    L.r = Field<T>(n, 1, memory);
+    if (chebyshev) L.d = Field<T>(n, 1, memory);
+    const Extent c{coarse_extent(kind, n.nx), coarse_extent(kind, n.ny), coarse_extent(kind, n.nz)};
+    const bool can = c.nx >= 1 && c.ny >= 1 && c.nz >= 1 && n.points() > 64;
+    if (can) {
+      L.has_coarser = true;
+      const int nf[3] = {n.nx, n.ny, n.nz};
+      for (int ax = 0; ax < 3; ++ax) {
+        const AxisTransfer t = make_axis_transfer(kind, nf[ax]);
+        L.p_idx[ax] = Buffer<int>(t.p_idx, memory);
+        L.r_idx[ax] = Buffer<int>(t.r_idx, memory);
+        L.p_w[ax] = Buffer<T>(to<T>(t.p_w), memory);
+        L.r_w[ax] = Buffer<T>(to<T>(t.r_w), memory);
+        L.down.nf[ax] = t.n_fine;
+        L.down.nc[ax] = t.n_coarse;
+        L.down.p_idx[ax] = L.p_idx[ax].data();
+        L.down.r_idx[ax] = L.r_idx[ax].data();
+        L.down.p_w[ax] = L.p_w[ax].data();
+        L.down.r_w[ax] = L.r_w[ax].data();
+      }
+    }
+    H.levels.push_back(std::move(L));
+    if (!can) break;
+    n = c;
+    h *= 2;
+  }
+
+  // The coarsest level: exact (pseudo-)inverse when small enough.
+  const Level<T>& C = H.levels.back();
+  const std::size_t N = C.n.points();
+  if (N <= std::size_t(kDenseMax)) {
+    std::vector<double> m = assemble(C.a, C.n, H.bc);
+    const bool singular = kind != BoundaryKind::dirichlet;
+    if (singular)  // A + c 11^T is invertible; its inverse maps mean-free r to mean-free e
+      for (double& v : m) v += C.a.coeffs()[0] / double(N);
+    invert(m, N);
+    if (singular) {  // project r onto mean-free first: M (I - 11^T / N)
+      for (std::size_t i = 0; i < N; ++i) {
+        double row = 0;
+        for (std::size_t j = 0; j < N; ++j) row += m[i * N + j];
+        for (std::size_t j = 0; j < N; ++j) m[i * N + j] -= row / double(N);
+      }
+    }
+    H.dense = Buffer<T>(to<T>(m), memory);
+    H.dense_ok = true;
+  }
+  // Ghost layers of every level stay zero for Dirichlet (they are never written).
+  return H;
+}
+
+template Hierarchy<float> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, bool, double);
+template Hierarchy<double> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, bool, double);
+
+}  // namespace strata::poisson

@@ -1,0 +1,44 @@
+// The multigrid hierarchy: levels of halving resolution down to a grid small enough to
+// solve exactly, each with its fields, operator and transfer tables to the next level.
+// All levels carry the homogeneous form of the boundary condition: the solvers work on
+// the error equation A e = r0, so only the first residual sees the user's boundary values.
+#pragma once
+
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/poisson/ops.hpp"
+#include "core/poisson/transfer.hpp"
+#include "strata/poisson.hpp"
+
+namespace strata::poisson {
+
+inline constexpr int kDenseMax = 512;  // coarsest grids up to this many points are inverted
+
+template <class T>
+struct Level {
+  Extent n;
+  double h = 0;
+  Stencil a = Stencil::laplacian7();
+  Field<T> u, u2, f, r, d;  // d: the Chebyshev direction (allocated only for that smoother)
+  bool has_coarser = false;
+  Buffer<int> p_idx[3], r_idx[3];
+  Buffer<T> p_w[3], r_w[3];
+  TransferView<T> down;  // to levels[i + 1]
+};
+
+template <class T>
+struct Hierarchy {
+  std::vector<Level<T>> levels;  // finest first
+  Boundary bc;                   // homogeneous: dirichlet(0), neumann or periodic
+  Buffer<T> dense;               // the coarsest level's inverse (pseudo-inverse on null spaces)
+  bool dense_ok = false;
+  double omega = 0;              // Jacobi damping
+  double lam_lo = 0, lam_hi = 0; // D^-1 A interval the Chebyshev smoother damps
+};
+
+template <class T>
+Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h,
+                             Memory memory, bool chebyshev, double jacobi_omega);
+
+}  // namespace strata::poisson

@@ -1,0 +1,47 @@
+// The multigrid backend interface: the few fused passes the Poisson algorithms are written
+// against. Each runs on the backend that owns its fields (CPU reference or CUDA kernels).
+// Stencil passes read `u`'s ghost layers, which the caller fills first.
+#pragma once
+
+#include "strata/apply.hpp"
+#include "strata/field.hpp"
+#include "strata/stencil.hpp"
+
+namespace strata::poisson {
+
+// The transfer tables of one level pair as raw arrays (host or device, like the fields).
+template <class T>
+struct TransferView {
+  static constexpr int kMaxFine = 4;
+  int nf[3] = {}, nc[3] = {};
+  const int* p_idx[3] = {};  // 2 per fine point
+  const T* p_w[3] = {};
+  const int* r_idx[3] = {};  // kMaxFine per coarse point
+  const T* r_w[3] = {};
+};
+
+// out = u + omega/diag * (f - A u)
+template <class T>
+void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out,
+            Stream stream);
+// d = alpha * d + beta/diag * (f - A u);  out = u + d   (one Chebyshev step)
+template <class T>
+void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
+               Field<T>& d, Field<T>& out, Stream stream);
+// r = f - A u
+template <class T>
+void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream stream);
+// fc = R r   (restriction to the coarse level)
+template <class T>
+void restrict_to(const TransferView<T>& t, const Field<T>& r, Field<T>& fc, Stream stream);
+// u += P ec   (prolongation of the coarse correction)
+template <class T>
+void prolong_add(const TransferView<T>& t, const Field<T>& ec, Field<T>& u, Stream stream);
+// u += M r for a dense matrix M (the coarsest level's inverse, row-major over C-order points)
+template <class T>
+void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream stream);
+// dst = src, changing precision (interiors)
+template <class D, class S>
+void convert(const Field<S>& src, Field<D>& dst, Stream stream);
+
+}  // namespace strata::poisson

@@ -1,0 +1,140 @@
+// Multigrid passes on the host: the reference stencil pass into the output, then a plain
+// point-wise loop; transfers as separable sums over the per-axis tables.
+#include "cpu/poisson_cpu.hpp"
+
+#include "cpu/cpu.hpp"
+
+namespace strata::cpu {
+
+template <class T>
+void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out) {
+  cpu::apply_interior(a, u, out);  // out = A u
+  const double w = omega / a.coeffs()[0];
+  const Extent n = u.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        out(x, y, z) = T(u(x, y, z) + w * (double(f(x, y, z)) - out(x, y, z)));
+}
+
+template <class T>
+void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
+               Field<T>& d, Field<T>& out) {
+  cpu::apply_interior(a, u, out);
+  const double b = beta / a.coeffs()[0];
+  const Extent n = u.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const T dn = T(alpha * d(x, y, z) + b * (double(f(x, y, z)) - out(x, y, z)));
+        d(x, y, z) = dn;
+        out(x, y, z) = u(x, y, z) + dn;
+      }
+}
+
+template <class T>
+void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r) {
+  cpu::apply_interior(a, u, r);
+  const Extent n = u.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) r(x, y, z) = f(x, y, z) - r(x, y, z);
+}
+
+template <class T>
+void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc) {
+  constexpr int K = poisson::TransferView<T>::kMaxFine;
+  const Extent n = fc.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        double acc = 0;
+        for (int c = 0; c < K; ++c) {
+          const int k = t.r_idx[2][K * z + c];
+          if (k < 0) continue;
+          for (int b = 0; b < K; ++b) {
+            const int j = t.r_idx[1][K * y + b];
+            if (j < 0) continue;
+            for (int a = 0; a < K; ++a) {
+              const int i = t.r_idx[0][K * x + a];
+              if (i < 0) continue;
+              acc += double(t.r_w[2][K * z + c]) * t.r_w[1][K * y + b] * t.r_w[0][K * x + a] * r(i, j, k);
+            }
+          }
+        }
+        fc(x, y, z) = T(acc);
+      }
+}
+
+template <class T>
+void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
+  const Extent n = u.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        double acc = 0;
+        for (int c = 0; c < 2; ++c) {
+          const int k = t.p_idx[2][2 * z + c];
+          if (k < 0) continue;
+          for (int b = 0; b < 2; ++b) {
+            const int j = t.p_idx[1][2 * y + b];
+            if (j < 0) continue;
+            for (int a = 0; a < 2; ++a) {
+              const int i = t.p_idx[0][2 * x + a];
+              if (i < 0) continue;
+              acc += double(t.p_w[2][2 * z + c]) * t.p_w[1][2 * y + b] * t.p_w[0][2 * x + a] * ec(i, j, k);
+            }
+          }
+        }
+        u(x, y, z) = T(u(x, y, z) + acc);
+      }
+}
+
+template <class T>
+void dense_correct(const T* m, const Field<T>& r, Field<T>& u) {
+  const Extent n = r.extent();
+  const long N = long(n.points());
+  std::vector<double> rv(N);
+  long i = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) rv[i++] = r(x, y, z);
+  i = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x, ++i) {
+        double acc = 0;
+        for (long j = 0; j < N; ++j) acc += double(m[i * N + j]) * rv[j];
+        u(x, y, z) = T(u(x, y, z) + acc);
+      }
+}
+
+template <class D, class S>
+void convert(const Field<S>& src, Field<D>& dst) {
+  const Extent n = src.extent();
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) dst(x, y, z) = D(src(x, y, z));
+}
+
+#define STRATA_INSTANTIATE(T)                                                                  \
+  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&);   \
+  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,    \
+                          Field<T>&, Field<T>&);                                               \
+  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&);         \
+  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
+  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
+  template void dense_correct(const T*, const Field<T>&, Field<T>&);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+template void convert(const Field<float>&, Field<double>&);
+template void convert(const Field<double>&, Field<float>&);
+
+}  // namespace strata::cpu

@@ -1,0 +1,137 @@
+// Device code of the multigrid passes: the epilogues that fuse a smoothing step or a
+// residual into the 2.5D stencil pass, and the grid-transfer, dense-solve and conversion
+// kernels. Fields of one level share a layout, so one offset indexes all of them.
+#pragma once
+
+#include <cstdint>
+
+#include "core/poisson/ops.hpp"
+
+namespace strata::cuda::kernels {
+
+// out = u + w (f - A u)                                    (weighted Jacobi, w = omega/diag)
+template <class T>
+struct JacobiEpilogue {
+  static constexpr bool needs_centre = true;
+  const T* f;
+  T w;
+  __device__ __forceinline__ T operator()(T s, T u, std::int64_t off) const { return u + w * (f[off] - s); }
+};
+
+// d = alpha d + beta (f - A u); out = u + d                (one Chebyshev step)
+// d is read and written by the thread that owns the point, so in-place is safe.
+template <class T>
+struct ChebyshevEpilogue {
+  static constexpr bool needs_centre = true;
+  const T* f;
+  T* d;
+  T alpha, beta;
+  __device__ __forceinline__ T operator()(T s, T u, std::int64_t off) const {
+    const T dn = (alpha != T(0) ? alpha * d[off] : T(0)) + beta * (f[off] - s);
+    d[off] = dn;
+    return u + dn;
+  }
+};
+
+// r = f - A u
+template <class T>
+struct ResidualEpilogue {
+  static constexpr bool needs_centre = false;
+  const T* f;
+  __device__ __forceinline__ T operator()(T s, T, std::int64_t off) const { return f[off] - s; }
+};
+
+struct Geometry {  // interior shape and strides of a field
+  int nx, ny, nz;
+  std::int64_t pitch, plane;
+};
+
+// fc(x, y, z) = sum over the separable restriction weights of r (one thread per coarse point)
+template <class T>
+__global__ void restrict_kernel(poisson::TransferView<T> t, const T* __restrict__ r, Geometry gf,
+                                T* __restrict__ fc, Geometry gc) {
+  constexpr int K = poisson::TransferView<T>::kMaxFine;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x >= gc.nx) return;
+  T acc = 0;
+#pragma unroll
+  for (int c = 0; c < K; ++c) {
+    const int k = t.r_idx[2][K * z + c];
+    if (k < 0) continue;
+    const T wz = t.r_w[2][K * z + c];
+#pragma unroll
+    for (int b = 0; b < K; ++b) {
+      const int j = t.r_idx[1][K * y + b];
+      if (j < 0) continue;
+      const T wzy = wz * t.r_w[1][K * y + b];
+      const T* row = r + k * gf.plane + j * gf.pitch;
+#pragma unroll
+      for (int a = 0; a < K; ++a) {
+        const int i = t.r_idx[0][K * x + a];
+        if (i >= 0) acc += wzy * t.r_w[0][K * x + a] * row[i];
+      }
+    }
+  }
+  fc[z * gc.plane + y * gc.pitch + x] = acc;
+}
+
+// u(x, y, z) += trilinear interpolation of the coarse correction (one thread per fine point)
+template <class T>
+__global__ void prolong_kernel(poisson::TransferView<T> t, const T* __restrict__ ec, Geometry gc,
+                               T* __restrict__ u, Geometry gf) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x >= gf.nx) return;
+  T acc = 0;
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int k = t.p_idx[2][2 * z + c];
+    if (k < 0) continue;
+    const T wz = t.p_w[2][2 * z + c];
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {
+      const int j = t.p_idx[1][2 * y + b];
+      if (j < 0) continue;
+      const T wzy = wz * t.p_w[1][2 * y + b];
+      const T* row = ec + k * gc.plane + j * gc.pitch;
+#pragma unroll
+      for (int a = 0; a < 2; ++a) {
+        const int i = t.p_idx[0][2 * x + a];
+        if (i >= 0) acc += wzy * t.p_w[0][2 * x + a] * row[i];
+      }
+    }
+  }
+  u[z * gf.plane + y * gf.pitch + x] += acc;
+}
+
+// u += M r on the coarsest grid: the block loads r (C order) into shared memory, each warp
+// computes rows of M r with a shuffle reduction. M is N x N row-major, N <= 512.
+template <class T>
+__global__ void dense_correct_kernel(const T* __restrict__ m, const T* __restrict__ r, T* __restrict__ u,
+                                     Geometry g) {
+  __shared__ T rv[512];
+  const int N = g.nx * g.ny * g.nz;
+  for (int i = threadIdx.x; i < N; i += blockDim.x) {
+    const int x = i % g.nx, y = (i / g.nx) % g.ny, z = i / (g.nx * g.ny);
+    rv[i] = r[z * g.plane + y * g.pitch + x];
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (int row = blockIdx.x * warps + warp; row < N; row += gridDim.x * warps) {
+    T acc = 0;
+    for (int j = lane; j < N; j += 32) acc += m[std::int64_t(row) * N + j] * rv[j];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane == 0) {
+      const int x = row % g.nx, y = (row / g.nx) % g.ny, z = row / (g.nx * g.ny);
+      u[z * g.plane + y * g.pitch + x] += acc;
+    }
+  }
+}
+
+template <class D, class S>
+__global__ void convert_kernel(const S* __restrict__ src, Geometry gs, D* __restrict__ dst, Geometry gd) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x < gs.nx) dst[z * gd.plane + y * gd.pitch + x] = D(src[z * gs.plane + y * gs.pitch + x]);
+}
+
+}  // namespace strata::cuda::kernels

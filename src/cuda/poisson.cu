@@ -1,0 +1,113 @@
+// Launchers of the multigrid passes. Smoothing steps and residuals are one 2.5D stencil
+// pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 20,
+// residual 12); transfers and the coarsest solve are small gather kernels.
+#include "cuda/check.hpp"
+#include "cuda/kernels/poisson.cuh"
+#include "cuda/poisson_cuda.hpp"
+#include "cuda/stencil_impl.cuh"
+
+namespace strata::cuda {
+
+namespace {
+
+// One tile shape for every level: 128 x 32 outputs, 512 threads (the fp64 radius-1 policy;
+// within 2% of the fp32 one at 512^3, and small enough for coarse levels).
+using MgConfig = TileConfig<Loader::tma, 128, 32, 8, 2>;
+
+template <class T>
+kernels::Geometry geometry(const Field<T>& f) {
+  const Extent n = f.extent();
+  return {n.nx, n.ny, n.nz, f.layout().pitch, f.layout().plane};
+}
+
+// Runs the operator's stencil with an epilogue: 7-point stars and symmetric 27-point. The
+// epilogue's fields share out's layout (checked by the callers); u may have its own.
+template <class T, class Epi>
+void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& epi, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (a.kind() == StencilKind::star && a.radius() == 1)
+    launch_25d<kernels::StarOp<T, 1>, MgConfig, Epi>(make_op(OpTag<kernels::StarOp<T, 1>>{}, &a), u.data(),
+                                                     u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else if (a.kind() == StencilKind::sym27)
+    launch_25d<kernels::Sym27Op<T>, MgConfig, Epi>(make_op(OpTag<kernels::Sym27Op<T>>{}, &a), u.data(),
+                                                   u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else
+    throw Error("internal: the multigrid passes take the fd7 or fe27 operator, got " + a.name());
+}
+
+dim3 point_grid(const kernels::Geometry& g, int block) {
+  return dim3(unsigned((g.nx + block - 1) / block), unsigned(g.ny), unsigned(g.nz));
+}
+
+}  // namespace
+
+template <class T>
+void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream) {
+  require(f.layout() == out.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, out, kernels::JacobiEpilogue<T>{f.origin(), T(omega / a.coeffs()[0])}, stream);
+}
+
+template <class T>
+void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
+               Field<T>& d, Field<T>& out, void* stream) {
+  require(f.layout() == out.layout() && d.layout() == out.layout(),
+          "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, out,
+             kernels::ChebyshevEpilogue<T>{f.origin(), d.origin(), T(alpha), T(beta / a.coeffs()[0])}, stream);
+}
+
+template <class T>
+void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void* stream) {
+  require(f.layout() == r.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, r, kernels::ResidualEpilogue<T>{f.origin()}, stream);
+}
+
+template <class T>
+void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream) {
+  const auto gc = geometry(fc);
+  kernels::restrict_kernel<<<point_grid(gc, 64), 64, 0, static_cast<cudaStream_t>(stream)>>>(
+      t, r.origin(), geometry(r), fc.origin(), gc);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
+  const auto gf = geometry(u);
+  kernels::prolong_kernel<<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      t, ec.origin(), geometry(ec), u.origin(), gf);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream) {
+  require(r.extent().points() <= 512, "internal: dense coarse solve limited to 512 points");
+  const int N = int(r.extent().points());
+  const int blocks = (N + 7) / 8;
+  kernels::dense_correct_kernel<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(
+      m, r.origin(), u.origin(), geometry(u));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class D, class S>
+void convert(const Field<S>& src, Field<D>& dst, void* stream) {
+  const auto gs = geometry(src);
+  kernels::convert_kernel<<<point_grid(gs, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      src.origin(), gs, dst.origin(), geometry(dst));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+#define STRATA_INSTANTIATE(T)                                                                     \
+  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*); \
+  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
+                          Field<T>&, Field<T>&, void*);                                           \
+  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
+  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
+  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
+  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+template void convert(const Field<float>&, Field<double>&, void*);
+template void convert(const Field<double>&, Field<float>&, void*);
+
+}  // namespace strata::cuda
