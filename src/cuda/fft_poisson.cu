@@ -81,14 +81,23 @@ Plan<T>& plan_for(const Layout& lf, const Layout& lu) {
   auto& p = cache[key];
   if (p) return *p;
   p = std::make_unique<Plan<T>>();
-  int n[3] = {lf.n.nz, lf.n.ny, lf.n.nx};
-  int in_embed[3] = {lf.n.nz, int(lf.rows), int(lf.pitch)};
-  int out_embed[3] = {lu.n.nz, int(lu.rows), int(lu.pitch)};
-  int spec_embed[3] = {lf.n.nz, lf.n.ny, lf.n.nx / 2 + 1};
-  const std::size_t spec_bytes = std::size_t(lf.n.nz) * lf.n.ny * (lf.n.nx / 2 + 1) * sizeof(typename Types<T>::Complex);
-  STRATA_CUDA_CHECK(cudaMalloc(&p->spec, spec_bytes));
-  check_cufft(cufftPlanMany(&p->fwd, 3, n, in_embed, 1, 0, spec_embed, 1, 0, Types<T>::fwd, 1), "cufftPlanMany (forward)");
-  check_cufft(cufftPlanMany(&p->inv, 3, n, spec_embed, 1, 0, out_embed, 1, 0, Types<T>::inv, 1), "cufftPlanMany (inverse)");
+  // 64-bit plan API: large padded grids exceed int element counts. The batch distances
+  // are the array sizes (cuFFT rejects 0 with an advanced layout, even for one batch).
+  long long n[3] = {lf.n.nz, lf.n.ny, lf.n.nx};
+  long long in_embed[3] = {lf.n.nz, lf.rows, lf.pitch};
+  long long out_embed[3] = {lu.n.nz, lu.rows, lu.pitch};
+  long long spec_embed[3] = {lf.n.nz, lf.n.ny, lf.n.nx / 2 + 1};
+  const long long in_dist = in_embed[0] * in_embed[1] * in_embed[2];
+  const long long out_dist = out_embed[0] * out_embed[1] * out_embed[2];
+  const long long spec_dist = spec_embed[0] * spec_embed[1] * spec_embed[2];
+  STRATA_CUDA_CHECK(cudaMalloc(&p->spec, std::size_t(spec_dist) * sizeof(typename Types<T>::Complex)));
+  std::size_t work = 0;
+  check_cufft(cufftCreate(&p->fwd), "cufftCreate");
+  check_cufft(cufftMakePlanMany64(p->fwd, 3, n, in_embed, 1, in_dist, spec_embed, 1, spec_dist, Types<T>::fwd, 1, &work),
+              "cufftMakePlanMany64 (forward)");
+  check_cufft(cufftCreate(&p->inv), "cufftCreate");
+  check_cufft(cufftMakePlanMany64(p->inv, 3, n, spec_embed, 1, spec_dist, out_embed, 1, out_dist, Types<T>::inv, 1, &work),
+              "cufftMakePlanMany64 (inverse)");
   return *p;
 }
 
