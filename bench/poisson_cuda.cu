@@ -33,7 +33,7 @@ template <class T>
 Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
   const Boundary bc = Boundary::dirichlet(0.0);
   const double h = poisson_spacing(bc, n.nx);
-  auto H = poisson::build_hierarchy<T>(op, bc.kind, n, h, Memory::device, true, 0.0);
+  auto H = poisson::build_hierarchy<T>(op, bc.kind, n, h, Memory::device, 0.0);
   Field<T> f(n, 1);
   poisson::manufactured<T>(bc, h, f, nullptr);
   copy(f, H.levels[0].f);

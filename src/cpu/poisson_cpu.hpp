@@ -9,7 +9,7 @@ template <class T>
 void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out);
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& d, Field<T>& out);
+               Field<T>& prev_out);
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r);
 template <class T>

@@ -1,5 +1,5 @@
 // Launchers of the multigrid passes. Smoothing steps and residuals are one 2.5D stencil
-// pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 20,
+// pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
 // residual 12); transfers and the coarsest solve are small gather kernels.
 #include "cuda/check.hpp"
 #include "cuda/kernels/poisson.cuh"
@@ -49,11 +49,11 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
 
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& d, Field<T>& out, void* stream) {
-  require(f.layout() == out.layout() && d.layout() == out.layout(),
-          "internal: multigrid fields of one level must share a layout");
-  fused_pass(a, u, out,
-             kernels::ChebyshevEpilogue<T>{f.origin(), d.origin(), T(alpha), T(beta / a.coeffs()[0])}, stream);
+               Field<T>& prev_out, void* stream) {
+  require(f.layout() == prev_out.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, prev_out,
+             kernels::ChebyshevEpilogue<T>{f.origin(), prev_out.origin(), T(alpha), T(beta / a.coeffs()[0])},
+             stream);
 }
 
 template <class T>
@@ -99,7 +99,7 @@ void convert(const Field<S>& src, Field<D>& dst, void* stream) {
 #define STRATA_INSTANTIATE(T)                                                                     \
   template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*); \
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
-                          Field<T>&, Field<T>&, void*);                                           \
+                          Field<T>&, void*);                                                      \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \

@@ -11,7 +11,7 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
             void* stream);
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& d, Field<T>& out, void* stream);
+               Field<T>& prev_out, void* stream);
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void* stream);
 template <class T>

@@ -73,7 +73,7 @@ std::vector<T> to(const std::vector<double>& v) {
 
 template <class T>
 Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h,
-                             Memory memory, bool chebyshev, double jacobi_omega) {
+                             Memory memory, double jacobi_omega) {
   Hierarchy<T> H;
   H.bc = homogeneous(kind);
   const SymbolBounds sb = symbol_bounds(poisson_stencil(op, 1.0));
@@ -94,7 +94,6 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
     L.u2 = Field<T>(n, 1, memory);
     L.f = Field<T>(n, 1, memory);
     L.r = Field<T>(n, 1, memory);
-    if (chebyshev) L.d = Field<T>(n, 1, memory);
     const Extent c{coarse_extent(kind, n.nx), coarse_extent(kind, n.ny), coarse_extent(kind, n.nz)};
     const bool can = c.nx >= 1 && c.ny >= 1 && c.nz >= 1 && n.points() > 64;
     if (can) {
@@ -143,7 +142,7 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
   return H;
 }
 
-template Hierarchy<float> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, bool, double);
-template Hierarchy<double> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, bool, double);
+template Hierarchy<float> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, double);
+template Hierarchy<double> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, double);
 
 }  // namespace strata::poisson

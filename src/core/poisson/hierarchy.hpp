@@ -20,7 +20,7 @@ struct Level {
   Extent n;
   double h = 0;
   Stencil a = Stencil::laplacian7();
-  Field<T> u, u2, f, r, d;  // d: the Chebyshev direction (allocated only for that smoother)
+  Field<T> u, u2, f, r;  // u2: the other buffer of the out-of-place smoothing steps
   bool has_coarser = false;
   Buffer<int> p_idx[3], r_idx[3];
   Buffer<T> p_w[3], r_w[3];
@@ -39,6 +39,6 @@ struct Hierarchy {
 
 template <class T>
 Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h,
-                             Memory memory, bool chebyshev, double jacobi_omega);
+                             Memory memory, double jacobi_omega);
 
 }  // namespace strata::poisson

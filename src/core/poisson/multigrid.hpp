@@ -74,21 +74,23 @@ private:
         count(L, 3);
       }
     } else {
-      // Chebyshev iteration on D^-1 A over [lam_lo, lam_hi] (Saad, Alg. 12.1).
+      // Chebyshev iteration on D^-1 A over [lam_lo, lam_hi] (Saad, Alg. 12.1) in three-term
+      // form: u_{k+1} = u_k + a_k (u_k - u_{k-1}) + b_k D^-1 (f - A u_k), written over u_{k-1}.
       const double theta = 0.5 * (H_.lam_hi + H_.lam_lo), delta = 0.5 * (H_.lam_hi - H_.lam_lo);
       const double sigma = theta / delta;
       double rho = 1.0 / sigma;
       for (int k = 0; k < steps; ++k) {
         ghosts(L.u);
         if (k == 0) {
-          chebyshev(L.a, 0.0, 1.0 / theta, L.u, L.f, L.d, L.u2, s_);
+          jacobi(L.a, 1.0 / theta, L.u, L.f, L.u2, s_);  // u_1 = u_0 + D^-1 r_0 / theta
+          count(L, 3);
         } else {
           const double rho_next = 1.0 / (2.0 * sigma - rho);
-          chebyshev(L.a, rho_next * rho, 2.0 * rho_next / delta, L.u, L.f, L.d, L.u2, s_);
+          chebyshev(L.a, rho_next * rho, 2.0 * rho_next / delta, L.u, L.f, L.u2, s_);
           rho = rho_next;
+          count(L, 4);
         }
         std::swap(L.u, L.u2);
-        count(L, 5);
       }
     }
     if (steps % 2) {

@@ -27,9 +27,9 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
 }
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& d, Field<T>& out, Stream s) {
-  if (on_host(u, f, d, out)) return cpu::chebyshev(a, alpha, beta, u, f, d, out);
-  STRATA_ON_DEVICE(chebyshev(a, alpha, beta, u, f, d, out, s.handle));
+               Field<T>& prev_out, Stream s) {
+  if (on_host(u, f, prev_out)) return cpu::chebyshev(a, alpha, beta, u, f, prev_out);
+  STRATA_ON_DEVICE(chebyshev(a, alpha, beta, u, f, prev_out, s.handle));
 }
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream s) {
@@ -62,7 +62,7 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
 #define STRATA_INSTANTIATE(T)                                                                     \
   template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, Stream); \
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
-                          Field<T>&, Field<T>&, Stream);                                          \
+                          Field<T>&, Stream);                                                     \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, Stream);    \
   template void restrict_to(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
   template void prolong_add(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \

@@ -24,10 +24,11 @@ struct TransferView {
 template <class T>
 void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out,
             Stream stream);
-// d = alpha * d + beta/diag * (f - A u);  out = u + d   (one Chebyshev step)
+// One Chebyshev step in three-term form: prev_out holds the previous iterate on entry and
+// u + alpha (u - prev) + beta/diag * (f - A u) on exit.
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& d, Field<T>& out, Stream stream);
+               Field<T>& prev_out, Stream stream);
 // r = f - A u
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream stream);

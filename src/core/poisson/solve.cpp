@@ -170,10 +170,10 @@ PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>
   std::optional<poisson::Hierarchy<float>> Hf;  // mixed precision preconditioner
   const bool mixed = o.mixed_precision && o.method == PoissonMethod::mgcg && sizeof(T) == 8;
   if (mg && !mixed) {
-    H.emplace(poisson::build_hierarchy<T>(o.op, o.bc.kind, n, h, mem, o.smoother == Smoother::chebyshev, o.jacobi_omega));
+    H.emplace(poisson::build_hierarchy<T>(o.op, o.bc.kind, n, h, mem, o.jacobi_omega));
     for (const auto& L : H->levels) rep.levels.push_back({L.n, L.h});
   } else if (mixed) {
-    Hf.emplace(poisson::build_hierarchy<float>(o.op, o.bc.kind, n, h, mem, o.smoother == Smoother::chebyshev, o.jacobi_omega));
+    Hf.emplace(poisson::build_hierarchy<float>(o.op, o.bc.kind, n, h, mem, o.jacobi_omega));
     for (const auto& L : Hf->levels) rep.levels.push_back({L.n, L.h});
   } else {
     rep.levels.push_back({n, h});

@@ -9,27 +9,35 @@
 
 namespace strata::cuda::kernels {
 
+// The fused epilogues read their auxiliary fields through the prefetch interface of
+// stencil_25d.cuh (load one plane ahead, then combine).
+
 // out = u + w (f - A u)                                    (weighted Jacobi, w = omega/diag)
 template <class T>
 struct JacobiEpilogue {
   static constexpr bool needs_centre = true;
+  using Aux = T;
   const T* f;
   T w;
-  __device__ __forceinline__ T operator()(T s, T u, std::int64_t off) const { return u + w * (f[off] - s); }
+  __device__ __forceinline__ Aux load(std::int64_t off) const { return f[off]; }
+  __device__ __forceinline__ T operator()(T s, T u, Aux fv, std::int64_t) const { return u + w * (fv - s); }
 };
 
-// d = alpha d + beta (f - A u); out = u + d                (one Chebyshev step)
-// d is read and written by the thread that owns the point, so in-place is safe.
+// out = u + alpha (u - prev) + beta (f - A u), written over prev     (one Chebyshev step in
+// three-term form: 4 values per point; each point of prev is read, then written, by the
+// thread that owns it)
 template <class T>
 struct ChebyshevEpilogue {
   static constexpr bool needs_centre = true;
+  struct Aux {
+    T f, prev;
+  };
   const T* f;
-  T* d;
+  const T* prev;
   T alpha, beta;
-  __device__ __forceinline__ T operator()(T s, T u, std::int64_t off) const {
-    const T dn = (alpha != T(0) ? alpha * d[off] : T(0)) + beta * (f[off] - s);
-    d[off] = dn;
-    return u + dn;
+  __device__ __forceinline__ Aux load(std::int64_t off) const { return {f[off], prev[off]}; }
+  __device__ __forceinline__ T operator()(T s, T u, Aux a, std::int64_t) const {
+    return u + alpha * (u - a.prev) + beta * (a.f - s);
   }
 };
 
@@ -37,8 +45,10 @@ struct ChebyshevEpilogue {
 template <class T>
 struct ResidualEpilogue {
   static constexpr bool needs_centre = false;
+  using Aux = T;
   const T* f;
-  __device__ __forceinline__ T operator()(T s, T, std::int64_t off) const { return f[off] - s; }
+  __device__ __forceinline__ Aux load(std::int64_t off) const { return f[off]; }
+  __device__ __forceinline__ T operator()(T s, T, Aux fv, std::int64_t) const { return fv - s; }
 };
 
 struct Geometry {  // interior shape and strides of a field
