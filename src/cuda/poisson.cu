@@ -65,7 +65,7 @@ void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& 
 template <class T>
 void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream) {
   const auto gc = geometry(fc);
-  kernels::restrict_kernel<<<point_grid(gc, 64), 64, 0, static_cast<cudaStream_t>(stream)>>>(
+  kernels::restrict_kernel<<<point_grid(gc, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
       t, r.origin(), geometry(r), fc.origin(), gc);
   STRATA_CUDA_CHECK_LAUNCH();
 }

@@ -236,8 +236,8 @@ TEST(PoissonTransfer, NestedDirichletIsFullWeighting) {
   ASSERT_EQ(t.n_coarse, 3);
   // coarse 1 gathers fine 2, 3, 4 with 1/4, 1/2, 1/4
   std::vector<std::pair<int, double>> w;
-  for (int k = 0; k < 4; ++k)
-    if (t.r_idx[4 + k] >= 0) w.push_back({t.r_idx[4 + k], t.r_w[4 + k]});
+  for (int k = 0; k < 4; ++k)  // unused taps weigh 0
+    if (t.r_w[4 + k] != 0) w.push_back({t.r_idx[4 + k], t.r_w[4 + k]});
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[0].first, 2);
   EXPECT_DOUBLE_EQ(w[0].second, 0.25);

@@ -29,7 +29,7 @@ AxisTransfer make_axis_transfer(BoundaryKind kind, int n) {
     if (kind == BoundaryKind::dirichlet) return -1;
     return ghost_source(kind, I, nc);
   };
-  t.p_idx.assign(2 * std::size_t(n), -1);
+  t.p_idx.assign(2 * std::size_t(n), 0);
   t.p_w.assign(2 * std::size_t(n), 0.0);
   std::vector<std::vector<std::pair<int, double>>> adj(nc);
   for (int i = 0; i < n; ++i) {
@@ -45,7 +45,7 @@ AxisTransfer make_axis_transfer(BoundaryKind kind, int n) {
       adj[idx[k]].push_back({i, 0.5 * w[k]});
     }
   }
-  t.r_idx.assign(AxisTransfer::kMaxFine * std::size_t(nc), -1);
+  t.r_idx.assign(AxisTransfer::kMaxFine * std::size_t(nc), 0);
   t.r_w.assign(AxisTransfer::kMaxFine * std::size_t(nc), 0.0);
   for (int I = 0; I < nc; ++I) {
     // Merge repeated fine indices (mirrors and wraps can reach one fine point twice).

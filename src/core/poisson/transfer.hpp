@@ -15,10 +15,12 @@ namespace strata::poisson {
 struct AxisTransfer {
   static constexpr int kMaxFine = 4;  // fine points feeding one coarse point (ratio 2)
   int n_fine = 0, n_coarse = 0;
-  // fine i = p_idx[2i] * p_w[2i] + p_idx[2i+1] * p_w[2i+1]  (index -1: a zero boundary value)
+  // fine i = coarse[p_idx[2i]] * p_w[2i] + coarse[p_idx[2i+1]] * p_w[2i+1]
+  // coarse I = sum_k r_w[kMaxFine*I + k] * fine[r_idx[kMaxFine*I + k]]
+  // Unused slots (a zero Dirichlet boundary value, a short restriction) hold index 0 and
+  // weight 0: the tables have no holes, so kernels read them without branches.
   std::vector<int> p_idx;
   std::vector<double> p_w;
-  // coarse I = sum_k r_w[kMaxFine*I + k] * fine r_idx[kMaxFine*I + k]  (index -1: unused)
   std::vector<int> r_idx;
   std::vector<double> r_w;
 };

@@ -56,32 +56,34 @@ struct Geometry {  // interior shape and strides of a field
   std::int64_t pitch, plane;
 };
 
-// fc(x, y, z) = sum over the separable restriction weights of r (one thread per coarse point)
+// fc(x, y, z) = sum over the separable restriction weights of r (one thread per coarse
+// point). The tables have no holes (unused taps weigh 0), so the unrolled loops issue
+// every load up front: the kernel was latency-bound on branchy table lookups.
 template <class T>
 __global__ void restrict_kernel(poisson::TransferView<T> t, const T* __restrict__ r, Geometry gf,
                                 T* __restrict__ fc, Geometry gc) {
   constexpr int K = poisson::TransferView<T>::kMaxFine;
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
   if (x >= gc.nx) return;
+  int ix[K], iy[K], iz[K];
+  T wx[K], wy[K], wz[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    ix[k] = __ldg(t.r_idx[0] + K * x + k), wx[k] = __ldg(t.r_w[0] + K * x + k);
+    iy[k] = __ldg(t.r_idx[1] + K * y + k), wy[k] = __ldg(t.r_w[1] + K * y + k);
+    iz[k] = __ldg(t.r_idx[2] + K * z + k), wz[k] = __ldg(t.r_w[2] + K * z + k);
+  }
   T acc = 0;
 #pragma unroll
-  for (int c = 0; c < K; ++c) {
-    const int k = t.r_idx[2][K * z + c];
-    if (k < 0) continue;
-    const T wz = t.r_w[2][K * z + c];
+  for (int c = 0; c < K; ++c)
 #pragma unroll
     for (int b = 0; b < K; ++b) {
-      const int j = t.r_idx[1][K * y + b];
-      if (j < 0) continue;
-      const T wzy = wz * t.r_w[1][K * y + b];
-      const T* row = r + k * gf.plane + j * gf.pitch;
+      const T* row = r + iz[c] * gf.plane + iy[b] * gf.pitch;
+      T part = 0;
 #pragma unroll
-      for (int a = 0; a < K; ++a) {
-        const int i = t.r_idx[0][K * x + a];
-        if (i >= 0) acc += wzy * t.r_w[0][K * x + a] * row[i];
-      }
+      for (int a = 0; a < K; ++a) part += wx[a] * __ldg(row + ix[a]);
+      acc += wz[c] * wy[b] * part;
     }
-  }
   fc[z * gc.plane + y * gc.pitch + x] = acc;
 }
 
@@ -91,26 +93,19 @@ __global__ void prolong_kernel(poisson::TransferView<T> t, const T* __restrict__
                                T* __restrict__ u, Geometry gf) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
   if (x >= gf.nx) return;
+  T* p = u + z * gf.plane + y * gf.pitch + x;
+  const T old = *p;  // issued first: independent of the table lookups
   T acc = 0;
 #pragma unroll
-  for (int c = 0; c < 2; ++c) {
-    const int k = t.p_idx[2][2 * z + c];
-    if (k < 0) continue;
-    const T wz = t.p_w[2][2 * z + c];
+  for (int c = 0; c < 2; ++c)
 #pragma unroll
     for (int b = 0; b < 2; ++b) {
-      const int j = t.p_idx[1][2 * y + b];
-      if (j < 0) continue;
-      const T wzy = wz * t.p_w[1][2 * y + b];
-      const T* row = ec + k * gc.plane + j * gc.pitch;
+      const T* row = ec + __ldg(t.p_idx[2] + 2 * z + c) * gc.plane + __ldg(t.p_idx[1] + 2 * y + b) * gc.pitch;
+      const T wzy = __ldg(t.p_w[2] + 2 * z + c) * __ldg(t.p_w[1] + 2 * y + b);
 #pragma unroll
-      for (int a = 0; a < 2; ++a) {
-        const int i = t.p_idx[0][2 * x + a];
-        if (i >= 0) acc += wzy * t.p_w[0][2 * x + a] * row[i];
-      }
+      for (int a = 0; a < 2; ++a) acc += wzy * __ldg(t.p_w[0] + 2 * x + a) * __ldg(row + __ldg(t.p_idx[0] + 2 * x + a));
     }
-  }
-  u[z * gf.plane + y * gf.pitch + x] += acc;
+  *p = old + acc;
 }
 
 // u += M r on the coarsest grid: the block loads r (C order) into shared memory, each warp
