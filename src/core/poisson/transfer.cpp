@@ -44,6 +44,8 @@ AxisTransfer make_axis_transfer(BoundaryKind kind, int n) {
       t.p_w[2 * i + k] = w[k];
       adj[idx[k]].push_back({i, 0.5 * w[k]});
     }
+    if (t.p_w[2 * i] == 0.0) t.p_idx[2 * i] = t.p_idx[2 * i + 1];  // unused tap: repeat the other
+    if (t.p_w[2 * i + 1] == 0.0) t.p_idx[2 * i + 1] = t.p_idx[2 * i];
   }
   t.r_idx.assign(AxisTransfer::kMaxFine * std::size_t(nc), 0);
   t.r_w.assign(AxisTransfer::kMaxFine * std::size_t(nc), 0.0);
@@ -62,6 +64,9 @@ AxisTransfer make_axis_transfer(BoundaryKind kind, int n) {
       t.r_idx[AxisTransfer::kMaxFine * I + k] = merged[k].first;
       t.r_w[AxisTransfer::kMaxFine * I + k] = merged[k].second;
     }
+    // Unused taps repeat a used index (weight 0): their loads hit lines already read.
+    for (std::size_t k = merged.size(); k < std::size_t(AxisTransfer::kMaxFine); ++k)
+      t.r_idx[AxisTransfer::kMaxFine * I + k] = merged.empty() ? 0 : merged[0].first;
   }
   return t;
 }
