@@ -10,6 +10,7 @@
 #include "bench/bench.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
+#include "bench/wave.hpp"
 #include "core/atomic_file.hpp"
 #include "strata/device.hpp"
 
@@ -57,7 +58,8 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--kernel", a->kernels,
                   "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
                   "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
-                  "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); all (every family)")
+                  "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); wave (the fused "
+                  "acoustic update, radius 4); all (every family)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU");
@@ -96,7 +98,7 @@ void add_bench(CLI::App& app) {
     // Split the kernel list into the two families; an empty family list means "all of it".
     const auto& known = bench::stencil_kernels();
     const std::vector<std::string> reductions = {"sum", "dot", "max_abs"};
-    bool run_stencils = false, run_reduce = false, run_poisson = false;
+    bool run_stencils = false, run_reduce = false, run_poisson = false, run_wave = false;
     bench::Options ropt = opt;
     std::stringstream ss(a->kernels);
     std::string k;
@@ -104,7 +106,8 @@ void add_bench(CLI::App& app) {
       if (k == "stencils" || k == "all") run_stencils = true;
       if (k == "reduce" || k == "all") run_reduce = true;
       if (k == "poisson" || (k == "all" && dev == DeviceChoice::cuda)) run_poisson = true;
-      if (k == "stencils" || k == "reduce" || k == "poisson" || k == "all") continue;
+      if (k == "wave" || k == "all") run_wave = true;
+      if (k == "stencils" || k == "reduce" || k == "poisson" || k == "wave" || k == "all") continue;
       if (std::find(known.begin(), known.end(), k) != known.end()) {
         opt.kernels.push_back(k);
         run_stencils = true;
@@ -114,7 +117,7 @@ void add_bench(CLI::App& app) {
       } else {
         throw Error("unknown kernel '" + k +
                     "': allowed stencils, copy, copy_halo, 7pt, star2, star3, star4, sym27, box27, "
-                    "reduce, sum, dot, max_abs, poisson, all");
+                    "reduce, sum, dot, max_abs, poisson, wave, all");
       }
     }
     if (a->kernels.find("stencils") != std::string::npos || a->kernels.find("all") != std::string::npos)
@@ -129,6 +132,10 @@ void add_bench(CLI::App& app) {
       ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --shape
       for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
       const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
+      results.insert(results.end(), r.begin(), r.end());
+    }
+    if (run_wave) {
+      const auto r = dev == DeviceChoice::cuda ? bench::wave_cuda(opt) : bench::wave_cpu(opt);
       results.insert(results.end(), r.begin(), r.end());
     }
     if (run_poisson) {

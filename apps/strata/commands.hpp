@@ -11,6 +11,7 @@ void add_apply(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_poisson(CLI::App& app);
+void add_wave(CLI::App& app);
 
 // A verb that finished but found a failure (e.g. demo check mismatch) sets this non-zero.
 int exit_code();

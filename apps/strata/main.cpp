@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   strata::cli::add_bench(app);
   strata::cli::add_demo(app);
   strata::cli::add_poisson(app);
+  strata::cli::add_wave(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,6 +1,8 @@
 // Launchers of the multigrid passes. Smoothing steps and residuals are one 2.5D stencil
 // pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
 // residual 12); transfers and the coarsest solve are small gather kernels.
+#include <type_traits>
+
 #include "cuda/check.hpp"
 #include "cuda/kernels/poisson.cuh"
 #include "cuda/poisson_cuda.hpp"
@@ -10,9 +12,12 @@ namespace strata::cuda {
 
 namespace {
 
-// One tile shape for every level: 128 x 32 outputs, 512 threads (the fp64 radius-1 policy;
-// within 2% of the fp32 one at 512^3, and small enough for coarse levels).
-using MgConfig = TileConfig<Loader::tma, 128, 32, 8, 2>;
+// One tile shape per precision for every level: 128 x 32 outputs for fp32 (within 2% of
+// the stencil policy at 512^3, small enough for coarse levels); fp64 keeps 4 rows per
+// thread, since the prefetched f and u- plus the centre queue spill at 8 (128 registers).
+template <class T>
+using MgConfig = std::conditional_t<sizeof(T) == 4, TileConfig<Loader::tma, 128, 32, 8, 2>,
+                                    TileConfig<Loader::tma, 128, 16, 4, 2>>;
 
 template <class T>
 kernels::Geometry geometry(const Field<T>& f) {
@@ -26,10 +31,10 @@ template <class T, class Epi>
 void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& epi, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (a.kind() == StencilKind::star && a.radius() == 1)
-    launch_25d<kernels::StarOp<T, 1>, MgConfig, Epi>(make_op(OpTag<kernels::StarOp<T, 1>>{}, &a), u.data(),
+    launch_25d<kernels::StarOp<T, 1>, MgConfig<T>, Epi>(make_op(OpTag<kernels::StarOp<T, 1>>{}, &a), u.data(),
                                                      u.layout(), out.origin(), out.layout(), s, 0, epi);
   else if (a.kind() == StencilKind::sym27)
-    launch_25d<kernels::Sym27Op<T>, MgConfig, Epi>(make_op(OpTag<kernels::Sym27Op<T>>{}, &a), u.data(),
+    launch_25d<kernels::Sym27Op<T>, MgConfig<T>, Epi>(make_op(OpTag<kernels::Sym27Op<T>>{}, &a), u.data(),
                                                    u.layout(), out.origin(), out.layout(), s, 0, epi);
   else
     throw Error("internal: the multigrid passes take the fd7 or fe27 operator, got " + a.name());

@@ -1,0 +1,92 @@
+// CPU wave benchmark: the reference backend's whole step (rigid faces and free top, then
+// 16-point CPML on five faces) on 128^3 by default, against the CPU copy loop of the same
+// grid, host clock, median of the repetitions. Without CUDA, the GPU entry point explains.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "bench/wave.hpp"
+#include "cpu/cpu.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class T>
+void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
+  auto base = [&](const std::string& kernel, const std::string& variant, double bpp) {
+    Result r;
+    r.kernel = kernel;
+    r.variant = variant;
+    r.device = "cpu";
+    r.precision = precision_of<T>;
+    r.shape = shape;
+    r.points = double(shape.points());
+    r.bytes_per_point_opt = bpp;
+    return r;
+  };
+  Result copy_ref = base("copy", "ref", 2.0 * sizeof(T));
+  {
+    Field<T> a(shape), b(shape);
+    std::vector<double> ms;
+    for (int i = 0; i < opt.warmup + opt.reps; ++i) {
+      const auto t0 = Clock::now();
+      cpu::copy_interior(a, b);
+      if (i >= opt.warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    set_rates(copy_ref, summarize(ms));
+  }
+  out.push_back(copy_ref);
+  for (bool pml : {false, true}) {
+    wave::Config c;
+    c.shape = shape;
+    c.order = 8;
+    c.precision = precision_of<T>;
+    c.device = "cpu";
+    c.steps = opt.warmup + opt.reps;
+    for (auto& f : c.faces) f = pml ? wave::FaceKind::pml : wave::FaceKind::rigid;
+    c.faces[wave::zmin] = wave::FaceKind::free;
+    c.pml_width = 16;
+    c.sources = {{{shape.nx * 5.0, shape.ny * 5.0, shape.nz * 5.0}, 10.0, 1.0, std::nullopt}};
+    wave::Solver s(c);
+    std::vector<double> ms;
+    for (int i = 0; i < c.steps; ++i) {
+      const auto t0 = Clock::now();
+      s.advance(1);
+      if (i >= opt.warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    Result r = base("wave_step", pml ? "cpml16-free-top" : "rigid-free-top", 4.0 * sizeof(T));
+    set_rates(r, summarize(ms));
+    compare_to(r, copy_ref);
+    r.extra["radius"] = 4;
+    if (!opt.quiet)
+      std::fprintf(stderr, "  wave_step  %-16s cpu %s %s: %.3f ms, %.3f Gpts/s\n", r.variant.c_str(),
+                   to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
+    out.push_back(r);
+  }
+}
+
+}  // namespace
+
+std::vector<Result> wave_cpu(const Options& opt) {
+  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{128, 128, 128}} : opt.shapes;
+  const std::vector<Precision> precs = opt.precisions.empty() ? std::vector<Precision>{Precision::f32} : opt.precisions;
+  std::vector<Result> out;
+  for (const Extent& shape : shapes)
+    for (Precision p : precs) {
+      if (p == Precision::f32) run_precision<float>(opt, shape, out);
+      else run_precision<double>(opt, shape, out);
+    }
+  return out;
+}
+
+#if !STRATA_HAVE_CUDA
+std::vector<Result> wave_cuda(const Options&) {
+  throw Error("the GPU benchmark needs a CUDA build: strata was built without CUDA");
+}
+#endif
+
+}  // namespace strata::bench

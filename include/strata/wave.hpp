@@ -1,0 +1,204 @@
+// Acoustic wave propagation, u_tt = v(x)^2 Lap(u) + sources, leapfrog in time and central
+// differences of order 2..8 in space, on the CPU reference backend or the GPU. The public
+// side: the configuration (JSON text in, typed struct out), a Solver that steps it, and the
+// run driver behind `strata wave`. No CUDA and no JSON-library types cross this header.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/field.hpp"
+
+namespace strata::wave {
+
+// Geometry convention (cell-centred, as strata::Boundary): grid point (i, j, k) sits at
+// ((i + 1/2) h, (j + 1/2) h, (k + 1/2) h), so the domain is [0, n h] on each axis and its
+// faces lie half a spacing outside the outermost points. z is depth: k = 0 is the top.
+struct Vec3 {
+  double x = 0, y = 0, z = 0;
+  bool operator==(const Vec3&) const = default;
+};
+
+// What each of the six faces does. pml: convolutional PML (absorbing; zero values beyond
+// it). free: pressure release, u = 0 on the face (odd mirror image). rigid: zero normal
+// derivative of u (even mirror image). periodic: wraps to the opposite face (both faces).
+enum class FaceKind { pml, free, rigid, periodic };
+enum Face : int { xmin, xmax, ymin, ymax, zmin, zmax };
+inline constexpr std::array<const char*, 6> kFaceNames = {"xmin", "xmax", "ymin",
+                                                          "ymax", "zmin", "zmax"};
+const char* to_string(FaceKind k);
+
+enum class ModelKind { constant, layered, npy };
+
+struct Layer {
+  double top = 0;       // depth of the layer's top (m); the first layer's top is 0
+  double velocity = 0;  // m/s
+};
+
+// A Ricker wavelet s(t) = amplitude (1 - 2 (pi f (t - delay))^2) exp(-(pi f (t - delay))^2)
+// injected at an off-grid position with trilinear weights. delay: 1.5 / f when not given.
+struct Source {
+  Vec3 position;
+  double frequency = 10;  // peak frequency (Hz)
+  double amplitude = 1;
+  std::optional<double> delay;
+};
+
+// Receivers: points, evenly spaced lines (count points, both ends included) and planes of
+// grid points (every stride-th point on the two other axes, at `position` along `axis`).
+struct ReceiverLine {
+  Vec3 start, end;
+  int count = 2;
+};
+struct ReceiverPlane {
+  int axis = 2;  // 0 x, 1 y, 2 z
+  double position = 0;
+  int stride = 1;
+};
+
+struct Config {
+  // grid
+  Extent shape{64, 64, 64};
+  double spacing = 10;  // h (m)
+  // model
+  ModelKind model = ModelKind::constant;
+  double velocity = 2000;
+  std::vector<Layer> layers;
+  std::string model_file;
+  // time
+  int steps = 300;
+  std::optional<double> dt;  // none: cfl_safety * the stability limit
+  double cfl_safety = 0.8;
+  // scheme
+  int order = 8;  // 2, 4, 6, 8: radius order / 2
+  Precision precision = Precision::f32;
+  // sources and receivers
+  std::vector<Source> sources;
+  int receiver_every = 1;  // sample u every this many steps
+  std::vector<Vec3> receiver_points;
+  std::vector<ReceiverLine> receiver_lines;
+  std::vector<ReceiverPlane> receiver_planes;
+  // boundaries
+  std::array<FaceKind, 6> faces = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
+                                   FaceKind::pml, FaceKind::free, FaceKind::pml};
+  int pml_width = 16;             // points
+  double pml_reflection = 1e-4;   // target normal-incidence reflection R_c
+  double pml_power = 4;           // damping profile d(xi) = d0 xi^power
+  std::optional<double> pml_alpha;  // frequency shift at the inner edge; none: pi * f_peak
+  // outputs
+  std::string out_dir = "wave-out";
+  int snapshot_every = 0;  // 0: none
+  bool snapshot_npy = true, snapshot_vti = true, snapshot_png = true;
+  int png_axis = 1;                // slice normal: 0 x, 1 y, 2 z
+  std::optional<int> png_index;    // none: the middle
+  std::string colormap = "seismic";
+  double png_clip = 0.995;         // colour range = this quantile of |u|
+  bool seismogram_png = true;
+  int checkpoint_every = 0;  // 0: none
+  std::string device = "auto";  // auto | cpu | cuda
+};
+
+// Parses JSON text (// and /* */ comments allowed), applies each override "key.path=VALUE"
+// (VALUE is JSON, or a bare string; array elements by index, e.g. sources.0.frequency=20),
+// and validates every key: an unknown key, a wrong type or a value out of range throws
+// Error naming the key and what is allowed. `origin` names the text in messages.
+Config parse_config(std::string_view json_text, std::span<const std::string> overrides = {},
+                    const std::string& origin = "configuration");
+// A complete configuration with every key at its default, commented; parse_config reads it.
+std::string default_config_text();
+// Every key of cfg as JSON (the canonical form written next to the outputs).
+std::string to_json(const Config& cfg);
+
+// What a configuration resolves to, before any step: the checks that need the model.
+struct Plan {
+  int radius = 4;
+  double dt = 0, dt_limit = 0;    // chosen step, and the leapfrog stability limit
+  double courant = 0;             // v_max dt / h
+  double v_min = 0, v_max = 0;
+  double points_per_wavelength = 0;  // v_min / (2.5 f_max h)
+  std::string device;                // "cpu" or "cuda"
+  std::vector<Vec3> receivers;       // every receiver, in seismogram column order
+  int trace_rows = 0;                // steps / receiver_every + 1
+  std::string digest;                // of the physics (what a checkpoint must match)
+  std::vector<std::string> warnings;
+  double bytes_per_point = 0;        // fused update at the optimal footprint: 4 sizeof(T)
+};
+
+class SolverImpl;
+
+// Builds everything a run needs: validates the configuration against the model (positive,
+// finite velocities; sources and receivers inside the grid; the CFL condition), reads the
+// model, allocates the fields on the chosen device. Throws Error before touching any file
+// on bad input. State: u at step n and n-1, both zero at step 0; CPML memory; traces.
+class Solver {
+public:
+  explicit Solver(const Config& cfg);
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+
+  const Config& config() const;
+  const Plan& plan() const;
+  int step() const;  // n: u holds u(n dt)
+
+  // Advances `steps` time steps; receivers are sampled when n reaches a multiple of
+  // receiver_every (row n / receiver_every; row 0 is step 0).
+  void advance(int steps);
+  // Replaces u(n dt) and u((n-1) dt) with dense [z][y][x] arrays (a custom initial state).
+  void set_state(std::span<const double> u, std::span<const double> u_prev);
+  // u(n dt) as a dense [z][y][x] array.
+  std::vector<double> wavefield() const;
+  // The rows recorded so far, row-major (row, receiver).
+  std::vector<double> traces() const;
+  int trace_rows_recorded() const;
+
+  // Checkpoint: every piece of state, the step and the digest, written atomically. Loading
+  // refuses a checkpoint of a different configuration digest or precision.
+  void save_checkpoint(const std::string& path) const;
+  void load_checkpoint(const std::string& path);
+
+  SolverImpl& impl() { return *impl_; }
+  const SolverImpl& impl() const { return *impl_; }
+
+private:
+  std::unique_ptr<SolverImpl> impl_;
+};
+
+struct RunOptions {
+  std::string restart;  // checkpoint to continue from ("" : start at step 0)
+  int progress = -1;    // 1 on, 0 off, -1 when stderr is a terminal
+  bool quiet = false;   // no report on stdout
+};
+
+struct Report {
+  std::string device, precision;
+  Extent shape;
+  int order = 0;
+  int first_step = 0, last_step = 0, steps_run = 0;
+  double dt = 0;
+  double wall_s = 0;      // everything from setup to the last output
+  double compute_s = 0;   // time stepping only (outputs excluded)
+  double gpts_per_s = 0;  // interior points * steps / compute_s / 1e9
+  double gb_per_s = 0;    // gpts_per_s * bytes_per_point
+  double bytes_per_point = 0;
+  double copy_gb_per_s = 0;  // the device's 2.5D copy kernel on this grid, same run
+  double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP)
+  std::vector<std::string> outputs;   // files written
+  std::vector<std::string> warnings;
+  Plan plan;
+};
+
+// The whole job of `strata wave`: builds the Solver (nothing is written if that fails),
+// restarts from a checkpoint when asked, steps with snapshots, checkpoints and progress,
+// then writes the seismogram, its picture, report.json and the configuration.
+Report run(const Config& cfg, const RunOptions& opt = {});
+std::string to_json(const Report& r);
+std::string to_text(const Report& r);  // the human-readable summary
+
+}  // namespace strata::wave

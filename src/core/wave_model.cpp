@@ -1,0 +1,61 @@
+// Velocity models: constant, layered (layer of a point = the deepest top above its depth
+// (k + 1/2) h), or a (nz, ny, nx) .npy of float32/float64 velocities in m/s.
+#include "core/wave_model.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "strata/npy.hpp"
+
+namespace strata::wave {
+
+template <class T>
+std::vector<T> load_velocity(const Config& c) {
+  const Extent n = c.shape;
+  std::vector<T> v;
+  if (c.model == ModelKind::constant) {
+    v.assign(n.points(), T(c.velocity));
+  } else if (c.model == ModelKind::layered) {
+    v.resize(n.points());
+    const std::size_t plane = std::size_t(n.nx) * n.ny;
+    for (int k = 0; k < n.nz; ++k) {
+      const double depth = (k + 0.5) * c.spacing;
+      double vel = c.layers.front().velocity;
+      for (const Layer& l : c.layers)
+        if (l.top <= depth) vel = l.velocity;
+      std::fill(v.begin() + std::ptrdiff_t(k * plane), v.begin() + std::ptrdiff_t((k + 1) * plane), T(vel));
+    }
+  } else {
+    NpyInfo info;
+    try {
+      info = npy_inspect(c.model_file);
+    } catch (const Error& e) {
+      throw Error(std::string("model.file: ") + e.what());
+    }
+    const std::vector<std::size_t> want = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
+    if (info.shape != want) {
+      std::string got;
+      for (std::size_t s : info.shape) got += (got.empty() ? "" : ", ") + std::to_string(s);
+      throw Error("model.file '" + c.model_file + "' has shape (" + got + "); grid.shape " + n.str() +
+                  " needs (nz, ny, nx) = (" + std::to_string(n.nz) + ", " + std::to_string(n.ny) + ", " +
+                  std::to_string(n.nx) + ")");
+    }
+    std::vector<std::size_t> shape;
+    v = npy_read<T>(c.model_file, shape);
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (std::isfinite(double(v[i])) && v[i] > T(0)) continue;
+    const std::size_t x = i % n.nx, y = i / n.nx % n.ny, z = i / n.nx / n.ny;
+    char b[64];
+    std::snprintf(b, sizeof b, "%g", double(v[i]));
+    throw Error("velocity model: v = " + std::string(b) + " at grid point (x, y, z) = (" + std::to_string(x) +
+                ", " + std::to_string(y) + ", " + std::to_string(z) +
+                "): every velocity must be a finite number > 0 (m/s)");
+  }
+  return v;
+}
+
+template std::vector<float> load_velocity(const Config&);
+template std::vector<double> load_velocity(const Config&);
+
+}  // namespace strata::wave

@@ -1,0 +1,292 @@
+// The run driver behind `strata wave`: validate (Solver construction; nothing is written
+// if it throws), optionally restart, step in segments between output events, and write every
+// file through io::AtomicFile. Stepping time is measured between device synchronisations
+// at segment ends, so output I/O never counts against the reported rate.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/colormap.hpp"
+#include "core/vti.hpp"
+#include "core/wave_solver.hpp"
+#include "strata/npy.hpp"
+
+namespace strata::wave {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string path_join(const std::string& dir, const std::string& name) {
+  return (std::filesystem::path(dir) / name).string();
+}
+
+void make_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
+}
+
+std::string step_name(int step, int last) {
+  const int width = std::max(6, int(std::to_string(last).size()));
+  char b[32];
+  std::snprintf(b, sizeof b, "u_%0*d", width, step);
+  return b;
+}
+
+std::string clock_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char b[32];
+  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  return b;
+}
+
+// A slice of the dense field as a picture: x (or y) to the right, z (depth) or y downwards.
+template <class T>
+void write_slice_png(const std::string& path, const std::vector<T>& u, const Config& c) {
+  const Extent n = c.shape;
+  const int axis = c.png_axis;
+  const int len[3] = {n.nx, n.ny, n.nz};
+  const int idx = c.png_index ? *c.png_index : len[axis] / 2;
+  const int w = axis == 0 ? n.ny : n.nx, h = axis == 2 ? n.ny : n.nz;
+  std::vector<double> s(std::size_t(w) * h);
+  for (int r = 0; r < h; ++r)
+    for (int q = 0; q < w; ++q) {
+      const int x = axis == 0 ? idx : q, y = axis == 0 ? q : axis == 1 ? idx : r, z = axis == 2 ? idx : r;
+      s[std::size_t(r) * w + q] = double(u[(std::size_t(z) * n.ny + y) * n.nx + x]);
+    }
+  const int scale = std::max(1, 512 / std::max(w, h));
+  const io::Colormap map = io::parse_colormap(c.colormap);
+  io::write_png(path, io::render(s, w, h, map, io::abs_quantile(s, c.png_clip), scale, scale));
+}
+
+// Time downwards, one column block per receiver; at most ~4096 samples each way.
+template <class T>
+void write_seismogram_png(const std::string& path, const std::vector<T>& tr, int rows, int nrec, const Config& c) {
+  const int rstep = std::max(1, (rows + 4095) / 4096), cstep = std::max(1, (nrec + 4095) / 4096);
+  const int h = (rows + rstep - 1) / rstep, w = (nrec + cstep - 1) / cstep;
+  std::vector<double> s(std::size_t(w) * h);
+  for (int r = 0; r < h; ++r)
+    for (int q = 0; q < w; ++q) s[std::size_t(r) * w + q] = double(tr[std::size_t(r) * rstep * nrec + std::size_t(q) * cstep]);
+  const int sx = std::max(1, std::min(16, 512 / w)), sy = std::max(1, std::min(4, 512 / h));
+  io::write_png(path, io::render(s, w, h, io::parse_colormap(c.colormap), io::abs_quantile(s, c.png_clip), sx, sy));
+}
+
+struct Progress {
+  bool on = false;
+  Clock::time_point start = Clock::now(), last = Clock::now();
+  int first = 0;
+
+  void show(int n, int total, double points, bool force) {
+    if (!on || (!force && seconds_since(last) < 0.5)) return;
+    last = Clock::now();
+    const double el = seconds_since(start), done = n - first;
+    const double rate = done > 0 ? done / el : 0;  // steps/s
+    const double eta = rate > 0 ? (total - n) / rate : NAN;
+    std::fprintf(stderr, "\rstrata wave: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s   ", n, total,
+                 total ? 100.0 * n / total : 100.0, rate * points / 1e9, clock_text(el).c_str(), clock_text(eta).c_str());
+    std::fflush(stderr);
+  }
+  void done() {
+    if (on) std::fputc('\n', stderr);
+  }
+};
+
+template <class T>
+Report run_t(SolverT<T>& s, const RunOptions& opt, Clock::time_point t_start) {
+  const Config& c = s.config();
+  const Plan& p = s.plan();
+  Report rep;
+  rep.plan = p;
+  rep.device = p.device;
+  rep.precision = to_string(c.precision);
+  rep.shape = c.shape;
+  rep.order = c.order;
+  rep.dt = p.dt;
+  rep.bytes_per_point = p.bytes_per_point;
+  rep.warnings = p.warnings;
+  for (const std::string& w : p.warnings) std::fprintf(stderr, "strata wave: warning: %s\n", w.c_str());
+
+  rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
+  if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
+  rep.first_step = s.step();
+
+  // Everything is valid: from here on files appear.
+  make_dir(c.out_dir);
+  const std::string snap_dir = path_join(c.out_dir, "snapshots");
+  if (c.snapshot_every > 0) make_dir(snap_dir);
+  auto wrote = [&](const std::string& path) {
+    if (std::find(rep.outputs.begin(), rep.outputs.end(), path) == rep.outputs.end()) rep.outputs.push_back(path);
+  };
+  {
+    const std::string path = path_join(c.out_dir, "config.json");
+    const std::string text = to_json(c) + "\n";
+    io::AtomicFile f(path);
+    f.write(text.data(), text.size());
+    f.commit();
+    wrote(path);
+  }
+
+  const double points = double(c.shape.points());
+  Progress progress;
+  progress.on = opt.progress == 1 || (opt.progress == -1 && ::isatty(2));
+  progress.first = rep.first_step;
+  const std::string ckpt = path_join(c.out_dir, "checkpoint.strata");
+
+  double compute = 0;
+  int n = s.step();
+  int chunk = 1;
+  Clock::time_point seg = Clock::now();
+  while (n < c.steps) {
+    int next = c.steps;
+    if (c.snapshot_every) next = std::min(next, (n / c.snapshot_every + 1) * c.snapshot_every);
+    if (c.checkpoint_every) next = std::min(next, (n / c.checkpoint_every + 1) * c.checkpoint_every);
+    const int k = std::min(next - n, chunk);
+    const Clock::time_point t0 = Clock::now();
+    s.advance(k);
+    n += k;
+    // Chunks of ~0.1 s of host time keep the progress line live without a sync per step.
+    const double dt_host = seconds_since(t0);
+    chunk = std::max(1, std::min(1 << 16, int(k * (dt_host > 0 ? 0.1 / dt_host : 2.0))));
+    if (progress.on && seconds_since(progress.last) >= 0.5) {
+      s.synchronize();
+      progress.show(n, c.steps, points, false);
+    }
+    const bool snap = c.snapshot_every && n % c.snapshot_every == 0;
+    const bool check = c.checkpoint_every && n % c.checkpoint_every == 0;
+    if (!snap && !check) continue;
+    s.synchronize();
+    compute += seconds_since(seg);
+    if (snap) {
+      const std::vector<T> u = s.field_values();
+      const std::string base = path_join(snap_dir, step_name(n, c.steps));
+      const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
+      if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
+      if (c.snapshot_vti) {
+        const double o = 0.5 * c.spacing;
+        io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u");
+        wrote(base + ".vti");
+      }
+      if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
+    }
+    if (check) {
+      s.save_checkpoint(ckpt);
+      wrote(ckpt);
+    }
+    seg = Clock::now();
+  }
+  s.synchronize();
+  compute += seconds_since(seg);
+  progress.show(n, c.steps, points, true);
+  progress.done();
+
+  const int nrec = int(p.receivers.size());
+  if (nrec > 0) {
+    const std::vector<T> tr = s.trace_values();
+    const int rows = s.rows();
+    const std::size_t shape[2] = {std::size_t(rows), std::size_t(nrec)};
+    const std::string seis = path_join(c.out_dir, "seismogram.npy");
+    npy_write<T>(seis, tr, shape);
+    wrote(seis);
+    std::vector<double> xyz;
+    for (const Vec3& r : p.receivers) xyz.insert(xyz.end(), {r.x, r.y, r.z});
+    const std::size_t rshape[2] = {std::size_t(nrec), 3};
+    const std::string recs = path_join(c.out_dir, "receivers.npy");
+    npy_write<double>(recs, xyz, rshape);
+    wrote(recs);
+    if (c.seismogram_png) {
+      const std::string png = path_join(c.out_dir, "seismogram.png");
+      write_seismogram_png(png, tr, rows, nrec, c);
+      wrote(png);
+    }
+  }
+
+  rep.last_step = n;
+  rep.steps_run = n - rep.first_step;
+  rep.compute_s = compute;
+  rep.gpts_per_s = compute > 0 ? points * rep.steps_run / compute / 1e9 : 0;
+  rep.gb_per_s = rep.gpts_per_s * rep.bytes_per_point;
+  rep.ratio_to_copy = rep.copy_gb_per_s > 0 ? rep.gb_per_s / rep.copy_gb_per_s : 0;
+  const std::string report_path = path_join(c.out_dir, "report.json");
+  rep.outputs.push_back(report_path);
+  rep.wall_s = seconds_since(t_start);
+  const std::string text = to_json(rep) + "\n";
+  io::AtomicFile f(report_path);
+  f.write(text.data(), text.size());
+  f.commit();
+  return rep;
+}
+
+}  // namespace
+
+Report run(const Config& cfg, const RunOptions& opt) {
+  const Clock::time_point t0 = Clock::now();
+  Solver solver(cfg);  // every check; throws before any file is written
+  Report r = cfg.precision == Precision::f32
+                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, t0)
+                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, t0);
+  if (!opt.quiet) std::fputs(to_text(r).c_str(), stdout);
+  return r;
+}
+
+std::string to_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["device"] = r.device;
+  j["precision"] = r.precision;
+  j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
+  j["order"] = r.order;
+  j["first_step"] = r.first_step;
+  j["last_step"] = r.last_step;
+  j["steps_run"] = r.steps_run;
+  j["dt"] = r.dt;
+  j["dt_limit"] = r.plan.dt_limit;
+  j["courant"] = r.plan.courant;
+  j["v_min"] = r.plan.v_min;
+  j["v_max"] = r.plan.v_max;
+  j["points_per_wavelength"] = r.plan.points_per_wavelength;
+  j["receivers"] = r.plan.receivers.size();
+  j["digest"] = r.plan.digest;
+  j["wall_s"] = r.wall_s;
+  j["compute_s"] = r.compute_s;
+  j["gpts_per_s"] = r.gpts_per_s;
+  j["gb_per_s"] = r.gb_per_s;
+  j["bytes_per_point"] = r.bytes_per_point;
+  j["copy_gb_per_s"] = r.copy_gb_per_s;
+  j["copy_gpts_per_s_at_bytes_per_point"] = r.bytes_per_point > 0 ? r.copy_gb_per_s / r.bytes_per_point : 0;
+  j["ratio_to_copy"] = r.ratio_to_copy;
+  j["warnings"] = r.warnings;
+  j["outputs"] = r.outputs;
+  return j.dump(2);
+}
+
+std::string to_text(const Report& r) {
+  char b[1024];
+  std::ostringstream s;
+  std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s\n", r.steps_run,
+                r.first_step, r.last_step, r.shape.str().c_str(), r.order, r.precision.c_str(), r.device.c_str());
+  s << b;
+  std::snprintf(b, sizeof b, "  dt %.6g s (stability limit %.6g s, Courant number %.3f), v %.6g..%.6g m/s, %.3g points per wavelength\n",
+                r.dt, r.plan.dt_limit, r.plan.courant, r.plan.v_min, r.plan.v_max, r.plan.points_per_wavelength);
+  s << b;
+  std::snprintf(b, sizeof b,
+                "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point; copy %.4g GB/s -> ratio %.3f "
+                "(of copy GB/s / %g B per point)\n",
+                r.wall_s, r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point, r.copy_gb_per_s, r.ratio_to_copy,
+                r.bytes_per_point);
+  s << b;
+  for (const std::string& o : r.outputs) s << "  wrote " << o << "\n";
+  return s.str();
+}
+
+}  // namespace strata::wave

@@ -1,0 +1,39 @@
+// Host interface of the fused leapfrog update (no CUDA headers): the policy's kernel per
+// radius and every compiled variant, for the CUDA backend (wave.cu), the GPU tests and the
+// benchmark. The backend itself is reached through core/wave_backend.hpp's factory.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/field.hpp"
+
+namespace strata::cuda {
+
+// out = 2 u - u_prev + c2 * star(u) on every interior point, in one 2.5D pass; star has
+// radius + 1 coefficients (the grid-unit Laplacian). u's ghosts must hold the boundary
+// values. All four fields are device fields of one layout. `out` may be u_prev (in place);
+// it must not be u. zchunks = 0: the launcher chooses. Asynchronous on `stream`.
+template <class T>
+using WaveUpdateFn = void (*)(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
+                              const Field<T>& c2, Field<T>& out, void* stream, int zchunks);
+
+template <class T>
+struct WaveUpdateVariant {
+  int radius = 0;
+  std::string name;        // tile configuration and centre policy, e.g. "tma-128x16v8s4-l2"
+  bool is_default = false;
+  WaveUpdateFn<T> launch = nullptr;
+};
+
+// Every compiled variant (the default of each radius first).
+template <class T>
+const std::vector<WaveUpdateVariant<T>>& wave_update_variants();
+
+// The policy's variant for a radius (1..4).
+template <class T>
+void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev, const Field<T>& c2,
+                 Field<T>& out, void* stream, int zchunks = 0);
+
+}  // namespace strata::cuda

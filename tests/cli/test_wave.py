@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""`strata wave` from the command line: bad input exits non-zero with a message and
+writes nothing; a tiny CPU run writes every documented output; a restart continues to
+byte-identical files; --print-config is a complete configuration. Standard library only.
+Usage: test_wave.py PATH_TO_STRATA"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+STRATA = sys.argv[1]
+failures = []
+
+
+def run(*args, cwd=None):
+    return subprocess.run([STRATA, "wave", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"ok   {name}")
+
+
+def npy_shape(path):
+    with open(path, "rb") as f:
+        assert f.read(6) == b"\x93NUMPY"
+        major = f.read(2)[0]
+        n = struct.unpack("<H" if major == 1 else "<I", f.read(2 if major == 1 else 4))[0]
+        header = f.read(n).decode()
+    return tuple(int(s) for s in re.search(r"'shape': \(([^)]*)\)", header).group(1).split(",") if s.strip())
+
+
+TINY = {
+    "grid": {"shape": [24, 20, 22], "spacing": 5.0},
+    "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 50, "velocity": 2000}]},
+    "time": {"steps": 30},
+    "scheme": {"order": 4, "precision": "f32"},
+    "sources": [{"position": [60.0, 50.0, 40.0], "frequency": 25.0}],
+    "receivers": {"every": 2, "points": [[30.0, 50.0, 20.0]],
+                  "lines": [{"start": [20.0, 50.0, 10.0], "end": [100.0, 50.0, 10.0], "count": 9}]},
+    "boundary": {"pml": {"width": 5}},
+    "output": {"snapshots": {"every": 15}, "checkpoint_every": 15},
+    "device": "cpu",
+}
+
+with tempfile.TemporaryDirectory() as tmp:
+    cfg = os.path.join(tmp, "tiny.json")
+    with open(cfg, "w") as f:
+        json.dump(TINY, f)
+    out = os.path.join(tmp, "out")
+
+    def refused(name, args, needle):
+        r = run("--config", cfg, "--out-dir", out, *args)
+        check(name + " exits non-zero", r.returncode != 0, f"rc={r.returncode}")
+        check(name + " says why", needle.lower() in r.stderr.lower(), repr(r.stderr))
+        check(name + " writes nothing", not os.path.exists(out), str(os.listdir(tmp)))
+
+    refused("unknown key", ["--set", "grid.shap=[4,4,4]"], "unknown key 'grid.shap'")
+    refused("negative velocity", ["--set", "model.type=constant", "--set", "model.velocity=-1500"], "model.velocity")
+    refused("source outside the grid", ["--set", "sources.0.position=[60, 50, 500]"], "outside the grid")
+    refused("CFL violation", ["--dt", "0.01"], "stability (CFL) limit")
+    refused("unreadable model", ["--set", "model.type=npy", "--set", "model.file=" + os.path.join(tmp, "nope.npy")],
+            "nope.npy")
+    refused("bad order", ["--order", "5"], "scheme.order")
+    refused("periodic pair", ["--set", "boundary.xmin=periodic"], "both be periodic")
+    refused("missing checkpoint", ["--restart", os.path.join(tmp, "none.strata")], "none.strata")
+    r = run("--config", os.path.join(tmp, "missing.json"), "--out-dir", out)
+    check("missing config refused", r.returncode != 0 and "missing.json" in r.stderr, r.stderr)
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"grid": {"shape": [8, 8, 8],}')
+    r = run("--config", bad, "--out-dir", out)
+    check("invalid JSON refused", r.returncode != 0 and "not valid json" in r.stderr.lower(), r.stderr)
+    check("invalid JSON writes nothing", not os.path.exists(out))
+    r = run("--out-dir", out)
+    check("no --config refused", r.returncode != 0 and "--print-config" in r.stderr, r.stderr)
+
+    # A successful tiny run.
+    r = run("--config", cfg, "--out-dir", out, "--progress", "off")
+    check("tiny run succeeds", r.returncode == 0, r.stderr)
+    check("report on stdout", "Gpts/s" in r.stdout and "ratio" in r.stdout, r.stdout)
+    for f in ["config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata",
+              "snapshots/u_000015.npy", "snapshots/u_000030.vti", "snapshots/u_000030.png"]:
+        check("writes " + f, os.path.exists(os.path.join(out, f)))
+    if os.path.exists(os.path.join(out, "seismogram.npy")):
+        check("seismogram is (time, receiver)", npy_shape(os.path.join(out, "seismogram.npy")) == (16, 10),
+              str(npy_shape(os.path.join(out, "seismogram.npy"))))
+        check("snapshot is (nz, ny, nx)", npy_shape(os.path.join(out, "snapshots/u_000015.npy")) == (22, 20, 24))
+        check("receivers are (n, 3)", npy_shape(os.path.join(out, "receivers.npy")) == (10, 3))
+        with open(os.path.join(out, "seismogram.png"), "rb") as f:
+            check("seismogram.png is a PNG", f.read(8) == b"\x89PNG\r\n\x1a\n")
+        with open(os.path.join(out, "snapshots/u_000030.vti"), "rb") as f:
+            head = f.read(400)
+            check("snapshot .vti is VTK image data", b'type="ImageData"' in head and b'WholeExtent="0 23 0 19 0 21"' in head,
+                  head)
+        rep = json.load(open(os.path.join(out, "report.json")))
+        for k in ["steps_run", "gpts_per_s", "gb_per_s", "wall_s", "ratio_to_copy", "copy_gb_per_s", "dt"]:
+            check("report.json has " + k, k in rep, str(rep.keys()))
+        check("report counts 30 steps", rep.get("steps_run") == 30, str(rep.get("steps_run")))
+        leftovers = [f for f in os.listdir(out) if ".tmp." in f]
+        check("no temporaries left", not leftovers, str(leftovers))
+
+        # config.json is a complete configuration that runs again.
+        again = os.path.join(tmp, "again")
+        r = run("--config", os.path.join(out, "config.json"), "--out-dir", again, "--quiet")
+        check("config.json reruns", r.returncode == 0, r.stderr)
+        same = open(os.path.join(out, "seismogram.npy"), "rb").read() == open(os.path.join(again, "seismogram.npy"), "rb").read()
+        check("rerun is deterministic", same)
+
+        # Interrupted at 15, restarted to 30: byte-identical seismogram and last snapshot.
+        part = os.path.join(tmp, "part")
+        r = run("--config", cfg, "--out-dir", part, "--steps", "15", "--quiet")
+        check("partial run succeeds", r.returncode == 0, r.stderr)
+        r = run("--config", cfg, "--out-dir", part, "--restart", "--quiet")
+        check("restart succeeds", r.returncode == 0, r.stderr)
+        for f in ["seismogram.npy", "snapshots/u_000030.npy"]:
+            a = open(os.path.join(out, f), "rb").read()
+            b = open(os.path.join(part, f), "rb").read() if os.path.exists(os.path.join(part, f)) else b""
+            check("restart reproduces " + f, a == b and len(a) > 0)
+        other = os.path.join(tmp, "other")
+        r = run("--config", cfg, "--out-dir", other, "--set", "sources.0.frequency=20",
+                "--restart", os.path.join(part, "checkpoint.strata"))
+        check("restart of another configuration refused", r.returncode != 0 and "different configuration" in r.stderr,
+              r.stderr)
+        check("refused restart writes nothing", not os.path.exists(other))
+
+    # --print-config: every key, parses once comments are stripped, and runs as it stands.
+    r = subprocess.run([STRATA, "wave", "--print-config"], capture_output=True, text=True)
+    text = re.sub(r"//[^\n]*", "", r.stdout)
+    try:
+        doc = json.loads(text)
+        check("--print-config is JSON with comments", True)
+        for k in ["grid", "model", "time", "scheme", "sources", "receivers", "boundary", "output", "device"]:
+            check("--print-config has " + k, k in doc)
+    except ValueError as e:
+        check("--print-config is JSON with comments", False, str(e))
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("all passed")

@@ -1,0 +1,128 @@
+// Bad wave configurations: each is refused with a message that names the problem, before
+// anything is written (the output directory is never created).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/wave_cases.hpp"
+#include "strata/npy.hpp"
+
+using namespace strata;
+
+namespace {
+
+wave::Config good(const test::TempDir& dir) {
+  wave::Config c = test::wave_config({24, 24, 24}, 4, Precision::f32, "cpu");
+  c.sources = {{{12.0, 12.0, 12.0}, 0.05, 1.0, std::nullopt}};
+  c.receiver_points = {{6.0, 12.0, 12.0}};
+  c.steps = 5;
+  c.out_dir = dir / "out";
+  return c;
+}
+
+void expect_refused(const wave::Config& c, const std::string& needle, const test::TempDir& dir) {
+  wave::RunOptions opt;
+  opt.quiet = true;
+  try {
+    wave::run(c, opt);
+    ADD_FAILURE() << "accepted; expected an error mentioning '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "wrote output for a refused run (" << needle << ")";
+}
+
+}  // namespace
+
+TEST(WaveBadConfig, GoodConfigurationRunsAndWrites) {
+  test::TempDir dir("wave-good");
+  wave::RunOptions opt;
+  opt.quiet = true;
+  wave::run(good(dir), opt);
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/seismogram.npy"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/report.json"));
+}
+
+TEST(WaveBadConfig, NegativeVelocity) {
+  test::TempDir dir("wave-bad");
+  EXPECT_THROW(wave::parse_config(R"({"model": {"velocity": -1500}})"), Error);
+  wave::Config c = good(dir);
+  c.velocity = -1500;  // past the parser: the model check still refuses it
+  expect_refused(c, "every velocity must be a finite number > 0", dir);
+  // A model file with one negative value names its grid position.
+  std::vector<float> v(24 * 24 * 24, 1.0f);
+  v[(5 * 24 + 6) * 24 + 7] = -2.0f;
+  const std::size_t shape[3] = {24, 24, 24};
+  npy_write<float>(dir / "v.npy", v, shape);
+  c = good(dir);
+  c.model = wave::ModelKind::npy;
+  c.model_file = dir / "v.npy";
+  expect_refused(c, "(x, y, z) = (7, 6, 5)", dir);
+}
+
+TEST(WaveBadConfig, SourceOrReceiverOutsideTheGrid) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);
+  c.sources[0].position.z = 24.0;  // the last point is at 23.5
+  expect_refused(c, "sources.0.position", dir);
+  c = good(dir);
+  c.receiver_points = {{-1.0, 5.0, 5.0}};
+  expect_refused(c, "outside the grid", dir);
+}
+
+TEST(WaveBadConfig, CflViolationPrintsTheLimit) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);
+  const double limit = wave::stability_limit(4, 1.0, 1.0);
+  c.dt = limit * 1.01;
+  expect_refused(c, "stability (CFL) limit", dir);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", limit);
+  expect_refused(c, text, dir);
+  c.dt = limit;  // at the limit: allowed
+  wave::RunOptions opt;
+  opt.quiet = true;
+  EXPECT_NO_THROW(wave::run(c, opt));
+}
+
+TEST(WaveBadConfig, UnknownKeyNamesTheKeyAndTheAllowedOnes) {
+  try {
+    wave::parse_config(R"({"grid": {"shape": [8, 8, 8], "spcing": 2}})");
+    FAIL() << "unknown key accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown key 'grid.spcing'"), std::string::npos) << m;
+    EXPECT_NE(m.find("shape, spacing"), std::string::npos) << m;
+  }
+}
+
+TEST(WaveBadConfig, UnreadableModel) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);
+  c.model = wave::ModelKind::npy;
+  c.model_file = dir / "missing.npy";
+  expect_refused(c, "missing.npy", dir);
+  {
+    std::ofstream f(dir / "junk.npy");
+    f << "not a numpy file";
+  }
+  c.model_file = dir / "junk.npy";
+  expect_refused(c, "junk.npy", dir);
+  std::vector<float> v(10 * 24 * 24, 1.0f);
+  const std::size_t shape[3] = {10, 24, 24};
+  npy_write<float>(dir / "short.npy", v, shape);
+  c.model_file = dir / "short.npy";
+  expect_refused(c, "has shape (10, 24, 24)", dir);
+}
+
+TEST(WaveBadConfig, BoundaryAndLayerChecks) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);
+  c.faces[wave::xmin] = wave::FaceKind::periodic;
+  expect_refused(c, "must both be periodic", dir);
+  c = good(dir);
+  for (auto& f : c.faces) f = wave::FaceKind::pml;
+  c.pml_width = 12;  // 2 * 12 + radius 2 > 24
+  expect_refused(c, "cannot hold 2 absorbing layer(s)", dir);
+}
