@@ -59,6 +59,22 @@ void set_rates(Result& r, const Timing& t);
 // ratio_to_copy and bytes_per_point_eff of r against a reference result (same precision).
 void compare_to(Result& r, const Result& reference);
 
+// Calls run(T{}, shape) for every shape and precision of opt, or the family's defaults
+// where opt leaves them empty: the one loop every benchmark family shares.
+template <class Run>
+void for_each_case(const Options& opt, const std::vector<Extent>& default_shapes,
+                   const std::vector<Precision>& default_precisions, Run&& run) {
+  const auto& shapes = opt.shapes.empty() ? default_shapes : opt.shapes;
+  const auto& precisions = opt.precisions.empty() ? default_precisions : opt.precisions;
+  for (const Extent& shape : shapes)
+    for (Precision p : precisions) {
+      if (p == Precision::f32)
+        run(float{}, shape);
+      else
+        run(double{}, shape);
+    }
+}
+
 std::vector<Result> stencils_cpu(const Options& opt);
 std::vector<Result> stencils_cuda(const Options& opt);  // throws when built without CUDA
 

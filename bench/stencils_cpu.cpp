@@ -68,17 +68,10 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
 }  // namespace
 
 std::vector<Result> stencils_cpu(const Options& opt) {
-  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{128, 128, 128}} : opt.shapes;
-  const std::vector<Precision> precs =
-      opt.precisions.empty() ? std::vector<Precision>{Precision::f32, Precision::f64} : opt.precisions;
   std::vector<Result> out;
-  for (const Extent& shape : shapes)
-    for (Precision p : precs) {
-      if (p == Precision::f32)
-        run_precision<float>(opt, shape, out);
-      else
-        run_precision<double>(opt, shape, out);
-    }
+  for_each_case(opt, {Extent{128, 128, 128}}, {Precision::f32, Precision::f64}, [&](auto tag, const Extent& shape) {
+    run_precision<decltype(tag)>(opt, shape, out);
+  });
   return out;
 }
 

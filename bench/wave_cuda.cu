@@ -171,14 +171,10 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
 
 std::vector<Result> wave_cuda(const Options& opt) {
   require(cuda_available(), "the GPU benchmark needs a CUDA device: " + cuda_unavailable_reason());
-  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{512, 512, 512}} : opt.shapes;
-  const std::vector<Precision> precs = opt.precisions.empty() ? std::vector<Precision>{Precision::f32} : opt.precisions;
   std::vector<Result> out;
-  for (const Extent& shape : shapes)
-    for (Precision p : precs) {
-      if (p == Precision::f32) run_precision<float>(opt, shape, out);
-      else run_precision<double>(opt, shape, out);
-    }
+  for_each_case(opt, {Extent{512, 512, 512}}, {Precision::f32}, [&](auto tag, const Extent& shape) {
+    run_precision<decltype(tag)>(opt, shape, out);
+  });
   return out;
 }
 

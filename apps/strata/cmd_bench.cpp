@@ -135,7 +135,11 @@ void add_bench(CLI::App& app) {
       results.insert(results.end(), r.begin(), r.end());
     }
     if (run_wave) {
-      const auto r = dev == DeviceChoice::cuda ? bench::wave_cuda(opt) : bench::wave_cpu(opt);
+      bench::Options wopt = opt;  // the sweep is the stencils' study: waves take explicit shapes only
+      wopt.shapes.clear();
+      for (int n : a->sizes) wopt.shapes.push_back({n, n, n});
+      for (const auto& s : a->shapes) wopt.shapes.push_back(parse_shape(s));
+      const auto r = dev == DeviceChoice::cuda ? bench::wave_cuda(wopt) : bench::wave_cpu(wopt);
       results.insert(results.end(), r.begin(), r.end());
     }
     if (run_poisson) {

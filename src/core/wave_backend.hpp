@@ -60,6 +60,18 @@ struct NamedArray {
   std::vector<T> data;
 };
 
+// The checkpointed state arrays of every backend: "u", "u_prev", then "psi_<face>" and
+// "zeta_<face>" per absorbing layer. One place decides names and sizes, so a checkpoint
+// written by one backend restores into the other.
+struct StateSlot {
+  enum Kind { u, u_prev, psi, zeta } kind = u;
+  std::size_t layer = 0;  // psi / zeta: index into Setup::pml
+};
+std::vector<StateSlot> state_slots(const Setup& s);  // in save() order
+std::string state_name(const StateSlot& slot, const Setup& s);
+// Throws Error for a name the setup does not have, or `values` not that array's size.
+StateSlot state_slot(const std::string& name, std::size_t values, const Setup& s);
+
 template <class T>
 class Backend {
 public:

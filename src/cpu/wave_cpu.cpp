@@ -67,35 +67,27 @@ public:
 
   std::vector<NamedArray<T>> save() const override {
     std::vector<NamedArray<T>> out;
-    out.push_back({"u", dense(u_)});
-    out.push_back({"u_prev", dense(up_)});
-    for (std::size_t f = 0; f < s_.pml.size(); ++f) {
-      out.push_back({std::string("psi_") + kFaceNames[s_.pml[f].face], psi_[f]});
-      out.push_back({std::string("zeta_") + kFaceNames[s_.pml[f].face], zeta_[f]});
+    for (const StateSlot& slot : state_slots(s_)) {
+      const std::string name = state_name(slot, s_);
+      switch (slot.kind) {
+        case StateSlot::u: out.push_back({name, dense(u_)}); break;
+        case StateSlot::u_prev: out.push_back({name, dense(up_)}); break;
+        case StateSlot::psi: out.push_back({name, psi_[slot.layer]}); break;
+        case StateSlot::zeta: out.push_back({name, zeta_[slot.layer]}); break;
+      }
     }
     return out;
   }
 
   void load(const std::vector<NamedArray<T>>& arrays) override {
     for (const auto& a : arrays) {
-      auto sized = [&](std::size_t n) {
-        require(a.data.size() == n, "state array '" + a.name + "' has " + std::to_string(a.data.size()) +
-                                        " values, expected " + std::to_string(n));
-      };
-      if (a.name == "u" || a.name == "u_prev") {
-        sized(s_.n.points());
-        (a.name == "u" ? u_ : up_).load_interior(a.data);
-        continue;
+      const StateSlot slot = state_slot(a.name, a.data.size(), s_);
+      switch (slot.kind) {
+        case StateSlot::u: u_.load_interior(a.data); break;
+        case StateSlot::u_prev: up_.load_interior(a.data); break;
+        case StateSlot::psi: psi_[slot.layer] = a.data; break;
+        case StateSlot::zeta: zeta_[slot.layer] = a.data; break;
       }
-      bool found = false;
-      for (std::size_t f = 0; f < s_.pml.size() && !found; ++f)
-        for (int which = 0; which < 2 && !found; ++which)
-          if (a.name == std::string(which ? "zeta_" : "psi_") + kFaceNames[s_.pml[f].face]) {
-            sized(s_.pml[f].points());
-            (which ? zeta_ : psi_)[f] = a.data;
-            found = true;
-          }
-      require(found, "unknown state array '" + a.name + "'");
     }
   }
 

@@ -191,12 +191,14 @@ public:
   std::vector<NamedArray<T>> save() const override {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     std::vector<NamedArray<T>> out;
-    out.push_back({"u", dense(u_)});
-    out.push_back({"u_prev", dense(up_)});
-    for (std::size_t f = 0; f < s_.pml.size(); ++f) {
-      const std::string face = kFaceNames[s_.pml[f].face];
-      out.push_back({"psi_" + face, psi_[f].download(psi_[f].size())});
-      out.push_back({"zeta_" + face, zeta_[f].download(zeta_[f].size())});
+    for (const StateSlot& slot : state_slots(s_)) {
+      const std::string name = state_name(slot, s_);
+      switch (slot.kind) {
+        case StateSlot::u: out.push_back({name, dense(u_)}); break;
+        case StateSlot::u_prev: out.push_back({name, dense(up_)}); break;
+        case StateSlot::psi: out.push_back({name, psi_[slot.layer].download(psi_[slot.layer].size())}); break;
+        case StateSlot::zeta: out.push_back({name, zeta_[slot.layer].download(zeta_[slot.layer].size())}); break;
+      }
     }
     return out;
   }
@@ -204,24 +206,13 @@ public:
   void load(const std::vector<NamedArray<T>>& arrays) override {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     for (const auto& a : arrays) {
-      auto sized = [&](std::size_t n) {
-        require(a.data.size() == n, "state array '" + a.name + "' has " + std::to_string(a.data.size()) +
-                                        " values, expected " + std::to_string(n));
-      };
-      if (a.name == "u" || a.name == "u_prev") {
-        sized(s_.n.points());
-        (a.name == "u" ? u_ : up_).load_interior(a.data);
-        continue;
+      const StateSlot slot = state_slot(a.name, a.data.size(), s_);
+      switch (slot.kind) {
+        case StateSlot::u: u_.load_interior(a.data); break;
+        case StateSlot::u_prev: up_.load_interior(a.data); break;
+        case StateSlot::psi: psi_[slot.layer].upload(a.data); break;
+        case StateSlot::zeta: zeta_[slot.layer].upload(a.data); break;
       }
-      bool found = false;
-      for (std::size_t f = 0; f < s_.pml.size() && !found; ++f)
-        for (int which = 0; which < 2 && !found; ++which)
-          if (a.name == std::string(which ? "zeta_" : "psi_") + kFaceNames[s_.pml[f].face]) {
-            sized(s_.pml[f].points());
-            (which ? zeta_ : psi_)[f].upload(a.data);
-            found = true;
-          }
-      require(found, "unknown state array '" + a.name + "'");
     }
   }
 

@@ -197,6 +197,7 @@ TEST(WaveCuda, RunWritesOutputsAndReportsTheCopyRatio) {
   c.out_dir = dir / "out";
   c.snapshot_every = 120;
   c.checkpoint_every = 120;
+  c.seismogram_png = true;  // the shared test configuration turns it off for speed
   wave::RunOptions opt;
   opt.quiet = true;
   const wave::Report r = wave::run(c, opt);
