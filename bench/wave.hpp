@@ -11,7 +11,8 @@ namespace strata::bench {
 
 // GPU: fp32 512^3 by default (opt.precisions / opt.shapes override). Results: "copy" (the
 // reference), "wave" per compiled radius-4 variant (each validated first), "wave_step" for
-// the solver with rigid faces and with 16-point CPML on every face. Throws without CUDA.
+// the solver with rigid faces and with 16-point CPML on five faces (free top), with
+// extra.cost_over_rigid against extra.share = 1 + layer fraction. Throws without CUDA.
 std::vector<Result> wave_cuda(const Options& opt);
 // CPU: the reference backend's step on 128^3 by default, against its copy loop.
 std::vector<Result> wave_cpu(const Options& opt);

@@ -1,9 +1,11 @@
 // GPU wave benchmark. Each radius-4 variant of the fused update is checked against the CPU
 // reference on a 67x45x37 grid (partial tiles, random ghosts, poisoned output) before it is
 // timed; then 3 warm-up and 20 event-timed launches on the large grid, in place over u_prev
-// as the solver runs it, next to the default 2.5D copy kernel timed the same way. Rates use
-// the optimal footprint: u, u_prev and (v dt / h)^2 read, u_next written: 16 B/point in fp32.
+// as the solver runs it, next to the default 2.5D copy kernel timed the same way (twice, see
+// time_copy). Rates use the optimal footprint: u, u_prev and (v dt / h)^2 read, u_next
+// written: 16 B/point in fp32. Then whole solver steps, rigid and with CPML layers.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -61,10 +63,54 @@ Result base(const std::string& kernel, const std::string& variant, Precision p, 
   return r;
 }
 
-// The whole solver step (mirror ghosts, CPML, fused update, a source, 64 receivers) timed
-// over 20 steps after 3, host clock between synchronisations.
+// The CPML step is checked before it is timed: 100 steps of a small run with layers on five
+// faces straddling tile edges (free top, two velocities, a source) on the GPU against the
+// CPU reference; the wavefields must agree within the GPU tests' bound (2e-4 of the peak
+// in fp32, 1e-10 in fp64). Returns the relative difference.
 template <class T>
-Result time_solver_step(const Options& opt, Extent shape, bool pml, double* layer_fraction) {
+double validate_cpml_step() {
+  wave::Config c;
+  c.shape = {150, 60, 45};
+  c.spacing = 1;
+  c.model = wave::ModelKind::layered;
+  c.layers = {{0.0, 1.0}, {20.0, 1.4}};
+  c.order = 2 * kRadius;
+  c.precision = precision_of<T>;
+  c.pml_width = 20;
+  c.faces[wave::zmin] = wave::FaceKind::free;
+  c.sources = {{{125.3, 35.2, 12.6}, 0.1, 1.0, std::nullopt}};
+  c.steps = 100;
+  c.seismogram_png = false;
+  c.device = "cpu";
+  wave::Solver cpu(c);
+  c.device = "cuda";
+  wave::Solver gpu(c);
+  cpu.advance(c.steps);
+  gpu.advance(c.steps);
+  const std::vector<double> a = cpu.wavefield(), b = gpu.wavefield();
+  double diff = 0, peak = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(a[i] - b[i]);
+    diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    peak = std::max(peak, std::fabs(a[i]));
+  }
+  return peak > 0 ? diff / peak : INFINITY;
+}
+
+// What the layers of the CPML step occupy: their union (the share of points the layers
+// should cost) and the sum of the boxes (a point at an edge or corner keeps the memory
+// variables of two or three axes, so 16 B per box point is the floor of the extra traffic).
+struct LayerShare {
+  double fraction = 0;      // union of the layers / points
+  double box_fraction = 0;  // sum of the layer boxes / points
+};
+
+// The whole solver step (mirror ghosts, fused update with the CPML terms, a source, 64
+// receivers) over opt.reps steps after opt.warmup: CUDA events around the steps (the solver
+// runs on the legacy default stream), and the host clock beside them, whose excess over the
+// events is host work the GPU waited for (a synchronisation or slow launches per step).
+template <class T>
+Result time_solver_step(const Options& opt, Extent shape, bool pml, LayerShare* share) {
   wave::Config c;
   c.shape = shape;
   c.spacing = 10;
@@ -82,19 +128,48 @@ Result time_solver_step(const Options& opt, Extent shape, bool pml, double* laye
   wave::Solver s(c);
   s.advance(opt.warmup);
   s.impl().synchronize();
+  cudaEvent_t e0, e1;
+  STRATA_CUDA_CHECK(cudaEventCreate(&e0));
+  STRATA_CUDA_CHECK(cudaEventCreate(&e1));
   const auto t0 = std::chrono::steady_clock::now();
+  STRATA_CUDA_CHECK(cudaEventRecord(e0, nullptr));
   s.advance(opt.reps);
+  STRATA_CUDA_CHECK(cudaEventRecord(e1, nullptr));
   s.impl().synchronize();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  float ms = 0;
+  STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  STRATA_CUDA_CHECK(cudaEventDestroy(e0));
+  STRATA_CUDA_CHECK(cudaEventDestroy(e1));
   Result r = base("wave_step", pml ? "cpml16-free-top" : "rigid-free-top", precision_of<T>, shape, 4.0 * sizeof(T));
   Timing t;
-  t.median_ms = t.min_ms = t.max_ms = ms / opt.reps;
+  t.median_ms = t.min_ms = t.max_ms = double(ms) / opt.reps;
   t.reps = opt.reps;
   set_rates(r, t);
-  const double inner = double(std::max(0, shape.nx - 32)) * std::max(0, shape.ny - 32) * std::max(0, shape.nz - 16);
-  *layer_fraction = pml ? 1.0 - inner / double(shape.points()) : 0.0;
-  r.extra["timing"] = "host clock over " + std::to_string(opt.reps) + " steps (mean)";
+  const double n = double(shape.points()), len[3] = {double(shape.nx), double(shape.ny), double(shape.nz)};
+  double inner = 1, boxes = 0;
+  for (int a = 0; a < 3; ++a) {
+    const int faces = (c.faces[2 * a] == wave::FaceKind::pml) + (c.faces[2 * a + 1] == wave::FaceKind::pml);
+    inner *= std::max(0.0, len[a] - faces * c.pml_width);
+    boxes += faces * c.pml_width * n / len[a];
+  }
+  share->fraction = 1.0 - inner / n;
+  share->box_fraction = boxes / n;
+  r.extra["timing"] = "CUDA events around " + std::to_string(opt.reps) + " steps (mean)";
+  r.extra["host_ms_per_step"] = host_ms / opt.reps;
   return r;
+}
+
+// The copy kernel's rate is the denominator of every ratio, so one slow measurement flatters
+// them all: in one run it came out 20% slow (0.462 ms against 0.386 ms for the same kernel
+// in the stencil benchmark seconds earlier), taking the wave's ratio to 1.025. It is timed
+// twice, after a longer warm-up (clocks and the memory system settling after allocation and
+// the random fills), before and after the wave variants, and the faster median is the
+// reference; both are reported, so a disagreement is visible.
+template <class T>
+Timing time_copy(const Options& opt, const cuda::StencilImpl<T>& copy, Field<T>& in, Field<T>& out, cudaStream_t stream) {
+  return time_launches([&] { copy.launch(nullptr, in, out, stream, opt.zchunks); }, 4 * opt.warmup + 10, opt.reps,
+                       stream);
 }
 
 template <class T>
@@ -119,8 +194,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
 
     const auto& copy_impl = cuda::default_impl<T>("copy");
     copy_ref = base("copy", copy_impl.variant, precision_of<T>, shape, 2.0 * sizeof(T));
-    set_rates(copy_ref, time_launches([&] { copy_impl.launch(nullptr, u, c2, stream, opt.zchunks); }, opt.warmup,
-                                      opt.reps, stream));
+    const Timing copy_first = time_copy(opt, copy_impl, u, c2, stream);
     fill_device_random(c2.data(), L.size, 0xc2c2, stream);  // the copy overwrote its interior
 
     for (const auto& v : cuda::wave_update_variants<T>()) {
@@ -140,16 +214,39 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
                      to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
       family.push_back(r);
     }
+    const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);
+    set_rates(copy_ref, copy_first.median_ms <= copy_second.median_ms ? copy_first : copy_second);
+    copy_ref.extra["median_ms_first"] = copy_first.median_ms;
+    copy_ref.extra["median_ms_second"] = copy_second.median_ms;
+    copy_ref.extra["timing"] = "the faster median of two timings, before and after the wave variants";
   }  // free the benchmark fields before the solver allocates its own
 
-  double fraction = 0;
-  const Result rigid = time_solver_step<T>(opt, shape, false, &fraction);
+  const double cpml_error = validate_cpml_step<T>();
+  if (!(cpml_error < (sizeof(T) == 4 ? 2e-4 : 1e-10)))
+    throw Error("benchmark refused: the GPU step with CPML layers (" + std::string(to_string(precision_of<T>)) +
+                ") disagrees with the CPU reference by " + std::to_string(cpml_error) + " of the peak");
+  LayerShare none, layers;
+  const Result rigid = time_solver_step<T>(opt, shape, false, &none);
   family.push_back(rigid);
-  Result pml = time_solver_step<T>(opt, shape, true, &fraction);
-  pml.extra["layer_fraction"] = fraction;
-  pml.extra["time_over_rigid_step"] = pml.median_ms / rigid.median_ms;
-  pml.extra["note"] = "absorbing layers cost their share when time_over_rigid_step - 1 is about the extra "
-                      "CPML traffic (~40 B/point) times layer_fraction over 16 B/point";
+  Result pml = time_solver_step<T>(opt, shape, true, &layers);
+  // The issue's target for the layers: a step with them costs no more than their share of
+  // points, cost_over_rigid <= share = 1 + layer_fraction. The memory variables alone (16 B
+  // per layer box point against 16 B per point for the update) put the floor at
+  // 1 + box_fraction, a little above share because edges and corners sit in 2-3 boxes.
+  const double cost_over_rigid = pml.median_ms / rigid.median_ms;
+  pml.extra["validated"] = "100 steps of a 150x60x45 CPML run against the CPU: " + std::to_string(cpml_error) +
+                          " of the peak";
+  pml.extra["layer_fraction"] = layers.fraction;
+  pml.extra["box_fraction"] = layers.box_fraction;
+  pml.extra["cost_over_rigid"] = cost_over_rigid;
+  pml.extra["share"] = 1.0 + layers.fraction;
+  pml.extra["floor"] = 1.0 + layers.box_fraction;
+  pml.extra["meets_share"] = cost_over_rigid <= 1.0 + layers.fraction;
+  pml.extra["note"] = "cost_over_rigid = step_ms(cpml) / step_ms(rigid); share = 1 + layer_fraction; floor = 1 + "
+                      "box_fraction (psi and zeta read and written per layer box point, nothing else extra)";
+  if (!opt.quiet)
+    std::fprintf(stderr, "  wave_step  rigid %.3f ms, cpml %.3f ms: cost_over_rigid %.3f (share %.3f, floor %.3f)\n",
+                 rigid.median_ms, pml.median_ms, cost_over_rigid, 1.0 + layers.fraction, 1.0 + layers.box_fraction);
   family.push_back(pml);
 
   // The issue's target: Gpts/s >= 0.85 * (copy GB/s / bytes per point); ratio_to_copy is
