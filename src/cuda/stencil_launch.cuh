@@ -60,17 +60,8 @@ inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
   return best;
 }
 
-// The launch facts of one instantiation, for launchers that plan their own grid (the wave
-// solver's layer-aware block order).
-template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
-LaunchFacts launch_facts_25d() {
-  using G = PlaneGeometry<typename Op::value_type, Op::radius, Cfg>;
-  return launch_facts<&kernels::stencil_25d<Op, Cfg, Epi>, Cfg::THREADS, G::SMEM_BYTES>();
-}
-
 // Launches out = epi(op(in), ...) on the interior. Auxiliary fields an epilogue reads must
-// share the output's layout (it indexes them with the output offset). An OrderingEpilogue's
-// table covers this grid: tiles x chunks, chunks = ceil(nz / ceil(nz / min(zchunks, nz))).
+// share the output's layout (it indexes them with the output offset).
 template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
 void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
                 typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
@@ -79,7 +70,7 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
   constexpr auto kernel = &kernels::stencil_25d<Op, Cfg, Epi>;
-  const LaunchFacts facts = launch_facts_25d<Op, Cfg, Epi>();
+  const LaunchFacts facts = launch_facts<kernel, Cfg::THREADS, G::SMEM_BYTES>();
 
   kernels::StencilArgs<Op, Epi> a{};
   if constexpr (Cfg::loader == Loader::tma)

@@ -1,19 +1,16 @@
 // The CUDA backend of the wave solver (core/wave_backend.hpp). One step on the stream:
-// mirror ghosts of the non-pml faces; the fused update over the whole grid into u_prev's
-// buffer, which with absorbing layers also updates their memory variables and adds their
-// terms at the layer points (one pass: u is read once, a layer point adds only its psi and
-// zeta traffic); source injection; then the buffers (u, and psi's two) swap. At most three
-// launches and no host synchronisation per step (receivers add one launch when sampled).
-// Deterministic: no atomics, fixed summation orders, so restarts are bit-identical.
+// mirror ghosts of the non-pml faces; CPML psi on every layer (reads u only); the fused
+// update over the whole grid into u_prev's buffer; the CPML corrections, one launch per
+// axis; source injection; then the buffers swap. Every kernel but the fused one touches a
+// face, a layer or a point list only, so the absorbing layers cost in proportion to their
+// volume. Deterministic: no atomics, fixed summation orders, so restarts are bit-identical.
 #include <algorithm>
-#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
 
 #include "core/wave_backend.hpp"
 #include "core/wave_ghosts.hpp"
-#include "core/wave_schedule.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/stencil_cuda.hpp"
@@ -75,7 +72,7 @@ public:
   explicit CudaBackend(const Setup& s) : s_(s) {
     const Layout L = Layout::make(s.n, s.radius, sizeof(T));
     std::size_t bytes = 3 * L.bytes() + std::size_t(s.trace_rows) * s.receivers.size() * sizeof(T);
-    for (const PmlFace& f : s.pml) bytes += 3 * f.points() * sizeof(T);  // psi (two buffers), zeta
+    for (const PmlFace& f : s.pml) bytes += 2 * f.points() * sizeof(T);
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " wave fields (u, u_prev, (v dt / h)^2, CPML memory, traces)");
     u_ = Field<T>(s.n, s.radius, Memory::device);
@@ -86,16 +83,9 @@ public:
 
     for (const PmlFace& f : s.pml) {
       psi_.emplace_back(f.points());
-      psi_next_.emplace_back(f.points());
       zeta_.emplace_back(f.points());
       coef_a_.emplace_back(cast<T>(f.a));
       coef_b_.emplace_back(cast<T>(f.b));
-    }
-    if (!s.pml.empty()) {
-      // The layers make blocks uneven: split z and start the heaviest blocks first.
-      const BlockSchedule sched = schedule_blocks(s.n, s.radius, cuda::wave_cpml_tile_shape<T>(s.radius), s.pml);
-      zchunks_ = sched.zchunks;
-      order_ = DeviceArray<int>(sched.order);
     }
 
     // Sources: the distinct grid points they touch, each with its (source, weight) taps.
@@ -158,19 +148,9 @@ public:
                                                                                                        mirror_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    if (s_.pml.empty()) {
-      cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
-    } else {
-      std::array<cuda::CpmlLayerArrays<T>, 6> layers{};  // a face has at most one layer
-      for (std::size_t f = 0; f < s_.pml.size(); ++f) {
-        const PmlFace& p = s_.pml[f];
-        layers[f] = {p.axis, p.lo, p.hi, psi_[f].get(), psi_next_[f].get(), zeta_[f].get(), coef_a_[f].get(),
-                     coef_b_[f].get()};
-      }
-      cuda::wave_update_cpml<T>(s_.lap, s_.d1, s_.d2, u_, up_, c2_, up_,
-                                std::span<const cuda::CpmlLayerArrays<T>>(layers.data(), s_.pml.size()), order_.get(),
-                                order_.size(), zchunks_, st);
-    }
+    dispatch_radius([&](auto radius) { cpml_psi<decltype(radius)::value>(st); });
+    cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
+    dispatch_radius([&](auto radius) { cpml_apply<decltype(radius)::value>(st); });
     if (inject_nodes_ > 0) {
       require(n >= wl_first_ && n < wl_first_ + wl_count_, "internal: no source amplitudes loaded for step " + std::to_string(n));
       const T* row = amps_.get() + std::size_t(n - wl_first_) * s_.sources.size();
@@ -179,7 +159,6 @@ public:
       STRATA_CUDA_CHECK_LAUNCH();
     }
     std::swap(u_, up_);
-    std::swap(psi_, psi_next_);
   }
 
   void record(int row) override {
@@ -270,6 +249,65 @@ private:
     return v;
   }
 
+  template <class F>
+  void dispatch_radius(F&& f) {
+    switch (s_.radius) {
+      case 1: return f(std::integral_constant<int, 1>{});
+      case 2: return f(std::integral_constant<int, 2>{});
+      case 3: return f(std::integral_constant<int, 3>{});
+      default: return f(std::integral_constant<int, 4>{});
+    }
+  }
+
+  template <int R>
+  kernels::PmlArgs<T, R> pml_args(const std::vector<std::size_t>& faces) const {
+    kernels::PmlArgs<T, R> a{};
+    a.pitch = u_.layout().pitch;
+    a.plane = u_.layout().plane;
+    for (int r = 0; r <= R; ++r) a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
+    for (std::size_t i = 0; i < faces.size(); ++i) {
+      const std::size_t f = faces[i];
+      const PmlFace& p = s_.pml[f];
+      kernels::PmlBox<T>& b = a.box[i];
+      b.axis = p.axis;
+      for (int k = 0; k < 3; ++k) b.lo[k] = p.lo[k], b.hi[k] = p.hi[k];
+      b.psi = psi_[f].get();
+      b.zeta = zeta_[f].get();
+      b.a = coef_a_[f].get();
+      b.b = coef_b_[f].get();
+    }
+    return a;
+  }
+
+  std::int64_t largest(const std::vector<std::size_t>& faces) const {
+    std::int64_t m = 0;
+    for (std::size_t f : faces) m = std::max<std::int64_t>(m, std::int64_t(s_.pml[f].points()));
+    return m;
+  }
+
+  template <int R>
+  void cpml_psi(cudaStream_t st) {
+    if (s_.pml.empty()) return;
+    std::vector<std::size_t> all(s_.pml.size());
+    for (std::size_t f = 0; f < all.size(); ++f) all[f] = f;
+    kernels::wave_cpml_psi<T, R><<<dim3(blocks_for(largest(all), 256), unsigned(all.size())), 256, 0, st>>>(
+        u_.origin(), pml_args<R>(all));
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  template <int R>
+  void cpml_apply(cudaStream_t st) {
+    for (int axis = 0; axis < 3; ++axis) {
+      std::vector<std::size_t> faces;
+      for (std::size_t f = 0; f < s_.pml.size(); ++f)
+        if (s_.pml[f].axis == axis) faces.push_back(f);
+      if (faces.empty()) continue;
+      kernels::wave_cpml_apply<T, R><<<dim3(blocks_for(largest(faces), 256), unsigned(faces.size())), 256, 0, st>>>(
+          u_.origin(), up_.origin(), c2_.origin(), pml_args<R>(faces));
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+  }
+
   // Each non-pml face as index arithmetic for wave_mirror_ghosts: strides across the face,
   // and per ghost layer the offsets along the axis of the ghost and its source (the same
   // map as the CPU's fill, core/wave_ghosts.hpp).
@@ -304,11 +342,7 @@ private:
   kernels::MirrorArgs mirror_{};
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face
-  // psi_ holds the current step's psi (what save() writes); the update reads it and writes
-  // psi_next_, then the two swap.
-  std::vector<DeviceArray<T>> psi_, psi_next_, zeta_, coef_a_, coef_b_;
-  int zchunks_ = 1;
-  DeviceArray<int> order_;  // the CPML update's block order (core/wave_schedule.hpp)
+  std::vector<DeviceArray<T>> psi_, zeta_, coef_a_, coef_b_;
   int inject_nodes_ = 0;
   DeviceArray<std::int64_t> inject_off_;
   DeviceArray<int> inject_first_, inject_src_;

@@ -26,10 +26,6 @@ struct WavePolicy<float, R> {
   // The register queue of (R + 1) * VY centres fits at radius 1 only; beyond, the centre is
   // re-read from global memory (an L2 hit: its plane was loaded R planes earlier).
   static constexpr bool centre_in_registers = R == 1 || R == 4;
-  // With absorbing layers (LeapfrogCpmlEpilogue; ptxas: R1 64, R2 94, R3 115, R4 127
-  // registers, no spills): the same tiles, but at radius 2 half the threads, since 1024
-  // threads leave 64 registers and the layer terms spilled there. Not yet timed.
-  using CpmlCfg = std::conditional_t<R == 2, TileConfig<Loader::tma, 128, 16, 4, 3>, Cfg>;
 };
 
 // fp64 registers (ptxas): R1 84, R2 125, R3 78, R4 94; 512 threads each.
@@ -39,9 +35,6 @@ struct WavePolicy<double, R> {
                                  std::conditional_t<R == 4, TileConfig<Loader::tma, 64, 16, 4, 3>,
                                                     TileConfig<Loader::tma, 128, 8, 2, 3>>>;
   static constexpr bool centre_in_registers = R == 1;
-  // With absorbing layers (ptxas: R1 120, R2 152, R3 125, R4 208 registers, no spills): at
-  // radius 2 the 512-thread tile spilled, the 256-thread one of radius 4 does not.
-  using CpmlCfg = std::conditional_t<R == 2, TileConfig<Loader::tma, 64, 16, 4, 3>, Cfg>;
 };
 
 }  // namespace strata::cuda

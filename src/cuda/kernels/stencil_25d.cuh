@@ -41,32 +41,6 @@ concept PrefetchingEpilogue = requires(const Epi& e, std::int64_t off) {
   { e.load(off) } -> std::same_as<typename Epi::Aux>;
 };
 
-// Where an output point is: its interior coordinates and its offset from the output's
-// interior origin (the same offset indexes auxiliary fields laid out like the output).
-struct OutPoint {
-  int x, y, z;
-  std::int64_t off;
-};
-
-// A prefetching epilogue that needs to know where a point is (one whose work differs by
-// region, such as absorbing layers) takes the whole OutPoint instead of the offset:
-// `Aux load(OutPoint)` and `operator()(s, u, aux, OutPoint)`. Disjoint from
-// PrefetchingEpilogue (an OutPoint does not convert to an offset, nor back).
-template <class Epi>
-concept PointEpilogue = requires(const Epi& e, OutPoint p) {
-  typename Epi::Aux;
-  { e.load(p) } -> std::same_as<typename Epi::Aux>;
-};
-
-// An epilogue whose work is uneven across blocks may choose the order blocks run in:
-// `int block_work(int b)` maps the b-th block in launch order (blockIdx.x + blockIdx.y *
-// gridDim.x) to the work it does, tile + chunk * tiles, a permutation of the grid. Blocks
-// start roughly in launch order, so heaviest first keeps a straggler out of the tail.
-template <class Epi>
-concept OrderingEpilogue = requires(const Epi& e, int b) {
-  { e.block_work(b) } -> std::same_as<int>;
-};
-
 template <class Op, class Epi = StoreEpilogue<typename Op::value_type>>
 struct StencilArgs {
   using T = typename Op::value_type;
@@ -96,15 +70,9 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ std::uint64_t full[S];
 
-  unsigned tile = blockIdx.x, chunk = blockIdx.y;
-  if constexpr (OrderingEpilogue<Epi>) {
-    const unsigned work = unsigned(a.epi.block_work(int(blockIdx.x + blockIdx.y * gridDim.x)));
-    tile = work % gridDim.x;
-    chunk = work / gridDim.x;
-  }
-  const int tile_x = tile % a.tiles_x, tile_y = tile / a.tiles_x;
+  const int tile_x = blockIdx.x % a.tiles_x, tile_y = blockIdx.x / a.tiles_x;
   const int x0 = tile_x * TX, y0 = tile_y * Cfg::TY;
-  const int z0 = chunk * a.zchunk;
+  const int z0 = blockIdx.y * a.zchunk;
   const int z1 = min(z0 + a.zchunk, a.nz);
   if (z0 >= z1) return;
   const int planes = (z1 - z0) + 2 * R;  // input planes z0-R .. z1-1+R
@@ -179,8 +147,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   constexpr int NC = Epi::needs_centre ? R + 1 : 1;
   T centre[NC][VY];
   // Auxiliary values of the output plane stored this iteration (cur) and the next (nxt).
-  constexpr bool kPoint = PointEpilogue<Epi>;
-  constexpr bool kPrefetch = PrefetchingEpilogue<Epi> || kPoint;
+  constexpr bool kPrefetch = PrefetchingEpilogue<Epi>;
   struct NoAux {};
   using Aux = typename std::conditional_t<kPrefetch, Epi, StoreEpilogueAux<NoAux>>::Aux;
   Aux cur[VY], nxt[VY];
@@ -189,12 +156,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
       const std::int64_t base = std::int64_t(z0 + i_out - 2 * R) * a.out_plane + std::int64_t(y) * a.out_pitch + x;
 #pragma unroll
       for (int v = 0; v < VY; ++v)
-        if (v < rows_valid) {
-          if constexpr (kPoint)
-            dst[v] = a.epi.load(OutPoint{x, y + v, z0 + i_out - 2 * R, base + v * a.out_pitch});
-          else
-            dst[v] = a.epi.load(base + v * a.out_pitch);
-        }
+        if (v < rows_valid) dst[v] = a.epi.load(base + v * a.out_pitch);
     }
   };
   if constexpr (kPrefetch && R == 0) prefetch(cur, 0);
@@ -223,9 +185,7 @@ __global__ void __launch_bounds__(Cfg::THREADS)
         if (v < rows_valid) {
           const std::int64_t off = base + v * a.out_pitch;
           T value;
-          if constexpr (kPoint)
-            value = a.epi(acc[0][v], centre[0][v], cur[v], OutPoint{x, y + v, z0 + i - 2 * R, off});
-          else if constexpr (kPrefetch)
+          if constexpr (kPrefetch)
             value = a.epi(acc[0][v], centre[0][v], cur[v], off);
           else
             value = a.epi(acc[0][v], centre[0][v], off);

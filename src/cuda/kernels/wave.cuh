@@ -1,12 +1,13 @@
 // Device code of the acoustic wave solver. The fused leapfrog update is the 2.5D stencil
-// kernel (stencil_25d.cuh) with StarOp and the LeapfrogEpilogue below (with absorbing
-// layers, LeapfrogCpmlEpilogue of wave_cpml.cuh); the rest are small kernels whose work is
-// proportional to a face or a list of points: mirror ghosts, source injection and receiver
-// sampling.
+// kernel (stencil_25d.cuh) with StarOp and the LeapfrogEpilogue below; the rest are small
+// kernels whose work is proportional to a face, a layer or a list of points: mirror ghosts,
+// the CPML memory updates and corrections, source injection and receiver sampling.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
+
+#include "core/wave_ghosts.hpp"
 
 namespace strata::cuda::kernels {
 
@@ -100,6 +101,94 @@ __global__ void wave_mirror_ghosts(T* origin, const __grid_constant__ MirrorArgs
     const std::int64_t across = std::int64_t(i0) * f.s0 + std::int64_t(i1) * f.s1;
     const int sign = f.sign[k];
     origin[across + f.ghost[k]] = sign == 0 ? T(0) : T(sign) * origin[across + f.source[k]];
+  }
+}
+
+// ---- CPML ----------------------------------------------------------------------------------
+
+// One absorbing layer: its box of interior points and dense psi / zeta over the box (x
+// fastest), with the recursive-convolution constants a, b per point along `axis`.
+template <class T>
+struct PmlBox {
+  int axis = 0;
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  T* psi = nullptr;
+  T* zeta = nullptr;
+  const T* a = nullptr;
+  const T* b = nullptr;
+};
+
+template <class T, int R>
+struct PmlArgs {
+  PmlBox<T> box[6];  // blockIdx.y indexes the boxes of one launch
+  std::int64_t pitch = 0, plane = 0;
+  T d1[R + 1] = {};  // first derivative, d1[0] unused
+  T d2[R + 1] = {};  // second derivative along one axis
+};
+
+// Thread t of a box -> its interior coordinates and its index in the box's dense arrays.
+template <class T>
+__device__ __forceinline__ void box_point(const PmlBox<T>& b, std::int64_t t, int p[3]) {
+  const int wx = b.hi[0] - b.lo[0], wy = b.hi[1] - b.lo[1];
+  p[0] = b.lo[0] + int(t % wx);
+  p[1] = b.lo[1] + int(t / wx % wy);
+  p[2] = b.lo[2] + int(t / (std::int64_t(wx) * wy));
+}
+
+template <class T>
+__device__ __forceinline__ std::int64_t box_points(const PmlBox<T>& b) {
+  return std::int64_t(b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]) * (b.hi[2] - b.lo[2]);
+}
+
+// psi = b psi + a D1 u (reads u and its ghosts; every box of the launch is independent).
+template <class T, int R>
+__global__ void wave_cpml_psi(const T* __restrict__ u, const __grid_constant__ PmlArgs<T, R> a) {
+  const PmlBox<T>& b = a.box[blockIdx.y];
+  const std::int64_t stride[3] = {1, a.pitch, a.plane};
+  const std::int64_t su = stride[b.axis];
+  const std::int64_t total = box_points(b);
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    int p[3];
+    box_point(b, t, p);
+    const T* c = u + p[2] * a.plane + p[1] * a.pitch + p[0];
+    T du = T(0);
+#pragma unroll
+    for (int r = 1; r <= R; ++r) du += a.d1[r] * (c[r * su] - c[-r * su]);
+    const int i = p[b.axis] - b.lo[b.axis];
+    b.psi[t] = fma(b.b[i], b.psi[t], b.a[i] * du);
+  }
+}
+
+// zeta = b zeta + a (D2 u + D1 psi); u+ += c2 (D1 psi + zeta). psi is 0 outside its box.
+// One launch per axis: boxes of different axes overlap at edges and corners, where they
+// would race on u+; the (at most two) boxes of one axis are disjoint.
+template <class T, int R>
+__global__ void wave_cpml_apply(const T* __restrict__ u, T* __restrict__ out, const T* __restrict__ c2,
+                                const __grid_constant__ PmlArgs<T, R> a) {
+  const PmlBox<T>& b = a.box[blockIdx.y];
+  const std::int64_t stride[3] = {1, a.pitch, a.plane};
+  const std::int64_t su = stride[b.axis];
+  const std::int64_t sp = b.axis == 0 ? 1 : b.axis == 1 ? (b.hi[0] - b.lo[0]) : std::int64_t(b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]);
+  const std::int64_t total = box_points(b);
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    int p[3];
+    box_point(b, t, p);
+    const std::int64_t off = p[2] * a.plane + p[1] * a.pitch + p[0];
+    const int q = p[b.axis], i = q - b.lo[b.axis];
+    const T* c = u + off;
+    T dpsi = T(0), d2u = a.d2[0] * c[0];
+#pragma unroll
+    for (int r = 1; r <= R; ++r) {
+      const T up = q + r < b.hi[b.axis] ? b.psi[t + r * sp] : T(0);
+      const T dn = q - r >= b.lo[b.axis] ? b.psi[t - r * sp] : T(0);
+      dpsi += a.d1[r] * (up - dn);
+      d2u += a.d2[r] * (c[r * su] + c[-r * su]);
+    }
+    const T z = fma(b.b[i], b.zeta[t], b.a[i] * (d2u + dpsi));
+    b.zeta[t] = z;
+    out[off] = fma(c2[off], dpsi + z, out[off]);
   }
 }
 
