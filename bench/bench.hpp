@@ -54,6 +54,10 @@ struct Timing {
 };
 Timing summarize(std::vector<double> ms);
 
+// A result row before timing: what ran, where, on what; points default to the shape's.
+Result result_row(const std::string& device, const std::string& kernel, const std::string& variant,
+                  Precision precision, Extent shape, double bytes_per_point, double points = 0);
+
 // Fills the rate fields of r from its timing, points and footprint.
 void set_rates(Result& r, const Timing& t);
 // ratio_to_copy and bytes_per_point_eff of r against a reference result (same precision).

@@ -18,14 +18,7 @@ namespace strata::bench {
 namespace {
 
 Result base(const std::string& kernel, const std::string& variant, Precision p, Extent n) {
-  Result r;
-  r.kernel = kernel;
-  r.variant = variant;
-  r.device = "cuda";
-  r.precision = p;
-  r.shape = n;
-  r.points = double(n.points());
-  return r;
+  return result_row("cuda", kernel, variant, p, n, 0);
 }
 
 // One V(2,2) Chebyshev cycle of `op` on n unknowns, replayed from a graph.

@@ -23,14 +23,7 @@ inline bool wanted(const Options& opt, const std::string& kernel) {
 inline Result make_result(const std::string& device, const std::string& kernel,
                           const std::string& variant, Precision p, Extent shape, double points,
                           double bytes_per_point, const Timing& t) {
-  Result r;
-  r.kernel = kernel;
-  r.variant = variant;
-  r.device = device;
-  r.precision = p;
-  r.shape = shape;
-  r.points = points;
-  r.bytes_per_point_opt = bytes_per_point;
+  Result r = result_row(device, kernel, variant, p, shape, bytes_per_point, points);
   set_rates(r, t);
   return r;
 }

@@ -20,6 +20,19 @@ Timing summarize(std::vector<double> ms) {
   return t;
 }
 
+Result result_row(const std::string& device, const std::string& kernel, const std::string& variant,
+                  Precision precision, Extent shape, double bytes_per_point, double points) {
+  Result r;
+  r.kernel = kernel;
+  r.variant = variant;
+  r.device = device;
+  r.precision = precision;
+  r.shape = shape;
+  r.points = points > 0 ? points : double(shape.points());
+  r.bytes_per_point_opt = bytes_per_point;
+  return r;
+}
+
 void set_rates(Result& r, const Timing& t) {
   r.median_ms = t.median_ms;
   r.min_ms = t.min_ms;

@@ -38,14 +38,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
                         std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
     if (!wanted || kernel == "copy_halo") continue;  // copy_halo is a GPU tiling benchmark
     const Stencil s = bench_stencil(kernel);
-    Result r;
-    r.kernel = kernel;
-    r.variant = "ref";
-    r.device = "cpu";
-    r.precision = precision_of<T>;
-    r.shape = shape;
-    r.points = double(shape.points());
-    r.bytes_per_point_opt = 2.0 * sizeof(T);
+    Result r = result_row("cpu", kernel, "ref", precision_of<T>, shape, 2.0 * sizeof(T));
     const auto run = [&] {
       if (kernel == "copy")
         cpu::copy_interior(in, dst);

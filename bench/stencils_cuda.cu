@@ -67,15 +67,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
   STRATA_CUDA_CHECK(cudaDeviceSynchronize());
 
   auto base = [&](const std::string& kernel, const std::string& variant) {
-    Result r;
-    r.kernel = kernel;
-    r.variant = variant;
-    r.device = "cuda";
-    r.precision = precision_of<T>;
-    r.shape = shape;
-    r.points = double(shape.points());
-    r.bytes_per_point_opt = 2.0 * sizeof(T);
-    return r;
+    return result_row("cuda", kernel, variant, precision_of<T>, shape, 2.0 * sizeof(T));
   };
 
   // cudaMemcpy of the whole allocation: the device's own copy, for reference.

@@ -18,15 +18,7 @@ using Clock = std::chrono::steady_clock;
 template <class T>
 void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
   auto base = [&](const std::string& kernel, const std::string& variant, double bpp) {
-    Result r;
-    r.kernel = kernel;
-    r.variant = variant;
-    r.device = "cpu";
-    r.precision = precision_of<T>;
-    r.shape = shape;
-    r.points = double(shape.points());
-    r.bytes_per_point_opt = bpp;
-    return r;
+    return result_row("cpu", kernel, variant, precision_of<T>, shape, bpp);
   };
   Result copy_ref = base("copy", "ref", 2.0 * sizeof(T));
   {

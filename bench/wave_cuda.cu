@@ -52,15 +52,7 @@ verify::Mismatch validate(const cuda::WaveUpdateVariant<T>& v, std::span<const d
 }
 
 Result base(const std::string& kernel, const std::string& variant, Precision p, Extent shape, double bpp) {
-  Result r;
-  r.kernel = kernel;
-  r.variant = variant;
-  r.device = "cuda";
-  r.precision = p;
-  r.shape = shape;
-  r.points = double(shape.points());
-  r.bytes_per_point_opt = bpp;
-  return r;
+  return result_row("cuda", kernel, variant, p, shape, bpp);
 }
 
 // The CPML step is checked before it is timed: 100 steps of a small run with layers on five
