@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""`strata poisson` contract: bad input exits non-zero with a message and writes nothing; a
+small solve writes --out and --json with what the report claims; an unreachable tolerance
+exits 3 with the reason. Standard library only. Usage: test_poisson_cli.py PATH_TO_STRATA"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+STRATA = sys.argv[1]
+failures = []
+
+
+def run(*args):
+    return subprocess.run([STRATA, "poisson", "--device", "cpu", *args], capture_output=True, text=True, timeout=300)
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + detail))
+    if not cond:
+        failures.append(name)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out, js = os.path.join(tmp, "u.npy"), os.path.join(tmp, "r.json")
+
+    def refused(name, args, needle):
+        for p in (out, js):
+            if os.path.exists(p):
+                os.remove(p)
+        r = run(*args, "--out", out, "--json", js)
+        check(name + " exits non-zero", r.returncode not in (0, 3), f"rc={r.returncode}")
+        check(name + " says why", needle.lower() in r.stderr.lower(), repr(r.stderr[-300:]))
+        check(name + " writes nothing", not os.path.exists(out) and not os.path.exists(js))
+
+    refused("no grid", [], "--n")
+    refused("unknown solver", ["--n", "8", "--solver", "sor"], "unknown solver")
+    refused("unknown operator", ["--n", "8", "--operator", "fd9"], "unknown operator")
+    refused("bad bc", ["--n", "8", "--bc", "robin"], "unknown boundary")
+    refused("mixed needs mgcg f64", ["--n", "8", "--mixed"], "--mixed")
+    refused("fft on the cpu", ["--n", "8", "--bc", "periodic", "--solver", "fft"], "gpu")
+    refused("zero smoothing", ["--n", "8", "--pre", "0", "--post", "0"], "smoothing")
+    refused("rtol 0", ["--n", "8", "--rtol", "0"], "rtol")
+    refused("missing rhs file", ["--n", "8", "--rhs", os.path.join(tmp, "none.npy")], "none.npy")
+    refused("both --n and --shape", ["--n", "8", "--shape", "8,8,8"], "either")
+
+    # An --rhs of the wrong shape is refused before any work.
+    f = os.path.join(tmp, "f.npy")
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 5, 6), }"
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(f, "wb") as fh:
+        fh.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        fh.write(struct.pack("<120d", *[0.5] * 120))
+    refused("rhs of another shape", ["--n", "8", "--rhs", f], "is 6x5x4")
+
+    r = run("--n", "15", "--precision", "f64", "--rtol", "1e-9", "--out", out, "--json", js, "--quiet")
+    check("a small solve succeeds", r.returncode == 0, r.stderr)
+    rep = json.load(open(js))
+    check("the report says converged", rep["converged"] and rep["rel_residual"] <= 1e-9, str(rep)[:300])
+    check("the report has the discretisation error", 0 < rep["error_rel_l2"] < 1e-2, str(rep.get("error_rel_l2")))
+    check("the solution file is written", os.path.getsize(out) > 15 ** 3 * 8)
+
+    r = run("--shape", "6,5,4", "--rhs", f, "--bc", "neumann", "--precision", "f64", "--quiet")
+    check("an --rhs file of the grid's shape solves", r.returncode == 0, r.stderr)
+
+    r = run("--n", "15", "--precision", "f32", "--rtol", "1e-12", "--max-iter", "30", "--quiet")
+    check("an unreachable tolerance exits 3", r.returncode == 3, f"rc={r.returncode}")
+    check("and says why", "fp32" in r.stdout, r.stdout[-300:])
+
+sys.exit(1 if failures else 0)
