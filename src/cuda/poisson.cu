@@ -1,6 +1,7 @@
 // Launchers of the multigrid passes. Smoothing steps and residuals are one 2.5D stencil
 // pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
 // residual 12); transfers and the coarsest solve are small gather kernels.
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda/check.hpp"
@@ -40,6 +41,13 @@ void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& e
     throw Error("internal: the multigrid passes take the fd7 or fe27 operator, got " + a.name());
 }
 
+int multiprocessors() {
+  int device = 0, n = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  return n;
+}
+
 dim3 point_grid(const kernels::Geometry& g, int block) {
   return dim3(unsigned((g.nx + block - 1) / block), unsigned(g.ny), unsigned(g.nz));
 }
@@ -76,6 +84,33 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 }
 
 template <class T>
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const poisson::TransferView<T>& t, Field<T>& fc, void* stream) {
+  require(f.layout() == u.layout(), "internal: multigrid fields of one level must share a layout");
+  // Fused for the 7-point operator only: fe27's 27 shared-memory reads per residual made
+  // the fused pass slower than the two passes (H100, 511^3: V-cycle 5.56 vs 5.36 ms).
+  if (!t.full_weighting || !(a.kind() == StencilKind::star && a.radius() == 1)) {
+    residual(a, u, f, r, stream);
+    restrict_to(t, r, fc, stream);
+    return false;
+  }
+  // fp64 keeps half the rows so that the ring, f and residual planes fit in 48 KiB. The
+  // coarse planes per block shrink on small levels until there are enough blocks to fill
+  // the GPU: a block streams its planes one after another, latency-bound when alone.
+  constexpr int CX = 32, CY = sizeof(T) == 4 ? 8 : 4;
+  const auto gf = geometry(u), gc = geometry(fc);
+  const long tiles = long((gc.nx + CX - 1) / CX) * ((gc.ny + CY - 1) / CY);
+  const long want = 12L * multiprocessors();  // blocks
+  const int zc = int(std::clamp<long>(tiles * gc.nz / want, 1, 16));
+  const auto c = a.coeffs();
+  const dim3 grid(unsigned((gc.nx + CX - 1) / CX), unsigned((gc.ny + CY - 1) / CY), unsigned((gc.nz + zc - 1) / zc));
+  kernels::residual_restrict_fw_kernel<T, CX, CY><<<grid, dim3(CX, CY), 0, static_cast<cudaStream_t>(stream)>>>(
+      u.origin(), f.origin(), gf, fc.origin(), gc, T(c[0]), T(c[1]), zc);
+  STRATA_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
   const auto gf = geometry(u);
   kernels::prolong_kernel<<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -106,6 +141,8 @@ void convert(const Field<S>& src, Field<D>& dst, void* stream) {
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
                           Field<T>&, void*);                                                      \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
+  template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,      \
+                                  const poisson::TransferView<T>&, Field<T>&, void*);             \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
   template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);

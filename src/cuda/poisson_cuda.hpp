@@ -15,6 +15,9 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void* stream);
 template <class T>
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const poisson::TransferView<T>& t, Field<T>& fc, void* stream);
+template <class T>
 void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream);
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream);

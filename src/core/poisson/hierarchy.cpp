@@ -112,6 +112,7 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
         L.down.p_w[ax] = L.p_w[ax].data();
         L.down.r_w[ax] = L.r_w[ax].data();
       }
+      L.down.full_weighting = kind == BoundaryKind::dirichlet;
     }
     H.levels.push_back(std::move(L));
     if (!can) break;

@@ -24,14 +24,15 @@ public:
     if (l + 1 == H_.levels.size()) return coarse_solve(L);
     smooth(L, pre_);
     ghosts(L.u);
-    residual(L.a, L.u, L.f, L.r, s_);
     Level<T>& C = H_.levels[l + 1];
-    restrict_to(L.down, L.r, C.f, s_);
+    const bool fused = residual_restrict(L.a, L.u, L.f, L.r, L.down, C.f, s_);
     fill(C.u, T(0), s_);
     vcycle(l + 1);
     prolong_add(L.down, C.u, L.u, s_);
     smooth(L, post_);
-    count(L, 3 + 1 + 2 + 0.375);
+    // residual and restriction (fused: u and f read; else r written and read back), the
+    // coarse f written, the coarse u filled and read, u read and written by prolong_add
+    count(L, (fused ? 2 : 4) + 2 + 0.375);
   }
 
   // Full multigrid from the finest right-hand side: restrict f to every level, solve the

@@ -37,6 +37,21 @@ void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& 
   STRATA_ON_DEVICE(residual(a, u, f, r, s.handle));
 }
 template <class T>
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const TransferView<T>& t, Field<T>& fc, Stream s) {
+  if (on_host(u, f, r, fc)) {
+    cpu::residual(a, u, f, r);
+    cpu::restrict_to(t, r, fc);
+    return false;
+  }
+#if STRATA_HAVE_CUDA
+  return cuda::residual_restrict(a, u, f, r, t, fc, s.handle);
+#else
+  (void)s;
+  throw Error("strata was built without CUDA: device fields are unavailable");
+#endif
+}
+template <class T>
 void restrict_to(const TransferView<T>& t, const Field<T>& r, Field<T>& fc, Stream s) {
   if (on_host(r, fc)) return cpu::restrict_to(t, r, fc);
   STRATA_ON_DEVICE(restrict_to(t, r, fc, s.handle));
@@ -64,6 +79,8 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
                           Field<T>&, Stream);                                                     \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, Stream);    \
+  template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,    \
+                                  const TransferView<T>&, Field<T>&, Stream);                     \
   template void restrict_to(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
   template void prolong_add(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
   template void dense_correct(const T*, const Field<T>&, Field<T>&, Stream);

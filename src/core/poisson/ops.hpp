@@ -18,6 +18,9 @@ struct TransferView {
   const T* p_w[3] = {};
   const int* r_idx[3] = {};  // kMaxFine per coarse point
   const T* r_w[3] = {};
+  // The tables are full weighting on every axis (vertex-centred, Dirichlet): coarse I
+  // gathers fine 2I, 2I+1, 2I+2 with weights 1/4, 1/2, 1/4, a fine index n weighing 0.
+  bool full_weighting = false;
 };
 
 // out = u + omega/diag * (f - A u)
@@ -32,6 +35,12 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 // r = f - A u
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream stream);
+// fc = R (f - A u)   (the residual restricted to the coarse level). Returns true when one
+// fused pass did it (r left unwritten), false when it took a residual pass into r and a
+// restriction.
+template <class T>
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const TransferView<T>& t, Field<T>& fc, Stream stream);
 // fc = R r   (restriction to the coarse level)
 template <class T>
 void restrict_to(const TransferView<T>& t, const Field<T>& r, Field<T>& fc, Stream stream);
