@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Print the Markdown tables of docs/performance.md from a `strata bench --json` results file.
+
+Usage: tools/results-tables.py [bench/results/nvidia-h100-80gb-hbm3.json]
+The tables are pasted into docs/performance.md after a device run, so that every figure
+there comes from the committed results file (its commit is printed first).
+"""
+import json
+import sys
+
+STENCILS = [("7pt", "7-point"), ("sym27", "symmetric 27-point"), ("box27", "general 27-point"),
+            ("star4", "radius-4 star")]
+
+
+def default_rows(results):
+    """Benchmark rows of the default policy (stencils, copy), keyed by kernel, precision, shape."""
+    out = {}
+    for r in results:
+        if r["kernel"] in ("copy", "7pt", "star4", "sym27", "box27") and r.get("extra", {}).get("default"):
+            out[(r["kernel"], r["precision"], tuple(r["shape"]))] = r
+    return out
+
+
+def shape_name(s):
+    return f"{s[0]}^3" if s[0] == s[1] == s[2] else "x".join(map(str, s))
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/nvidia-h100-80gb-hbm3.json"
+    d = json.load(open(path))
+    res = d["results"]
+    rows = default_rows(res)
+    print(f"<!-- {path}: commit {d['commit']}, {d['device']} -->\n")
+
+    print("| stencil | fp32 Gpts/s | fp32 ratio | fp64 Gpts/s | fp64 ratio |")
+    print("| --- | --- | --- | --- | --- |")
+    cube = (512, 512, 512)
+    for k, name in [("copy", "copy (reference)")] + STENCILS:
+        a, b = rows[(k, "f32", cube)], rows[(k, "f64", cube)]
+        print(f"| {name} | {a['gpts_per_s']:.0f} | {a['ratio_to_copy']:.3f} | {b['gpts_per_s']:.0f} | {b['ratio_to_copy']:.3f} |")
+    print()
+
+    print("| shape | prec | copy GB/s | 7pt | star4 | sym27 | box27 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    shapes = []
+    for (k, p, s) in rows:
+        if k == "copy" and s not in shapes:
+            shapes.append(s)
+    for p in ("f32", "f64"):
+        for s in shapes:
+            if ("copy", p, s) not in rows:
+                continue
+            cells = [f"{rows[(k, p, s)]['ratio_to_copy']:.3f}" if (k, p, s) in rows else "" for k in ("7pt", "star4", "sym27", "box27")]
+            print(f"| {shape_name(s)} | {p} | {rows[('copy', p, s)]['gb_per_s']:.0f} | " + " | ".join(cells) + " |")
+    print()
+
+    print("| kernel | fp32 GB/s | vs CUB | vs copy | fp64 GB/s | vs CUB | vs copy |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for k in ("sum", "dot", "max_abs"):
+        cells = []
+        for p in ("f32", "f64"):
+            r = [x for x in res if x["kernel"] == k and x["precision"] == p and "ratio_to_cub" in x.get("extra", {})]
+            if r:
+                r = r[0]
+                cells += [f"{r['gb_per_s']:.0f}", f"{r['extra']['ratio_to_cub']:.3f}", f"{r['ratio_to_copy']:.3f}"]
+            else:
+                cells += ["", "", ""]
+        print(f"| {k} | " + " | ".join(cells) + " |")
+    print()
+
+    print("Poisson and wave figures:")
+    for r in res:
+        k = r["kernel"]
+        e = r.get("extra", {})
+        if k.startswith("vcycle"):
+            print(f"- {k} {r['precision']} {shape_name(r['shape'])}: {r['median_ms']:.3f} ms "
+                  f"({1e3 / r['median_ms']:.0f} cycles/s), factor {e.get('convergence_factor', 0):.3f}")
+        elif k.startswith("solve") or k.startswith("fft"):
+            print(f"- {k} {r.get('variant', '')} {r['precision']} {shape_name(r['shape'])}: {r['median_ms']:.1f} ms"
+                  + (f", {e['iterations']} it., residual {e['rel_residual']:.2e} (rtol {e['rtol']:.0e}),"
+                     f" setup {e['setup_ms']:.1f} ms" if "iterations" in e else ""))
+        elif k == "wave_step" and "cost_over_rigid" in e:
+            print(f"- {k} {r['variant']} {r['precision']}: {r['median_ms']:.3f} ms, {e['cost_over_rigid']:.2f}x rigid (share {e['share']:.3f})")
+        elif k == "wave" and e.get("default"):
+            print(f"- wave {r['precision']} {shape_name(r['shape'])}: {e['gpts_per_s']:.1f} Gpts/s = "
+                  f"{e['gpts_per_s'] / e['copy_gb_per_s_over_bpp']:.3f} of copy/16 B")
+
+
+if __name__ == "__main__":
+    main()
