@@ -5,24 +5,14 @@ only. Usage: test_cli.py PATH_TO_STRATA"""
 import json
 import os
 import struct
-import subprocess
-import sys
 import tempfile
 
-STRATA = sys.argv[1]
-failures = []
+
+from clitest import check, finish, run_strata
 
 
 def run(*args):
-    return subprocess.run([STRATA, *args], capture_output=True, text=True, timeout=300)
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"ok   {name}")
+    return run_strata(*args)
 
 
 def write_npy(path, shape, values, descr="<f4", fortran=False):
@@ -110,4 +100,4 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
 
-sys.exit(1 if failures else 0)
+finish()

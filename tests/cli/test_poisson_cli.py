@@ -5,22 +5,14 @@ exits 3 with the reason. Standard library only. Usage: test_poisson_cli.py PATH_
 import json
 import os
 import struct
-import subprocess
-import sys
 import tempfile
 
-STRATA = sys.argv[1]
-failures = []
+
+from clitest import check, finish, run_strata
 
 
 def run(*args):
-    return subprocess.run([STRATA, "poisson", "--device", "cpu", *args], capture_output=True, text=True, timeout=300)
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + detail))
-    if not cond:
-        failures.append(name)
+    return run_strata("poisson", "--device", "cpu", *args)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -69,4 +61,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unreachable tolerance exits 3", r.returncode == 3, f"rc={r.returncode}")
     check("and says why", "fp32" in r.stdout, r.stdout[-300:])
 
-sys.exit(1 if failures else 0)
+finish()

@@ -8,23 +8,14 @@ import os
 import re
 import struct
 import subprocess
-import sys
 import tempfile
 
-STRATA = sys.argv[1]
-failures = []
+
+from clitest import STRATA, check, finish, run_strata
 
 
 def run(*args, cwd=None):
-    return subprocess.run([STRATA, "wave", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
-    else:
-        print(f"ok   {name}")
+    return run_strata("wave", *args, cwd=cwd)
 
 
 def npy_shape(path):
@@ -141,7 +132,4 @@ with tempfile.TemporaryDirectory() as tmp:
     except ValueError as e:
         check("--print-config is JSON with comments", False, str(e))
 
-if failures:
-    print(f"{len(failures)} failure(s)")
-    sys.exit(1)
-print("all passed")
+finish()

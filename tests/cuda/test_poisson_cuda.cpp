@@ -5,17 +5,15 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
+#include "common/require_gpu.hpp"
+#include "common/test_util.hpp"
 #include "core/poisson/hierarchy.hpp"
 #include "core/poisson/manufactured.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;
-
-#define REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 namespace {
 
@@ -135,11 +133,9 @@ void check_residual_restrict(PoissonOperator op, Extent n) {
   ASSERT_GE(Hh.levels.size(), 2u);
   auto& L = Hh.levels[0];
   auto& D = Hd.levels[0];
-  std::mt19937 rng(n.nx * 131 + n.ny * 7 + n.nz);
-  std::uniform_real_distribution<double> U(-1, 1);
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) L.u(x, y, z) = T(U(rng)), L.f(x, y, z) = T(U(rng) / (h * h));
+  const std::uint64_t seed = n.nx * 131 + n.ny * 7 + n.nz;
+  test::fill_random(L.u, seed);
+  test::fill_random(L.f, seed + 1, -1 / (h * h), 1 / (h * h));
   copy(L.u, D.u);
   copy(L.f, D.f);
   Field<T>& fc = Hh.levels[1].f;

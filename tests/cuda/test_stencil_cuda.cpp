@@ -9,15 +9,13 @@
 #include "common/test_util.hpp"
 #include "core/verify.hpp"
 #include "strata/apply.hpp"
+#include "common/require_gpu.hpp"
 #include "strata/device.hpp"
 #if STRATA_HAVE_CUDA
 #include "cuda/stencil_cuda.hpp"
 #endif
 
 using namespace strata;
-
-#define REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
 #include "common/wave_cases.hpp"
 #include "strata/device.hpp"
@@ -18,9 +19,6 @@
 #endif
 
 using namespace strata;
-
-#define REQUIRE_GPU() \
-  if (!cuda_available()) GTEST_SKIP() << "no GPU: " << cuda_unavailable_reason()
 
 namespace {
 
