@@ -5,13 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
+# STRATA_CLI11_COMPAT (CLI11 include directories, ';'-separated, from tools/fetch-cli11.sh):
+# also build the CLI against each and run the CLI tests with it (see apps/strata).
+extra=()
+[ -z "${STRATA_CLI11_COMPAT:-}" ] || extra+=("-DSTRATA_CLI11_COMPAT=$STRATA_CLI11_COMPAT")
 
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 command -v g++ >/dev/null || missing+=(g++)
 command -v python3 >/dev/null || missing+=(python3)
-if ! cmake --preset "$preset" >/tmp/strata-configure.log 2>&1; then
+if ! cmake --preset "$preset" ${extra[@]+"${extra[@]}"} >/tmp/strata-configure.log 2>&1; then
   # Configure failed: most likely a library package is missing.
   missing+=(libgtest-dev libcli11-dev nlohmann-json3-dev libomp-dev zlib1g-dev)
 fi
@@ -24,7 +28,7 @@ if ((${#missing[@]})); then
     cat /tmp/strata-configure.log >&2 || true
     exit 1
   fi
-  cmake --preset "$preset" >/tmp/strata-configure.log 2>&1 || { cat /tmp/strata-configure.log >&2; exit 1; }
+  cmake --preset "$preset" ${extra[@]+"${extra[@]}"} >/tmp/strata-configure.log 2>&1 || { cat /tmp/strata-configure.log >&2; exit 1; }
 fi
 grep -E "strata: CUDA backend" /tmp/strata-configure.log >&2 || true
 cmake --build --preset "$preset"

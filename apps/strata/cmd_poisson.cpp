@@ -128,7 +128,7 @@ void add_poisson(CLI::App& app) {
   cmd->add_option("--post", a->post, "smoothing steps after it")->capture_default_str();
   cmd->add_option("--rtol", a->rtol, "stop at ||f - A u|| <= rtol ||f||")->capture_default_str();
   cmd->add_option("--max-iter", a->max_iter, "V-cycles, CG iterations or Jacobi sweeps")->capture_default_str();
-  cmd->add_option("--h", a->h, "grid spacing (default: the x extent of the box is 1)");
+  cmd->add_option("--spacing", a->h, "grid spacing h (default: the x extent of the box is 1)");
   cmd->add_option("--precision", a->precision, "f32 | f64")->capture_default_str();
   cmd->add_option("--rhs", a->rhs, "manufactured | random | FILE.npy (3D, [z][y][x])")->capture_default_str();
   cmd->add_option("--out", a->out, "write the solution u as .npy");

@@ -14,16 +14,22 @@ int main(int argc, char** argv) {
   const auto& b = strata::build_info();
   app.set_version_flag("--version", "strata " + b.version + " (commit " + b.commit + ", " +
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
-  strata::cli::add_info(app);
-  strata::cli::add_apply(app);
-  strata::cli::add_bench(app);
-  strata::cli::add_demo(app);
-  strata::cli::add_poisson(app);
-  strata::cli::add_wave(app);
   try {
+    // Registration is inside the try: a CLI11 release that rejects an option name must
+    // give a message, never std::terminate (CLI11 2.4 refused `--h` beside `-h`).
+    strata::cli::add_info(app);
+    strata::cli::add_apply(app);
+    strata::cli::add_bench(app);
+    strata::cli::add_demo(app);
+    strata::cli::add_poisson(app);
+    strata::cli::add_wave(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const CLI::ConstructionError& e) {
+    std::cerr << "strata: internal error registering the command-line options (CLI11 " CLI11_VERSION "): "
+              << e.what() << "\n";
+    return 2;
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
     return 1;
