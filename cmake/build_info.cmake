@@ -4,7 +4,12 @@ execute_process(COMMAND git -C "${SRC}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
-  set(commit "unknown")
+  # A copy without .git (tools/device-check.sh's clean copy) carries its commit in a file.
+  if(EXISTS "${SRC}/.strata-commit")
+    file(STRINGS "${SRC}/.strata-commit" commit LIMIT_COUNT 1)
+  else()
+    set(commit "unknown")
+  endif()
 else()
   execute_process(COMMAND git -C "${SRC}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

@@ -1,52 +1,93 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build (or reuse a carried build), run every test, benchmark,
-# and keep the figures. Writes bench/results/<gpu>.json and copies logs and JSON to $OUT.
+# The GPU machine as a user meets it: a clean copy of the tree built with that machine's own
+# packages, README's two commands run there, then the end-to-end timings and the benchmark.
+# Logs and JSON go to $OUT (the device tool brings back at most 8 files: logs as one archive).
 # Usage: tools/device-check.sh [stage ...]
-#   stages: build test bench variants sanitize profile   (default: build test bench)
-#   STRATA_BUILD=dir   build directory (default build/device; reused if its strata runs)
+#   clone     copy the tracked and untracked-not-ignored files to build/clean (only files
+#             whose content changed are rewritten, so a warm machine rebuilds incrementally)
+#   demo      README command 1 in the copy: tools/demo.sh (builds build/clean/build/release)
+#   test      README command 2 in the copy: tools/test.sh (every test; wall time reported)
+#   e2e       whole-process wall time of the user commands in tools/e2e.py, against targets
+#   bench     strata bench --kernel all --sweep -> bench/results/<gpu>.json
+#   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
+#   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
+#   (default: clone demo test e2e bench)
+#   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 OUT=${OUT:-$PWD/build/device-out}
-BUILD=${STRATA_BUILD:-build/device}
 LOGS="$OUT/logs"
+CLEAN=$ROOT/build/clean
 mkdir -p "$LOGS"
-stages=${*:-build test bench}
+stages=${*:-clone demo test e2e bench}
 status=0
 say() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
-run() {  # run NAME CMD... : logs to $OUT/NAME.log, records pass/fail in the summary
+run() {  # run NAME CMD... : logs to $LOGS/NAME.log, records pass/fail and wall time in the summary
   local name=$1; shift
   local t0=$SECONDS
-  timeout "${STEP_TIMEOUT:-420}" "$@" >"$LOGS/$name.log" 2>&1
+  timeout "${STEP_TIMEOUT:-560}" "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
   say "$name: rc=$rc ($((SECONDS - t0)) s)"
-  tail -n 25 "$LOGS/$name.log"
+  tail -n "${TAIL:-15}" "$LOGS/$name.log"
   [ $rc -eq 0 ] || status=1
   return $rc
+}
+finish() {
+  say "device-check finished with status $status"
+  cp "$OUT/summary.txt" "$LOGS/" 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"
+  exit $status
 }
 
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv | tee "$LOGS/gpu.txt"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
+echo "cores $(nproc); $(cmake --version | head -1); $(g++ --version | head -1); CLI11 $(sed -n 's/^#define CLI11_VERSION "\(.*\)"/\1/p' /usr/include/CLI/Version.hpp 2>/dev/null)" | tee -a "$OUT/summary.txt"
 
-if has build; then
-  if [ -x "$BUILD/strata" ] && "$BUILD/strata" --version >/dev/null 2>&1; then
-    say "build: reusing $BUILD ($("$BUILD/strata" --version))"
+if has clone; then
+  mkdir -p "$CLEAN"
+  if [ -d .git ]; then
+    git ls-files -z -co --exclude-standard >"$OUT/files.lst"
   else
-    run configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DSTRATA_STENCIL_LAB=ON -DSTRATA_PTXAS_VERBOSE=ON
-    run build cmake --build "$BUILD" -j "$(nproc)" || exit 1
-    grep -E "registers|spill" "$LOGS/build.log" | sort | uniq -c | sort -rn | head -5
+    find . -path ./build -prune -o -type f -print0 >"$OUT/files.lst"
   fi
+  changed=0
+  while IFS= read -r -d '' f; do
+    [ -f "$f" ] || continue
+    if ! cmp -s "$f" "$CLEAN/$f" 2>/dev/null; then
+      mkdir -p "$CLEAN/$(dirname "$f")" && cp -p "$f" "$CLEAN/$f" && changed=$((changed + 1))
+    fi
+  done <"$OUT/files.lst"
+  rm -f "$OUT/files.lst"
+  # The build records the commit: give the copy this tree's HEAD.
+  if [ -d .git ]; then
+    dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo -dirty)
+    echo "$(git rev-parse --short=12 HEAD)$dirty" >"$CLEAN/.strata-commit"
+  fi
+  say "clone: $changed files copied or updated in build/clean"
 fi
-S="$BUILD/strata"
+
+if [ -n "${STRATA_BUILD:-}" ]; then
+  BUILD=$(cd "$STRATA_BUILD" && pwd)
+  say "using the carried build $BUILD (STRATA_BUILD)"
+else
+  BUILD=$CLEAN/build/release
+fi
+S=$BUILD/strata
+
+if has demo; then
+  (cd "$CLEAN" && run demo tools/demo.sh) || true
+fi
+if has test; then
+  (cd "$CLEAN" && TAIL=25 run test tools/test.sh) || true
+  grep -E "^ *[0-9]+/[0-9]+ Test" "$LOGS/test.log" | sort -t'.' -k2 | awk '{print $(NF-1), $0}' | sort -rn | head -8
+fi
+[ -x "$S" ] || { say "no strata binary at $S"; status=1; finish; }
 "$S" info | tee -a "$OUT/summary.txt"
 
-if has test; then
-  for t in "$BUILD"/tests/strata_test_*; do
-    run "$(basename "$t")" "$t" --gtest_brief=1
-  done
-  run cli_contract python3 tests/cli/test_cli.py "$S"
-  run cli_numpy python3 tests/cli/test_apply_numpy.py "$S"
+if has e2e; then
+  TAIL=40 run e2e python3 tools/e2e.py "$S" "$OUT/e2e.json"
 fi
 
 if has bench; then
@@ -56,7 +97,12 @@ if has bench; then
 fi
 
 if has variants; then
-  run bench_variants "$S" bench --variants all --size 512 --json "bench/results/$gpu-variants.json"
+  LAB=$CLEAN/build/lab
+  run configure_lab cmake -S "$CLEAN" -B "$LAB" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DSTRATA_STENCIL_LAB=ON -DSTRATA_PTXAS_VERBOSE=ON -DSTRATA_BUILD_TESTS=OFF
+  run build_lab cmake --build "$LAB" -j "$(nproc)"
+  grep -E "registers|spill" "$LOGS/build_lab.log" | sort | uniq -c | sort -rn | head -5
+  run bench_variants "$LAB/strata" bench --variants all --size 512 --json "bench/results/$gpu-variants.json"
   cp "bench/results/$gpu-variants.json" "$OUT/"
 fi
 
@@ -65,21 +111,18 @@ if has sanitize; then
   for tool in memcheck racecheck initcheck synccheck; do
     run "sanitize_$tool" compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$BUILD/tests/strata_test_cuda" --gtest_brief=1 \
-      --gtest_filter='StencilCuda.EveryStencil*:StencilCuda.DifferentGhost*:ReduceCuda/*.FieldsOfOdd*:ReduceCuda/*.FindsTheFirst*:ReduceCuda/*.Empty*:VectorOpsCuda/*.FieldOps*:VectorOpsCuda/*.Aliased*:PoissonCuda.GraphReplay*:PoissonCuda.FusedResidualRestriction*:WaveCuda.RestartIsBitIdentical:WaveCuda.CpmlLayersAcrossTiles*'
+      --gtest_filter="${SANITIZE_FILTER:-StencilCuda.EveryStencil*:StencilCuda.DifferentGhost*:ReduceCuda/*.FieldsOfOdd*:ReduceCuda/*.FindsTheFirst*:ReduceCuda/*.Empty*:VectorOpsCuda/*.FieldOps*:VectorOpsCuda/*.Aliased*:PoissonCuda.GraphReplay*:PoissonCuda.FusedResidualRestriction*:WaveCuda.RestartIsBitIdentical:WaveCuda.CpmlLayersAcrossTiles*}"
   done
 fi
 
 if has profile; then
   # Hardware counters of each default kernel at 512^3 (one timed launch each).
   for p in f32 f64; do
-    run "ncu_$p" ncu --clock-control none --kernel-name regex:stencil_25d \
+    run "ncu_$p" ncu --clock-control none --kernel-name regex:"${PROFILE_KERNELS:-stencil_25d}" \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section LaunchStats \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
-      "$S" bench --size 512 --precision "$p" --reps 1 --warmup 0 --kernel copy,copy_halo,7pt,star4,sym27,box27
+      "$S" bench --size 512 --precision "$p" --reps 1 --warmup 0 --kernel "${PROFILE_BENCH:-copy,copy_halo,7pt,star4,sym27,box27}"
   done
 fi
-say "device-check finished with status $status"
-# The device tool brings back at most 8 files: logs travel as one archive.
-tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"
-exit $status
+finish
