@@ -60,12 +60,13 @@ inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
   return best;
 }
 
-// Launches out = epi(op(in), ...) on the interior. Auxiliary fields an epilogue reads must
-// share the output's layout (it indexes them with the output offset).
+// Launches out = epi(op(in), ...) on the interior, or on a region of it. Auxiliary fields
+// an epilogue reads must share the output's layout (it indexes them with the output offset
+// from the interior origin, whatever the region).
 template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
 void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
                 typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
-                int zchunks = 0, const Epi& epi = {}) {
+                int zchunks = 0, const Epi& epi = {}, Region region = {}) {
   using T = typename Op::value_type;
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
@@ -85,9 +86,20 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   a.in_xoff = int(lin.xoff);
   a.in_ghost = lin.ghost;
   a.in_rows = int(lin.rows);
-  a.nx = lin.n.nx;
-  a.ny = lin.n.ny;
-  a.nz = lin.n.nz;
+  if (region.whole()) region = {0, 0, 0, lin.n.nx, lin.n.ny, lin.n.nz};
+  // The cp.async loader copies 16-byte chunks from the tile's left halo: the region must
+  // start on one (TMA boxes may start anywhere).
+  require(region.x0 >= 0 && region.y0 >= 0 && region.z0 >= 0 && region.nx > 0 && region.ny > 0 &&
+              region.nz > 0 && region.x0 + region.nx <= lin.n.nx && region.y0 + region.ny <= lin.n.ny &&
+              region.z0 + region.nz <= lin.n.nz &&
+              (Cfg::loader == Loader::tma || region.x0 * sizeof(T) % 16 == 0),
+          "internal: a 2.5D launch region outside the interior or misaligned");
+  a.rx = region.x0;
+  a.ry = region.y0;
+  a.rz = region.z0;
+  a.nx = region.nx;
+  a.ny = region.ny;
+  a.nz = region.nz;
   a.tiles_x = (a.nx + Cfg::TX - 1) / Cfg::TX;
   const int tiles_y = (a.ny + Cfg::TY - 1) / Cfg::TY;
   const int tiles = a.tiles_x * tiles_y;

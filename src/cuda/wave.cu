@@ -1,10 +1,11 @@
 // The CUDA backend of the wave solver (core/wave_backend.hpp). One step on the stream:
-// mirror ghosts of the non-pml faces; CPML psi on every layer (reads u only); the fused
-// update over the whole grid into u_prev's buffer; the CPML corrections, one launch per
-// axis; source injection; then the buffers swap. Every kernel but the fused one touches a
-// face, a layer or a point list only, so the absorbing layers cost in proportion to their
-// volume. Deterministic: no atomics, fixed summation orders, so restarts are bit-identical.
+// mirror ghosts of the non-pml faces; the fused update over the interior box (the grid
+// less its absorbing layers) into u_prev's buffer; the whole update of the shell that holds
+// the layers, CPML terms included, in one pass; source injection; then the buffers swap.
+// The layers cost extra only where they are. Deterministic: no atomics, fixed summation
+// orders, so restarts are bit-identical.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -72,7 +73,7 @@ public:
   explicit CudaBackend(const Setup& s) : s_(s) {
     const Layout L = Layout::make(s.n, s.radius, sizeof(T));
     std::size_t bytes = 3 * L.bytes() + std::size_t(s.trace_rows) * s.receivers.size() * sizeof(T);
-    for (const PmlFace& f : s.pml) bytes += 2 * f.points() * sizeof(T);
+    for (const PmlFace& f : s.pml) bytes += 3 * f.points() * sizeof(T);  // psi (two buffers), zeta
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " wave fields (u, u_prev, (v dt / h)^2, CPML memory, traces)");
     u_ = Field<T>(s.n, s.radius, Memory::device);
@@ -83,10 +84,12 @@ public:
 
     for (const PmlFace& f : s.pml) {
       psi_.emplace_back(f.points());
+      psi_next_.emplace_back(f.points());
       zeta_.emplace_back(f.points());
       coef_a_.emplace_back(cast<T>(f.a));
       coef_b_.emplace_back(cast<T>(f.b));
     }
+    set_shell();
 
     // Sources: the distinct grid points they touch, each with its (source, weight) taps.
     std::map<std::tuple<int, int, int>, std::vector<std::pair<int, double>>> nodes;
@@ -148,9 +151,13 @@ public:
                                                                                                        mirror_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    dispatch_radius([&](auto radius) { cpml_psi<decltype(radius)::value>(st); });
-    cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
-    dispatch_radius([&](auto radius) { cpml_apply<decltype(radius)::value>(st); });
+    if (s_.pml.empty()) {
+      cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
+    } else {
+      if (has_interior_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
+      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(st); });
+      std::swap(psi_, psi_next_);
+    }
     if (inject_nodes_ > 0) {
       require(n >= wl_first_ && n < wl_first_ + wl_count_, "internal: no source amplitudes loaded for step " + std::to_string(n));
       const T* row = amps_.get() + std::size_t(n - wl_first_) * s_.sources.size();
@@ -259,53 +266,98 @@ private:
     }
   }
 
+  // The interior box: the grid less the absorbing layers, its x start rounded up to a
+  // 32-byte sector so the 2.5D kernel's rows stay aligned (where that leaves no interior,
+  // the shell is the whole grid). The shell around it is cut, per axis, into the intervals
+  // before, inside and after the interior: of the 26 boxes, the 6 faces lie in one layer
+  // (y and z faces march along it, x faces are staged plane by plane) and the edges and
+  // corners, where layers cross, gather per point. Without layers there is no shell.
+  void set_shell() {
+    if (s_.pml.empty()) return;
+    const int n[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
+    int cut[3][4], layer_of[3][3];  // per axis: interval bounds; the layer of intervals 0 and 2
+    for (int a = 0; a < 3; ++a) cut[a][0] = 0, cut[a][1] = 0, cut[a][2] = n[a], cut[a][3] = n[a];
+    for (int a = 0; a < 3; ++a) layer_of[a][0] = layer_of[a][1] = layer_of[a][2] = -1;
+    for (std::size_t f = 0; f < s_.pml.size(); ++f) {
+      const PmlFace& p = s_.pml[f];
+      if (p.face % 2 == 0) cut[p.axis][1] = p.hi[p.axis], layer_of[p.axis][0] = int(f);
+      else cut[p.axis][2] = p.lo[p.axis], layer_of[p.axis][2] = int(f);
+    }
+    constexpr int kSector = 32 / int(sizeof(T));
+    cut[0][1] = std::min((cut[0][1] + kSector - 1) / kSector * kSector, cut[0][2]);  // y, z: lo <= hi (plan)
+    has_interior_ = cut[0][1] < cut[0][2] && cut[1][1] < cut[1][2] && cut[2][1] < cut[2][2];
+    if (has_interior_)
+      interior_ = {cut[0][1], cut[1][1], cut[2][1], cut[0][2] - cut[0][1], cut[1][2] - cut[1][1],
+                   cut[2][2] - cut[2][1]};
+    for (int iz = 0; iz < 3; ++iz)
+      for (int iy = 0; iy < 3; ++iy)
+        for (int ix = 0; ix < 3; ++ix) {
+          const int iv[3] = {ix, iy, iz};
+          int lo[3], e[3], outer = 0, face_axis = -1;
+          for (int a = 0; a < 3; ++a) {
+            lo[a] = cut[a][iv[a]];
+            e[a] = cut[a][iv[a] + 1] - lo[a];
+            if (iv[a] != 1) ++outer, face_axis = a;
+          }
+          if (outer == 0 || e[0] <= 0 || e[1] <= 0 || e[2] <= 0) continue;
+          kernels::ShellBox B;
+          for (int a = 0; a < 3; ++a) B.lo[a] = lo[a], B.n[a] = e[a];
+          ShellKind kind = kernels::ShellKind::gather;
+          if (outer == 1) {
+            B.layer = layer_of[face_axis][iv[face_axis]];
+            if (face_axis == 0 && kernels::ShellBox::stageable(e[0], s_.radius)) kind = kernels::ShellKind::xslab;
+            else if (face_axis != 0) kind = kernels::ShellKind::march, B.march = face_axis;
+          }
+          // 256 threads over tile_x x tile_c columns: 32-wide rows, a staged x slab's whole
+          // width; a face slab marches through its depth in one go, the others in runs.
+          const int C = 3 - B.march;
+          B.tile_x = kind == kernels::ShellKind::xslab ? e[0] : std::min(e[0], 32);
+          B.tile_c = kernels::ShellArgs<T, 1>::kThreads / B.tile_x;
+          B.tiles_x = (e[0] + B.tile_x - 1) / B.tile_x;
+          B.tiles_c = (e[C] + B.tile_c - 1) / B.tile_c;
+          // Edges and corners do ~1000 instructions a point (two or three gathered layers):
+          // a thread takes 2 points, so that there are threads enough to hide their latency.
+          B.mlen = kind == kernels::ShellKind::march   ? e[B.march]
+                   : kind == kernels::ShellKind::xslab ? std::min(e[B.march], 32)
+                                                        : std::min(e[B.march], 2);
+          ShellLaunch& L = shell_[int(kind)];
+          B.first_block = L.blocks;
+          const std::int64_t blocks = std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
+          require(L.blocks + blocks < (std::int64_t(1) << 31), "internal: absorbing shell too large for one launch");
+          L.blocks += int(blocks);
+          L.boxes[L.count++] = B;
+        }
+  }
+
   template <int R>
-  kernels::PmlArgs<T, R> pml_args(const std::vector<std::size_t>& faces) const {
-    kernels::PmlArgs<T, R> a{};
+  void shell_update(cudaStream_t st) {
+    kernels::ShellArgs<T, R> a{};
     a.pitch = u_.layout().pitch;
     a.plane = u_.layout().plane;
-    for (int r = 0; r <= R; ++r) a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
-    for (std::size_t i = 0; i < faces.size(); ++i) {
-      const std::size_t f = faces[i];
+    a.n[0] = s_.n.nx, a.n[1] = s_.n.ny, a.n[2] = s_.n.nz;
+    for (int r = 0; r <= R; ++r) a.lap[r] = T(s_.lap[r]), a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
+    for (std::size_t f = 0; f < s_.pml.size(); ++f) {
       const PmlFace& p = s_.pml[f];
-      kernels::PmlBox<T>& b = a.box[i];
-      b.axis = p.axis;
-      for (int k = 0; k < 3; ++k) b.lo[k] = p.lo[k], b.hi[k] = p.hi[k];
-      b.psi = psi_[f].get();
-      b.zeta = zeta_[f].get();
-      b.a = coef_a_[f].get();
-      b.b = coef_b_[f].get();
+      kernels::PmlLayer<T>& L = a.layer[a.layers++];
+      L.axis = p.axis;
+      for (int k = 0; k < 3; ++k) L.lo[k] = p.lo[k], L.hi[k] = p.hi[k];
+      L.psi_in = psi_[f].get();
+      L.psi_out = psi_next_[f].get();
+      L.zeta = zeta_[f].get();
+      L.a = coef_a_[f].get();
+      L.b = coef_b_[f].get();
     }
-    return a;
-  }
-
-  std::int64_t largest(const std::vector<std::size_t>& faces) const {
-    std::int64_t m = 0;
-    for (std::size_t f : faces) m = std::max<std::int64_t>(m, std::int64_t(s_.pml[f].points()));
-    return m;
-  }
-
-  template <int R>
-  void cpml_psi(cudaStream_t st) {
-    if (s_.pml.empty()) return;
-    std::vector<std::size_t> all(s_.pml.size());
-    for (std::size_t f = 0; f < all.size(); ++f) all[f] = f;
-    kernels::wave_cpml_psi<T, R><<<dim3(blocks_for(largest(all), 256), unsigned(all.size())), 256, 0, st>>>(
-        u_.origin(), pml_args<R>(all));
-    STRATA_CUDA_CHECK_LAUNCH();
-  }
-
-  template <int R>
-  void cpml_apply(cudaStream_t st) {
-    for (int axis = 0; axis < 3; ++axis) {
-      std::vector<std::size_t> faces;
-      for (std::size_t f = 0; f < s_.pml.size(); ++f)
-        if (s_.pml[f].axis == axis) faces.push_back(f);
-      if (faces.empty()) continue;
-      kernels::wave_cpml_apply<T, R><<<dim3(blocks_for(largest(faces), 256), unsigned(faces.size())), 256, 0, st>>>(
-          u_.origin(), up_.origin(), c2_.origin(), pml_args<R>(faces));
+    auto launch = [&](ShellKind kind, auto kernel) {
+      const ShellLaunch& L = shell_[int(kind)];
+      if (L.blocks == 0) return;
+      a.boxes = L.count;
+      for (int b = 0; b < L.count; ++b) a.box[b] = L.boxes[b];
+      kernel<<<unsigned(L.blocks), kernels::ShellArgs<T, R>::kThreads, 0, st>>>(u_.origin(), up_.origin(), c2_.origin(), a);
       STRATA_CUDA_CHECK_LAUNCH();
-    }
+    };
+    launch(ShellKind::march, kernels::wave_shell_update<T, R, ShellKind::march>);
+    launch(ShellKind::xslab, kernels::wave_shell_update<T, R, ShellKind::xslab>);
+    launch(ShellKind::gather, kernels::wave_shell_update<T, R, ShellKind::gather>);
   }
 
   // Each non-pml face as index arithmetic for wave_mirror_ghosts: strides across the face,
@@ -342,7 +394,15 @@ private:
   kernels::MirrorArgs mirror_{};
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face
-  std::vector<DeviceArray<T>> psi_, zeta_, coef_a_, coef_b_;
+  std::vector<DeviceArray<T>> psi_, psi_next_, zeta_, coef_a_, coef_b_;
+  cuda::Region interior_;  // where the plain fused update runs beside a shell
+  bool has_interior_ = false;
+  using ShellKind = kernels::ShellKind;
+  struct ShellLaunch {  // the boxes of one kind of shell box, and their blocks
+    kernels::ShellBox boxes[26];
+    int count = 0, blocks = 0;
+  };
+  ShellLaunch shell_[3];  // by ShellKind
   int inject_nodes_ = 0;
   DeviceArray<std::int64_t> inject_off_;
   DeviceArray<int> inject_first_, inject_src_;

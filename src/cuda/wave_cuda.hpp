@@ -7,17 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "cuda/stencil_config.hpp"
 #include "strata/field.hpp"
 
 namespace strata::cuda {
 
-// out = 2 u - u_prev + c2 * star(u) on every interior point, in one 2.5D pass; star has
-// radius + 1 coefficients (the grid-unit Laplacian). u's ghosts must hold the boundary
-// values. All four fields are device fields of one layout. `out` may be u_prev (in place);
-// it must not be u. zchunks = 0: the launcher chooses. Asynchronous on `stream`.
+// out = 2 u - u_prev + c2 * star(u) on every interior point (or on `region` of the
+// interior), in one 2.5D pass; star has radius + 1 coefficients (the grid-unit Laplacian).
+// u's ghosts must hold the boundary values. All four fields are device fields of one
+// layout. `out` may be u_prev (in place); it must not be u. zchunks = 0: the launcher
+// chooses. Asynchronous on `stream`.
 template <class T>
 using WaveUpdateFn = void (*)(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
-                              const Field<T>& c2, Field<T>& out, void* stream, int zchunks);
+                              const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region);
 
 template <class T>
 struct WaveUpdateVariant {
@@ -34,6 +36,6 @@ const std::vector<WaveUpdateVariant<T>>& wave_update_variants();
 // The policy's variant for a radius (1..4).
 template <class T>
 void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev, const Field<T>& c2,
-                 Field<T>& out, void* stream, int zchunks = 0);
+                 Field<T>& out, void* stream, int zchunks = 0, Region region = {});
 
 }  // namespace strata::cuda

@@ -30,7 +30,7 @@ const char* suffix(Epi e) { return e == Epi::prefetch_reg ? "-pf-reg" : e == Epi
 
 template <class T, int R, class Cfg, Epi E>
 void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up, const Field<T>& c2,
-                   Field<T>& out, void* stream, int zchunks) {
+                   Field<T>& out, void* stream, int zchunks, Region region) {
   require(star.size() == std::size_t(R) + 1, "internal: wave update of radius " + std::to_string(R) + " given " +
                                                  std::to_string(star.size()) + " coefficients");
   require(u.memory() == Memory::device && up.memory() == Memory::device && c2.memory() == Memory::device &&
@@ -44,7 +44,7 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
   for (int r = 0; r <= R; ++r) op.c[r] = T(star[r]);
   const auto epi = make_epilogue<T, E>(u.origin(), up.origin(), c2.origin());
   launch_25d<kernels::StarOp<T, R>, Cfg, std::remove_cv_t<decltype(epi)>>(op, u.data(), u.layout(), out.origin(), out.layout(),
-                                                         static_cast<cudaStream_t>(stream), zchunks, epi);
+                                                         static_cast<cudaStream_t>(stream), zchunks, epi, region);
 }
 
 template <class T, int R, class Cfg, Epi E>
@@ -85,18 +85,18 @@ const std::vector<WaveUpdateVariant<T>>& wave_update_variants() {
 
 template <class T>
 void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& up, const Field<T>& c2,
-                 Field<T>& out, void* stream, int zchunks) {
+                 Field<T>& out, void* stream, int zchunks, Region region) {
   const int R = int(star.size()) - 1;
   for (const auto& v : wave_update_variants<T>())
-    if (v.is_default && v.radius == R) return v.launch(star, u, up, c2, out, stream, zchunks);
+    if (v.is_default && v.radius == R) return v.launch(star, u, up, c2, out, stream, zchunks, region);
   throw Error("internal: no wave update of radius " + std::to_string(R));
 }
 
 template const std::vector<WaveUpdateVariant<float>>& wave_update_variants();
 template const std::vector<WaveUpdateVariant<double>>& wave_update_variants();
 template void wave_update(std::span<const double>, const Field<float>&, const Field<float>&, const Field<float>&,
-                          Field<float>&, void*, int);
+                          Field<float>&, void*, int, Region);
 template void wave_update(std::span<const double>, const Field<double>&, const Field<double>&, const Field<double>&,
-                          Field<double>&, void*, int);
+                          Field<double>&, void*, int, Region);
 
 }  // namespace strata::cuda

@@ -51,7 +51,8 @@ struct StencilArgs {
   std::int64_t out_pitch, out_plane;
   int in_xoff, in_ghost;
   int in_rows;                  // rows per plane in the input allocation (ny + 2*ghost)
-  int nx, ny, nz;
+  int rx, ry, rz;               // interior coordinates of the region's first output point
+  int nx, ny, nz;               // the region's extent
   int tiles_x;                  // tiles along x; blockIdx.x = tile_y * tiles_x + tile_x
   int zchunk;                   // output planes per block along z
   Op op;
@@ -79,9 +80,9 @@ __global__ void __launch_bounds__(Cfg::THREADS)
 
   // Allocation coordinates of the box's first element in input plane i: the box starts
   // HX elements left of the tile (16B aligned) and R rows above it.
-  const int bx = a.in_xoff + x0 - G::HX;
-  const int by = a.in_ghost + y0 - R;
-  const int bz = a.in_ghost + z0 - R;
+  const int bx = a.in_xoff + a.rx + x0 - G::HX;
+  const int by = a.in_ghost + a.ry + y0 - R;
+  const int bz = a.in_ghost + a.rz + z0 - R;
 
   auto slot = [&](int i) { return reinterpret_cast<T*>(smem + (i % S) * G::SLOT_BYTES); };
 
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   Aux cur[VY], nxt[VY];
   auto prefetch = [&](Aux (&dst)[VY], int i_out) {  // output plane of iteration i_out
     if constexpr (kPrefetch) {
-      const std::int64_t base = std::int64_t(z0 + i_out - 2 * R) * a.out_plane + std::int64_t(y) * a.out_pitch + x;
+      const std::int64_t base = std::int64_t(a.rz + z0 + i_out - 2 * R) * a.out_plane +
+                                std::int64_t(a.ry + y) * a.out_pitch + a.rx + x;
 #pragma unroll
       for (int v = 0; v < VY; ++v)
         if (v < rows_valid) dst[v] = a.epi.load(base + v * a.out_pitch);
@@ -178,8 +180,8 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     }
 
     if (i >= 2 * R) {  // output plane z0 + i - 2R has seen all its input planes
-      const std::int64_t base = std::int64_t(z0 + i - 2 * R) * a.out_plane +
-                                std::int64_t(y) * a.out_pitch + x;
+      const std::int64_t base = std::int64_t(a.rz + z0 + i - 2 * R) * a.out_plane +
+                                std::int64_t(a.ry + y) * a.out_pitch + a.rx + x;
 #pragma unroll
       for (int v = 0; v < VY; ++v)
         if (v < rows_valid) {

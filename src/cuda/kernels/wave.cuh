@@ -1,7 +1,7 @@
 // Device code of the acoustic wave solver. The fused leapfrog update is the 2.5D stencil
 // kernel (stencil_25d.cuh) with StarOp and the LeapfrogEpilogue below; the rest are small
-// kernels whose work is proportional to a face, a layer or a list of points: mirror ghosts,
-// the CPML memory updates and corrections, source injection and receiver sampling.
+// kernels whose work is proportional to a face, the absorbing shell or a list of points:
+// mirror ghosts, the whole update on the CPML shell, source injection, receiver sampling.
 #pragma once
 
 #include <cstdint>
@@ -104,91 +104,398 @@ __global__ void wave_mirror_ghosts(T* origin, const __grid_constant__ MirrorArgs
   }
 }
 
-// ---- CPML ----------------------------------------------------------------------------------
+// ---- CPML: the shell of the grid that holds the absorbing layers ---------------------------
 
-// One absorbing layer: its box of interior points and dense psi / zeta over the box (x
-// fastest), with the recursive-convolution constants a, b per point along `axis`.
+// One absorbing layer: the box of interior points it covers (its depth along `axis`, the
+// whole grid across it), its memory variables over that box (dense, x fastest) and the
+// recursive-convolution constants a, b per point along the axis. psi is double-buffered:
+// a step reads psi_in everywhere and writes psi_out, since a layer point needs its
+// neighbours' new psi and recomputes them from psi_in rather than waiting for them.
 template <class T>
-struct PmlBox {
+struct PmlLayer {
   int axis = 0;
   int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  T* psi = nullptr;
+  const T* psi_in = nullptr;
+  T* psi_out = nullptr;
   T* zeta = nullptr;
   const T* a = nullptr;
   const T* b = nullptr;
 };
 
-template <class T, int R>
-struct PmlArgs {
-  PmlBox<T> box[6];  // blockIdx.y indexes the boxes of one launch
-  std::int64_t pitch = 0, plane = 0;
-  T d1[R + 1] = {};  // first derivative, d1[0] unused
-  T d2[R + 1] = {};  // second derivative along one axis
+// A box of the shell (interior coordinates), and how its points are updated:
+//   march   a face slab in y or z: threads own columns along the layer's axis (`march`),
+//           blocks of tile_x x tile_c columns, mlen points each (shell_column)
+//   xslab   a face slab in x narrow enough to stage plane by plane (shell_xslab)
+//   gather  edges and corners, where layers cross, and x slabs too wide or narrow to stage:
+//           every layer a point lies in gathers its window per point (shell_gather)
+// `layer` is the face slab's own layer (-1 for gather boxes); first_block numbers the
+// blocks of one launch across its boxes.
+enum class ShellKind { march, xslab, gather };
+
+struct ShellBox {
+  static constexpr int kMaxSlabWidth = 64;
+  static constexpr int kStageElems = 1024;  // shared memory per staged plane, in elements
+  // Whether shell_xslab can stage an x slab of width w with 256 threads and radius r.
+  static constexpr bool stageable(int w, int r) {
+    return w >= 1 && w <= kMaxSlabWidth && (256 / w + 2 * r) * (w + 2 * r) <= kStageElems;
+  }
+  int lo[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+  int march = 2;
+  int layer = -1;
+  int tile_x = 0, tile_c = 0, tiles_x = 0, tiles_c = 0, mlen = 0;
+  int first_block = 0;
 };
 
-// Thread t of a box -> its interior coordinates and its index in the box's dense arrays.
-template <class T>
-__device__ __forceinline__ void box_point(const PmlBox<T>& b, std::int64_t t, int p[3]) {
-  const int wx = b.hi[0] - b.lo[0], wy = b.hi[1] - b.lo[1];
-  p[0] = b.lo[0] + int(t % wx);
-  p[1] = b.lo[1] + int(t / wx % wy);
-  p[2] = b.lo[2] + int(t / (std::int64_t(wx) * wy));
-}
-
-template <class T>
-__device__ __forceinline__ std::int64_t box_points(const PmlBox<T>& b) {
-  return std::int64_t(b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]) * (b.hi[2] - b.lo[2]);
-}
-
-// psi = b psi + a D1 u (reads u and its ghosts; every box of the launch is independent).
 template <class T, int R>
-__global__ void wave_cpml_psi(const T* __restrict__ u, const __grid_constant__ PmlArgs<T, R> a) {
-  const PmlBox<T>& b = a.box[blockIdx.y];
-  const std::int64_t stride[3] = {1, a.pitch, a.plane};
-  const std::int64_t su = stride[b.axis];
-  const std::int64_t total = box_points(b);
-  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    int p[3];
-    box_point(b, t, p);
-    const T* c = u + p[2] * a.plane + p[1] * a.pitch + p[0];
-    T du = T(0);
+struct ShellArgs {
+  static constexpr int kThreads = 256;
+  PmlLayer<T> layer[6];
+  ShellBox box[26];  // the boxes of one launch (a shell has at most 26: faces, edges, corners)
+  int layers = 0, boxes = 0;
+  int n[3] = {0, 0, 0};  // the interior
+  std::int64_t pitch = 0, plane = 0;
+  T lap[R + 1] = {};  // the 3D star (grid units)
+  T d1[R + 1] = {};   // first derivative along one axis, d1[0] unused
+  T d2[R + 1] = {};   // second derivative along one axis
+};
+
+// D1 u at the centre of a window w of u along one axis.
+template <class T, int R>
+__device__ __forceinline__ T first_derivative(const T (&d1)[R + 1], const T* w) {
+  T du = T(0);
 #pragma unroll
-    for (int r = 1; r <= R; ++r) du += a.d1[r] * (c[r * su] - c[-r * su]);
-    const int i = p[b.axis] - b.lo[b.axis];
-    b.psi[t] = fma(b.b[i], b.psi[t], b.a[i] * du);
+  for (int r = 1; r <= R; ++r) du += d1[r] * (w[r] - w[-r]);
+  return du;
+}
+
+// The CPML terms D1 psi + zeta of a layer whose axis is not the march axis, at a point
+// (offset off, dense index idx, coordinate q along the axis of stride su): the 4R + 1 values
+// of u along the axis are gathered once, the 2R + 1 new psi computed from them. Every load
+// comes before the first store, so they are in flight together.
+template <class T, int R>
+__device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, const PmlLayer<T>& L, const T* c,
+                                                  int q, int n_axis, std::int64_t su, std::int64_t idx,
+                                                  std::int64_t sp) {
+  const int qlo = L.lo[L.axis], qhi = L.hi[L.axis];
+  T w[4 * R + 1], pin[2 * R + 1], ca[2 * R + 1], cb[2 * R + 1];
+#pragma unroll
+  for (int j = 0; j <= 4 * R; ++j) {
+    const int qq = q + j - 2 * R;  // u exists R beyond the interior (its ghosts)
+    w[j] = qq >= -R && qq < n_axis + R ? c[(j - 2 * R) * su] : T(0);
+  }
+#pragma unroll
+  for (int k = -R; k <= R; ++k) {
+    const bool in = q + k >= qlo && q + k < qhi;  // psi is 0 outside its layer
+    pin[k + R] = in ? L.psi_in[idx + k * sp] : T(0);
+    ca[k + R] = in ? L.a[q + k - qlo] : T(0);
+    cb[k + R] = in ? L.b[q + k - qlo] : T(0);
+  }
+  const T zeta = L.zeta[idx];
+  T pk[2 * R + 1];
+#pragma unroll
+  for (int k = -R; k <= R; ++k) pk[k + R] = fma(cb[k + R], pin[k + R], ca[k + R] * first_derivative<T, R>(a.d1, &w[2 * R + k]));
+  T dpsi = T(0), d2u = a.d2[0] * w[2 * R];
+#pragma unroll
+  for (int r = 1; r <= R; ++r) {
+    dpsi += a.d1[r] * (pk[R + r] - pk[R - r]);
+    d2u += a.d2[r] * (w[2 * R + r] + w[2 * R - r]);
+  }
+  const T zt = fma(cb[R], zeta, ca[R] * (d2u + dpsi));
+  L.psi_out[idx] = pk[R];
+  L.zeta[idx] = zt;
+  return dpsi + zt;
+}
+
+// One column of a face slab in y or z, marching along its layer's axis M (1: y, 2: z) from
+// m0 to m1: u along the march and the layer's new psi slide through registers, so a point
+// loads one new u and computes one new psi; the neighbours across come through L1. Each
+// point issues all its loads before its stores (the stores may alias later loads as far as
+// the compiler knows, so a load written after a store waits for it).
+template <class T, int R, int M>
+__device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
+                                                    const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
+                                                    T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
+                                                    const T* __restrict__ coef_a, const T* __restrict__ coef_b,
+                                                    const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc,
+                                                    int m0, int m1);
+
+// The layer's arrays as restrict parameters: each is read and written through itself only
+// (psi_in and psi_out are different buffers), which lets a point's loads move above the
+// previous point's stores.
+template <class T, int R, int M>
+__device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                                             const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc, int m0,
+                                             int m1) {
+  const PmlLayer<T>& L = a.layer[B.layer];
+  shell_column_arrays<T, R, M>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
+}
+
+template <class T, int R, int M>
+__device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
+                                                    const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
+                                                    T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
+                                                    const T* __restrict__ coef_a, const T* __restrict__ coef_b,
+                                                    const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc,
+                                                    int m0, int m1) {
+  constexpr int C = 3 - M;  // the axis other than x and the march
+  const std::int64_t sm = M == 1 ? a.pitch : a.plane, sc = C == 1 ? a.pitch : a.plane;
+  const int nm = a.n[M];
+  const T* col = u + x + std::int64_t(xc) * sc;  // march coordinate 0 of this column
+  auto u_at = [&](int m) { return m >= -R && m < nm + R ? col[std::int64_t(m) * sm] : T(0); };
+
+  // The slab's layer: the new psi of its point m + k in pk[k + R].
+  const PmlLayer<T>& ML = a.layer[B.layer];
+  const int qlo = ML.lo[M], qhi = ML.hi[M];
+  const std::int64_t wx = ML.hi[0] - ML.lo[0], wy = ML.hi[1] - ML.lo[1];
+  const std::int64_t sp = M == 1 ? wx : wx * wy;
+  // base + q * sp: the dense index of march coordinate q in the layer
+  const std::int64_t base = M == 1 ? (std::int64_t(xc - ML.lo[2]) * wy - ML.lo[1]) * wx + (x - ML.lo[0])
+                                   : (std::int64_t(xc - ML.lo[1]) * wx + (x - ML.lo[0])) - std::int64_t(ML.lo[2]) * sp;
+  auto psi_at = [&](int q, const T* w) {  // the new psi at march coordinate q, window w centred on q
+    if (q < qlo || q >= qhi) return T(0);
+    return fma(coef_b[q - qlo], psi_in_arr[base + std::int64_t(q) * sp], coef_a[q - qlo] * first_derivative<T, R>(a.d1, w));
+  };
+
+  T w[4 * R + 1];  // w[j] = u(m - 2R + j)
+  T pk[2 * R + 1];
+#pragma unroll
+  for (int j = 1; j <= 4 * R; ++j) w[j] = u_at(m0 - 1 - 2 * R + j);
+#pragma unroll
+  for (int k = 1; k <= 2 * R; ++k) pk[k] = psi_at(m0 - 1 - R + k, &w[R + k]);  // centred on u(m0 - 1 - R + k)
+  // The operands that come from DRAM are loaded one point ahead (software pipelining): a
+  // point's loads would otherwise wait for the previous point's stores, one memory round
+  // trip per point with little else in flight.
+  struct Ahead {
+    T u_new, psi_in, zeta, c2, u_prev;
+  };
+  auto fetch = [&](int m) {
+    Ahead f;
+    const int qn = m + R;
+    const std::int64_t off = std::int64_t(m) * sm + std::int64_t(xc) * sc + x;
+    f.u_new = u_at(m + 2 * R);
+    f.psi_in = qn >= qlo && qn < qhi ? psi_in_arr[base + std::int64_t(qn) * sp] : T(0);
+    f.zeta = m >= qlo && m < qhi ? zeta_arr[base + std::int64_t(m) * sp] : T(0);
+    f.c2 = m < m1 ? c2[off] : T(0);
+    f.u_prev = m < m1 ? out[off] : T(0);
+    return f;
+  };
+  Ahead next = fetch(m0);
+  for (int m = m0; m < m1; ++m) {
+    const Ahead cur = next;
+    next = fetch(m + 1);
+    const std::int64_t off = std::int64_t(m) * sm + std::int64_t(xc) * sc + x;
+    const T* c = u + off;
+    const int qn = m + R;
+    const bool new_in = qn >= qlo && qn < qhi, here = m >= qlo && m < qhi;
+    const T u_new = cur.u_new, psi_in = cur.psi_in, zeta = cur.zeta, c2_here = cur.c2, u_prev = cur.u_prev;
+    const T a_new = new_in ? coef_a[qn - qlo] : T(0), b_new = new_in ? coef_b[qn - qlo] : T(0);
+    const std::int64_t idx = base + std::int64_t(m) * sp;
+    const T a_here = here ? coef_a[m - qlo] : T(0), b_here = here ? coef_b[m - qlo] : T(0);
+    T lap_c[R + 1];
+#pragma unroll
+    for (int r = 1; r <= R; ++r) lap_c[r] = (c[-r] + c[r]) + (c[-r * sc] + c[r * sc]);
+
+#pragma unroll
+    for (int j = 0; j < 4 * R; ++j) w[j] = w[j + 1];
+    w[4 * R] = u_new;
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) pk[k] = pk[k + 1];
+    pk[2 * R] = fma(b_new, psi_in, a_new * first_derivative<T, R>(a.d1, &w[3 * R]));
+
+    T lap = a.lap[0] * w[2 * R];
+#pragma unroll
+    for (int r = 1; r <= R; ++r) lap += a.lap[r] * (lap_c[r] + (w[2 * R - r] + w[2 * R + r]));
+    T extra = T(0);
+    if (here) {
+      T dpsi = T(0), d2u = a.d2[0] * w[2 * R];
+#pragma unroll
+      for (int r = 1; r <= R; ++r) {
+        dpsi += a.d1[r] * (pk[R + r] - pk[R - r]);
+        d2u += a.d2[r] * (w[2 * R + r] + w[2 * R - r]);
+      }
+      const T zt = fma(b_here, zeta, a_here * (d2u + dpsi));
+      psi_out_arr[idx] = pk[R];
+      zeta_arr[idx] = zt;
+      extra = dpsi + zt;
+    }
+    // out is u-'s buffer: this thread alone reads and then writes the point.
+    out[off] = fma(c2_here, lap + extra, T(2) * w[2 * R] - u_prev);
   }
 }
 
-// zeta = b zeta + a (D2 u + D1 psi); u+ += c2 (D1 psi + zeta). psi is 0 outside its box.
-// One launch per axis: boxes of different axes overlap at edges and corners, where they
-// would race on u+; the (at most two) boxes of one axis are disjoint.
+// Edges and corners of the shell (and x slabs that cannot be staged): one thread per point,
+// the star from L1, and for every layer the point lies in, its window gathered.
 template <class T, int R>
-__global__ void wave_cpml_apply(const T* __restrict__ u, T* __restrict__ out, const T* __restrict__ c2,
-                                const __grid_constant__ PmlArgs<T, R> a) {
-  const PmlBox<T>& b = a.box[blockIdx.y];
-  const std::int64_t stride[3] = {1, a.pitch, a.plane};
-  const std::int64_t su = stride[b.axis];
-  const std::int64_t sp = b.axis == 0 ? 1 : b.axis == 1 ? (b.hi[0] - b.lo[0]) : std::int64_t(b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]);
-  const std::int64_t total = box_points(b);
-  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    int p[3];
-    box_point(b, t, p);
-    const std::int64_t off = p[2] * a.plane + p[1] * a.pitch + p[0];
-    const int q = p[b.axis], i = q - b.lo[b.axis];
-    const T* c = u + off;
-    T dpsi = T(0), d2u = a.d2[0] * c[0];
+__device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                                             const ShellArgs<T, R>& a, int x, int y, int z) {
+  const std::int64_t off = std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x;
+  const T* c = u + off;
+  const T c2_here = c2[off], u_prev = out[off];
+  T lap = a.lap[0] * c[0];
 #pragma unroll
-    for (int r = 1; r <= R; ++r) {
-      const T up = q + r < b.hi[b.axis] ? b.psi[t + r * sp] : T(0);
-      const T dn = q - r >= b.lo[b.axis] ? b.psi[t - r * sp] : T(0);
-      dpsi += a.d1[r] * (up - dn);
-      d2u += a.d2[r] * (c[r * su] + c[-r * su]);
+  for (int r = 1; r <= R; ++r)
+    lap += a.lap[r] * (((c[-r] + c[r]) + (c[-r * a.pitch] + c[r * a.pitch])) + (c[-r * a.plane] + c[r * a.plane]));
+  T extra = T(0);
+  for (int l = 0; l < a.layers; ++l) {
+    const PmlLayer<T>& L = a.layer[l];
+    if (x < L.lo[0] || x >= L.hi[0] || y < L.lo[1] || y >= L.hi[1] || z < L.lo[2] || z >= L.hi[2]) continue;
+    // Selects, not arrays indexed by the axis: those would live in local memory.
+    const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? y : z;
+    const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
+    const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
+    const std::int64_t lsp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;
+    const std::int64_t lidx = (std::int64_t(z - L.lo[2]) * ly + (y - L.lo[1])) * lx + (x - L.lo[0]);
+    extra += layer_terms_gathered<T, R>(a, L, c, q, ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2], su, lidx, lsp);
+  }
+  out[off] = fma(c2_here, lap + extra, T(2) * c[0] - u_prev);
+}
+
+// An x slab (ShellBox::stageable widths): the block owns W x tile_c columns (x, y) and walks
+// the planes z from m0 to m1. Per plane it stages u (with an R halo in x and y) in shared
+// memory, each thread computes the new psi_x of its own point once, the block shares them,
+// and the point reads its neighbours' psi and u there; u along z slides through registers.
+// (Gathering per point instead recomputed 2R + 1 psi from 4R + 1 loads of u: ~700
+// instructions per point against ~200 for the slabs that march along their layer's axis.)
+template <class T, int R>
+__device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                                            const ShellArgs<T, R>& a, const ShellBox& B, int y0, int m0, int m1) {
+  constexpr int kElems = ShellBox::kStageElems;  // (H + 2R) (W + 2R) <= kElems: stageable()
+  __shared__ T us[2][kElems];  // u of the plane, double-buffered (the next plane is staged while
+  __shared__ T ps[kElems];     // slow threads may still read this one); the new psi_x
+  const int W = B.tile_x, H = B.tile_c, UW = W + 2 * R;
+  const int tx = int(threadIdx.x) % W, ty = int(threadIdx.x) / W;
+  const int x = B.lo[0] + tx, y = y0 + ty;
+  const bool active = ty < H && y < B.lo[1] + B.n[1];
+  const PmlLayer<T>& L = a.layer[B.layer];
+  const bool in_layer = active && x >= L.lo[0] && x < L.hi[0];
+  const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
+  const std::int64_t lidx0 = std::int64_t(y - L.lo[1]) * lx + (x - L.lo[0]);  // + (z - lo2) * lx * ly
+  const T a_x = in_layer ? L.a[x - L.lo[0]] : T(0), b_x = in_layer ? L.b[x - L.lo[0]] : T(0);
+  for (int e = int(threadIdx.x); e < H * UW; e += blockDim.x) ps[e] = T(0);  // pads stay 0
+  const T* col = u + std::int64_t(y) * a.pitch + x;
+  T w[2 * R + 1];  // u(x, y, z - R + j)
+#pragma unroll
+  for (int j = 1; j <= 2 * R; ++j) w[j] = active ? col[std::int64_t(m0 - 1 - R + j) * a.plane] : T(0);
+  // This thread's operands that come from DRAM are loaded one plane ahead (see shell_column).
+  struct Ahead {
+    T u_new, psi_in, zeta, c2, u_prev;
+  };
+  auto fetch = [&](int z) {
+    Ahead f;
+    const bool ok = active && z < m1, lay = in_layer && z < m1;
+    const std::int64_t off = std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x;
+    const std::int64_t lidx = lidx0 + std::int64_t(z - L.lo[2]) * lx * ly;
+    f.u_new = ok ? col[std::int64_t(z + R) * a.plane] : T(0);
+    f.psi_in = lay ? L.psi_in[lidx] : T(0);
+    f.zeta = lay ? L.zeta[lidx] : T(0);
+    f.c2 = ok ? c2[off] : T(0);
+    f.u_prev = ok ? out[off] : T(0);
+    return f;
+  };
+  // The staged plane: rows y0 - R .. y0 + H + R - 1, columns lo0 - R .. lo0 + W + R - 1 (u
+  // exists R beyond the interior; rows past it read 0 and feed no output), a thread's share
+  // of it loaded one plane ahead too.
+  constexpr int kShare = (ShellBox::kStageElems + 255) / 256;
+  T stage[kShare];
+  auto fetch_stage = [&](int z) {
+    const T* plane = u + std::int64_t(z) * a.plane;
+#pragma unroll
+    for (int k = 0; k < kShare; ++k) {
+      const int e = int(threadIdx.x) + k * 256;
+      const int gx = B.lo[0] - R + e % UW, gy = y0 - R + e / UW;
+      stage[k] = z < m1 && e < (H + 2 * R) * UW && gy < a.n[1] + R && gx < a.n[0] + R
+                     ? plane[std::int64_t(gy) * a.pitch + gx]
+                     : T(0);
     }
-    const T z = fma(b.b[i], b.zeta[t], b.a[i] * (d2u + dpsi));
-    b.zeta[t] = z;
-    out[off] = fma(c2[off], dpsi + z, out[off]);
+  };
+  Ahead next = fetch(m0);
+  fetch_stage(m0);
+  for (int z = m0, buf = 0; z < m1; ++z, buf ^= 1) {
+    const Ahead cur = next;
+#pragma unroll
+    for (int k = 0; k < kShare; ++k) {
+      const int e = int(threadIdx.x) + k * 256;
+      if (e < (H + 2 * R) * UW) us[buf][e] = stage[k];
+    }
+    next = fetch(z + 1);
+    fetch_stage(z + 1);
+    const std::int64_t off = std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x;
+    const std::int64_t lidx = lidx0 + std::int64_t(z - L.lo[2]) * lx * ly;
+    const T psi_in = cur.psi_in, zeta = cur.zeta, c2_here = cur.c2, u_prev = cur.u_prev;
+#pragma unroll
+    for (int j = 0; j < 2 * R; ++j) w[j] = w[j + 1];
+    w[2 * R] = cur.u_new;
+    __syncthreads();
+    const T* row = &us[buf][(ty + R) * UW + tx + R];  // this point in the staged plane
+    T pnew = T(0);
+    if (in_layer) {
+      pnew = fma(b_x, psi_in, a_x * first_derivative<T, R>(a.d1, row));
+      ps[ty * UW + tx + R] = pnew;
+    }
+    __syncthreads();
+    if (!active) continue;
+    T lap = a.lap[0] * w[R], extra = T(0);
+#pragma unroll
+    for (int r = 1; r <= R; ++r)
+      lap += a.lap[r] * (((row[-r] + row[r]) + (row[-r * UW] + row[r * UW])) + (w[R - r] + w[R + r]));
+    if (in_layer) {
+      const T* p = &ps[ty * UW + tx + R];
+      T dpsi = T(0), d2u = a.d2[0] * row[0];
+#pragma unroll
+      for (int r = 1; r <= R; ++r) {
+        dpsi += a.d1[r] * (p[r] - p[-r]);
+        d2u += a.d2[r] * (row[r] + row[-r]);
+      }
+      const T zt = fma(b_x, zeta, a_x * (d2u + dpsi));
+      L.psi_out[lidx] = pnew;
+      L.zeta[lidx] = zt;
+      extra = dpsi + zt;
+    }
+    out[off] = fma(c2_here, lap + extra, T(2) * w[R] - u_prev);
+  }
+}
+
+// The whole leapfrog step on the shell, each point once, with its CPML terms:
+//   psi_a  = b psi_a + a D1_a u                   (at the point and its 2R neighbours along
+//                                                  a, from psi_in: no wait for neighbours)
+//   zeta_a = b zeta_a + a (D2_a u + D1_a psi_a)
+//   u+     = 2u - u- + c2 (Lap u + sum_a (D1_a psi_a + zeta_a)), over u-'s buffer
+// for every layer a the point lies in. One launch per kind of box (each kind its own
+// register budget). The interior never runs this: it keeps the plain fused update, so the
+// layers cost extra only where they are (an earlier pass that gave every tile the layer path
+// was measured at 5.6x a rigid step). Reads u and its ghosts.
+// Blocks of 256 per SM the register budget aims at (ptxas -v, sm_90: spill-free at radius 4
+// but for a few bytes in the rare gather kernel): the march kernel keeps the next point's
+// operands in registers and gets 3 in fp32.
+template <class T, ShellKind K>
+constexpr int shell_min_blocks() {
+  return sizeof(T) == 8 ? 2 : K == ShellKind::march ? 3 : 4;
+}
+
+template <class T, int R, ShellKind K>
+__global__ void __launch_bounds__(256, shell_min_blocks<T, K>()) wave_shell_update(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                                                         const __grid_constant__ ShellArgs<T, R> a) {
+  int bi = a.boxes - 1;
+  while (bi > 0 && int(blockIdx.x) < a.box[bi].first_block) --bi;
+  const ShellBox& B = a.box[bi];
+  const int local = int(blockIdx.x) - B.first_block;
+  const int tx = local % B.tiles_x, tc = local / B.tiles_x % B.tiles_c, tm = local / B.tiles_x / B.tiles_c;
+  const int m0 = B.lo[B.march] + tm * B.mlen, m1 = min(m0 + B.mlen, B.lo[B.march] + B.n[B.march]);
+  const int C = 3 - B.march;
+  if constexpr (K == ShellKind::xslab) {
+    shell_xslab<T, R>(u, out, c2, a, B, B.lo[C] + tc * B.tile_c, m0, m1);
+  } else {
+    const int cx = int(threadIdx.x) % B.tile_x, cc = int(threadIdx.x) / B.tile_x;
+    const int x = B.lo[0] + tx * B.tile_x + cx, xc = B.lo[C] + tc * B.tile_c + cc;
+    if (cc >= B.tile_c || x >= B.lo[0] + B.n[0] || xc >= B.lo[C] + B.n[C]) return;
+    if constexpr (K == ShellKind::march) {
+      if (B.march == 1)
+        shell_column<T, R, 1>(u, out, c2, a, B, x, xc, m0, m1);
+      else
+        shell_column<T, R, 2>(u, out, c2, a, B, x, xc, m0, m1);
+    } else {
+      for (int z = m0; z < m1; ++z) shell_gather<T, R>(u, out, c2, a, x, xc, z);  // gather boxes march z
+    }
   }
 }
 
