@@ -33,9 +33,10 @@ std::vector<T> npy_read(const std::string& path, std::vector<std::size_t>& shape
 template <class T>
 std::vector<T> npy_read_3d(const std::string& path, Extent& extent);
 
-// A host field with the given ghost width whose interior is the file's (nz, ny, nx) array.
+// A field (host or device) with the given ghost width whose interior is the file's
+// (nz, ny, nx) array. A device field is filled through a bounded host buffer.
 template <class T>
-Field<T> npy_read_field(const std::string& path, int ghost = kDefaultGhost);
+Field<T> npy_read_field(const std::string& path, int ghost = kDefaultGhost, Memory memory = Memory::host);
 
 // Writes data (C order, product(shape) values) as little-endian T. Atomic: on any failure
 // the file at `path` is left as it was and no temporary remains.
@@ -43,7 +44,8 @@ template <class T>
 void npy_write(const std::string& path, std::span<const T> data,
                std::span<const std::size_t> shape);
 
-// Writes the interior of a host or device field as an (nz, ny, nx) array.
+// Writes the interior of a host or device field as an (nz, ny, nx) array (a device field
+// through a bounded host buffer). Atomic like npy_write.
 template <class T>
 void npy_write_field(const std::string& path, const Field<T>& f);
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/atomic_file.hpp"
+#include "core/runtime.hpp"
 
 namespace strata {
 
@@ -517,15 +518,39 @@ std::vector<T> npy_read_3d(const std::string& path, Extent& extent) {
   return data;
 }
 
+// Device fields stream through a host buffer of whole planes (or rows of a plane, for
+// planes larger than it): no host copy of the grid, which took longer than the solve.
+constexpr std::size_t kStageBytes = std::size_t(64) << 20;
+
+// Calls move(z, y0, rows) for consecutive runs of rows of a field's interior, plane by plane,
+// each run at most the staging buffer's size (at least one row).
+template <class Move>
+void for_each_run(Extent n, std::size_t row_bytes, Move&& move) {
+  const std::size_t rows = std::max<std::size_t>(1, kStageBytes / row_bytes);
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; y += int(std::min<std::size_t>(rows, std::size_t(n.ny - y))))
+      move(z, y, int(std::min<std::size_t>(rows, std::size_t(n.ny - y))));
+}
+
 template <class T>
-Field<T> npy_read_field(const std::string& path, int ghost) {
+Field<T> npy_read_field(const std::string& path, int ghost, Memory memory) {
   OpenNpy in = open_npy(path);
   const Extent n = extent_of(in.info, path);
-  Field<T> f(n, ghost, Memory::host);
-  // Straight into the padded rows: no dense copy of a possibly huge grid.
+  Field<T> f(n, ghost, memory);
   ValueReader<T> reader(in.file.get(), in.info.dtype, path);
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y) reader.read(&f(0, y, z), std::size_t(n.nx));
+  if (memory == Memory::host) {  // straight into the padded rows
+    for (int z = 0; z < n.nz; ++z)
+      for (int y = 0; y < n.ny; ++y) reader.read(&f(0, y, z), std::size_t(n.nx));
+    return f;
+  }
+  const std::size_t row = std::size_t(n.nx);
+  std::vector<T> stage(std::min(std::max<std::size_t>(1, kStageBytes / (row * sizeof(T))), std::size_t(n.ny)) * row);
+  const Layout& L = f.layout();
+  for_each_run(n, row * sizeof(T), [&](int z, int y, int rows) {
+    reader.read(stage.data(), std::size_t(rows) * row);
+    runtime::copy_2d(f.data() + L.index(0, y, z), memory, L.pitch * sizeof(T), stage.data(), Memory::host,
+                     row * sizeof(T), row * sizeof(T), std::size_t(rows));
+  });
   return f;
 }
 
@@ -551,18 +576,32 @@ template <class T>
 void npy_write_field(const std::string& path, const Field<T>& f) {
   require(!f.empty(), "cannot write '" + path + "': the field is empty");
   const Extent n = f.extent();
-  std::vector<T> dense(n.points());
-  f.store_interior(dense);
   const std::size_t shape[3] = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
-  npy_write<T>(path, dense, shape);
+  const std::string preamble = npy_preamble(precision_of<T>, shape, path);
+  io::AtomicFile out(path);
+  out.write(preamble.data(), preamble.size());
+  const std::size_t row = std::size_t(n.nx);
+  const Layout& L = f.layout();
+  if (f.memory() == Memory::host) {  // straight from the padded rows
+    for (int z = 0; z < n.nz; ++z)
+      for (int y = 0; y < n.ny; ++y) out.write(f.data() + L.index(0, y, z), row * sizeof(T));
+  } else {
+    std::vector<T> stage(std::min(std::max<std::size_t>(1, kStageBytes / (row * sizeof(T))), std::size_t(n.ny)) * row);
+    for_each_run(n, row * sizeof(T), [&](int z, int y, int rows) {
+      runtime::copy_2d(stage.data(), Memory::host, row * sizeof(T), f.data() + L.index(0, y, z), f.memory(),
+                       L.pitch * sizeof(T), row * sizeof(T), std::size_t(rows));
+      out.write(stage.data(), std::size_t(rows) * row * sizeof(T));
+    });
+  }
+  out.commit();
 }
 
 template std::vector<float> npy_read(const std::string&, std::vector<std::size_t>&);
 template std::vector<double> npy_read(const std::string&, std::vector<std::size_t>&);
 template std::vector<float> npy_read_3d(const std::string&, Extent&);
 template std::vector<double> npy_read_3d(const std::string&, Extent&);
-template Field<float> npy_read_field(const std::string&, int);
-template Field<double> npy_read_field(const std::string&, int);
+template Field<float> npy_read_field(const std::string&, int, Memory);
+template Field<double> npy_read_field(const std::string&, int, Memory);
 template void npy_write(const std::string&, std::span<const float>, std::span<const std::size_t>);
 template void npy_write(const std::string&, std::span<const double>, std::span<const std::size_t>);
 template void npy_write_field(const std::string&, const Field<float>&);
