@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/poisson/random_value.hpp"
+#include "core/poisson/problem_values.hpp"
 #include "cuda/check.hpp"
 #include "cuda/poisson_problems.hpp"
 
@@ -45,9 +45,7 @@ __global__ void fill_product_kernel(const double* __restrict__ t, double scale, 
   v *= t[x];
   v *= t[g.nx + y];
   v *= t[g.nx + g.ny + z];
-  // Rounded as the host rounds: no fused multiply-add (it would also turn -0 into +0).
-  const double s = __dmul_rn(scale, v);
-  f[z * g.plane + y * g.pitch + x] = T(offset == 0 ? s : __dadd_rn(s, offset));
+  f[z * g.plane + y * g.pitch + x] = T(poisson::scaled_value(scale, v, offset));
 }
 
 template <class T>

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 #include "core/wave_backend.hpp"
 #include "core/wave_ghosts.hpp"
@@ -154,8 +155,16 @@ public:
     if (s_.pml.empty()) {
       cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
     } else {
+      // The shell runs on its own stream beside the interior: the interior's 2.5D blocks
+      // leave SMs idle (120 tiles on 132 SMs at 512^3), and the latency-bound shell kernels
+      // fill them and the interior's tail. Forked after the mirror ghosts, joined before
+      // the sources.
+      STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
+      STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_stream_.get(), fork_.get(), 0));
       if (has_interior_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
-      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(st); });
+      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell_stream_.get()); });
+      STRATA_CUDA_CHECK(cudaEventRecord(join_.get(), shell_stream_.get()));
+      STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, join_.get(), 0));
       std::swap(psi_, psi_next_);
     }
     if (inject_nodes_ > 0) {
@@ -274,6 +283,14 @@ private:
   // corners, where layers cross, gather per point. Without layers there is no shell.
   void set_shell() {
     if (s_.pml.empty()) return;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t fork = nullptr, join = nullptr;
+    STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    shell_stream_.reset(stream);
+    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    fork_.reset(fork);
+    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    join_.reset(join);
     const int n[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
     int cut[3][4], layer_of[3][3];  // per axis: interval bounds; the layer of intervals 0 and 2
     for (int a = 0; a < 3; ++a) cut[a][0] = 0, cut[a][1] = 0, cut[a][2] = n[a], cut[a][3] = n[a];
@@ -307,19 +324,26 @@ private:
             B.layer = layer_of[face_axis][iv[face_axis]];
             if (face_axis == 0 && kernels::ShellBox::stageable(e[0], s_.radius)) kind = kernels::ShellKind::xslab;
             else if (face_axis != 0) kind = kernels::ShellKind::march, B.march = face_axis;
+          } else {  // an edge or corner: march along its z layer, else its y layer
+            B.march = iv[2] != 1 ? 2 : 1;
+            B.layer = layer_of[B.march][iv[B.march]];
+            kind = kernels::ShellKind::march_cross;
           }
-          // 256 threads over tile_x x tile_c columns: 32-wide rows, a staged x slab's whole
-          // width; a face slab marches through its depth in one go, the others in runs.
+          // 256 threads over tile_x x tile_c columns: 32-wide rows, or a staged x slab's whole
+          // width.
           const int C = 3 - B.march;
           B.tile_x = kind == kernels::ShellKind::xslab ? e[0] : std::min(e[0], 32);
           B.tile_c = kernels::ShellArgs<T, 1>::kThreads / B.tile_x;
           B.tiles_x = (e[0] + B.tile_x - 1) / B.tile_x;
           B.tiles_c = (e[C] + B.tile_c - 1) / B.tile_c;
-          // Edges and corners do ~1000 instructions a point (two or three gathered layers):
-          // a thread takes 2 points, so that there are threads enough to hide their latency.
-          B.mlen = kind == kernels::ShellKind::march   ? e[B.march]
-                   : kind == kernels::ShellKind::xslab ? std::min(e[B.march], 32)
-                                                        : std::min(e[B.march], 2);
+          // A gathering thread takes 2 points (~1000 instructions each), so that there are
+          // threads enough to hide their latency.
+          // A face slab marches through its depth (16-20 points) in one go; an edge, whose
+          // cross-section is small, in runs of 16, so that it has threads enough.
+          B.mlen = kind == kernels::ShellKind::march         ? e[B.march]
+                   : kind == kernels::ShellKind::march_cross ? std::min(e[B.march], 16)
+                   : kind == kernels::ShellKind::xslab       ? std::min(e[B.march], 32)
+                                                             : std::min(e[B.march], 2);
           ShellLaunch& L = shell_[int(kind)];
           B.first_block = L.blocks;
           const std::int64_t blocks = std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
@@ -357,6 +381,7 @@ private:
     };
     launch(ShellKind::march, kernels::wave_shell_update<T, R, ShellKind::march>);
     launch(ShellKind::xslab, kernels::wave_shell_update<T, R, ShellKind::xslab>);
+    launch(ShellKind::march_cross, kernels::wave_shell_update<T, R, ShellKind::march_cross>);
     launch(ShellKind::gather, kernels::wave_shell_update<T, R, ShellKind::gather>);
   }
 
@@ -395,6 +420,14 @@ private:
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face
   std::vector<DeviceArray<T>> psi_, psi_next_, zeta_, coef_a_, coef_b_;
+  struct StreamDelete {
+    void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); }
+  };
+  struct EventDelete {
+    void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
+  };
+  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete> shell_stream_;
+  std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete> fork_, join_;
   cuda::Region interior_;  // where the plain fused update runs beside a shell
   bool has_interior_ = false;
   using ShellKind = kernels::ShellKind;
@@ -402,7 +435,7 @@ private:
     kernels::ShellBox boxes[26];
     int count = 0, blocks = 0;
   };
-  ShellLaunch shell_[3];  // by ShellKind
+  ShellLaunch shell_[4];  // by ShellKind
   int inject_nodes_ = 0;
   DeviceArray<std::int64_t> inject_off_;
   DeviceArray<int> inject_first_, inject_src_;

@@ -8,7 +8,7 @@
 #include <numbers>
 #include <vector>
 
-#include "core/poisson/random_value.hpp"
+#include "core/poisson/problem_values.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
 #if STRATA_HAVE_CUDA
@@ -91,8 +91,8 @@ void manufactured(const Boundary& bc, double h, Field<T>& f, Field<T>* exact, St
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
         const double v = product(m, x, y, z);
-        f(x, y, z) = T(m.k2 * v);
-        if (exact) (*exact)(x, y, z) = T(v + m.offset);
+        f(x, y, z) = T(scaled_value(m.k2, v, 0.0));
+        if (exact) (*exact)(x, y, z) = T(scaled_value(1.0, v, m.offset));
       }
 }
 

@@ -32,7 +32,7 @@ ErrorNorms manufactured_error(const Boundary& bc, double h, const Field<T>& u, S
 template <class T>
 ErrorNorms solution_error(const Boundary& bc, const Field<T>& u, const Field<T>& exact);
 
-// f = uniform(-1, 1) per point from a counter-based generator (see random_value.hpp).
+// f = uniform(-1, 1) per point from a counter-based generator (see problem_values.hpp).
 template <class T>
 void random_rhs(Field<T>& f, std::uint64_t seed, Stream stream = {});
 

@@ -126,11 +126,13 @@ struct PmlLayer {
 //   march   a face slab in y or z: threads own columns along the layer's axis (`march`),
 //           blocks of tile_x x tile_c columns, mlen points each (shell_column)
 //   xslab   a face slab in x narrow enough to stage plane by plane (shell_xslab)
-//   gather  edges and corners, where layers cross, and x slabs too wide or narrow to stage:
-//           every layer a point lies in gathers its window per point (shell_gather)
+//   march_cross  edges and corners, where layers cross: they march along one of their
+//           layers (z, else y) and gather the windows of the others per point
+//   gather  x slabs too wide or too narrow to stage: every layer a point lies in gathers its
+//           window per point (shell_gather)
 // `layer` is the face slab's own layer (-1 for gather boxes); first_block numbers the
 // blocks of one launch across its boxes.
-enum class ShellKind { march, xslab, gather };
+enum class ShellKind { march, march_cross, xslab, gather };
 
 struct ShellBox {
   static constexpr int kMaxSlabWidth = 64;
@@ -211,7 +213,7 @@ __device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, cons
 // loads one new u and computes one new psi; the neighbours across come through L1. Each
 // point issues all its loads before its stores (the stores may alias later loads as far as
 // the compiler knows, so a load written after a store waits for it).
-template <class T, int R, int M>
+template <class T, int R, int M, bool Cross>
 __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
                                                     const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
                                                     T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
@@ -222,15 +224,15 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
 // The layer's arrays as restrict parameters: each is read and written through itself only
 // (psi_in and psi_out are different buffers), which lets a point's loads move above the
 // previous point's stores.
-template <class T, int R, int M>
+template <class T, int R, int M, bool Cross>
 __device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out, const T* __restrict__ c2,
                                              const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc, int m0,
                                              int m1) {
   const PmlLayer<T>& L = a.layer[B.layer];
-  shell_column_arrays<T, R, M>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
+  shell_column_arrays<T, R, M, Cross>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
 }
 
-template <class T, int R, int M>
+template <class T, int R, int M, bool Cross>
 __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
                                                     const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
                                                     T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
@@ -242,6 +244,16 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
   const int nm = a.n[M];
   const T* col = u + x + std::int64_t(xc) * sc;  // march coordinate 0 of this column
   auto u_at = [&](int m) { return m >= -R && m < nm + R ? col[std::int64_t(m) * sm] : T(0); };
+
+  // Edges and corners: the layers of other axes this column crosses, a bit each (which
+  // does not change along the march: a layer spans the grid across its own axis).
+  unsigned cross = 0;
+  if constexpr (Cross)
+    for (int l = 0; l < a.layers; ++l) {
+      const PmlLayer<T>& L = a.layer[l];
+      const int q = L.axis == 0 ? x : xc;
+      if (L.axis != M && q >= L.lo[L.axis] && q < L.hi[L.axis]) cross |= 1u << l;
+    }
 
   // The slab's layer: the new psi of its point m + k in pk[k + R].
   const PmlLayer<T>& ML = a.layer[B.layer];
@@ -318,6 +330,18 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
       zeta_arr[idx] = zt;
       extra = dpsi + zt;
     }
+    if constexpr (Cross)
+      for (unsigned bits = cross; bits; bits &= bits - 1) {
+        const PmlLayer<T>& L = a.layer[__ffs(int(bits)) - 1];
+        const int p1 = M == 1 ? m : xc, p2 = M == 2 ? m : xc;
+        // Selects, not arrays indexed by the axis: those would live in local memory.
+        const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? p1 : p2;
+        const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
+        const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
+        const std::int64_t lsp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;
+        const std::int64_t lidx = (std::int64_t(p2 - L.lo[2]) * ly + (p1 - L.lo[1])) * lx + (x - L.lo[0]);
+        extra += layer_terms_gathered<T, R>(a, L, c, q, ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2], su, lidx, lsp);
+      }
     // out is u-'s buffer: this thread alone reads and then writes the point.
     out[off] = fma(c2_here, lap + extra, T(2) * w[2 * R] - u_prev);
   }
@@ -464,12 +488,13 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
 // register budget). The interior never runs this: it keeps the plain fused update, so the
 // layers cost extra only where they are (an earlier pass that gave every tile the layer path
 // was measured at 5.6x a rigid step). Reads u and its ghosts.
-// Blocks of 256 per SM the register budget aims at (ptxas -v, sm_90: spill-free at radius 4
-// but for a few bytes in the rare gather kernel): the march kernel keeps the next point's
-// operands in registers and gets 3 in fp32.
+// Blocks of 256 per SM the register budget aims at (ptxas -v, sm_90: spill-free): the march
+// kernel keeps the next point's operands in registers and gets 3 in fp32, the kernels that
+// gather windows 2 (fp64 edges 1: a march beside gathered windows needs ~170 registers).
 template <class T, ShellKind K>
 constexpr int shell_min_blocks() {
-  return sizeof(T) == 8 ? 2 : K == ShellKind::march ? 3 : 4;
+  if constexpr (sizeof(T) == 8) return K == ShellKind::march_cross ? 1 : 2;
+  return K == ShellKind::xslab ? 4 : K == ShellKind::march ? 3 : 2;
 }
 
 template <class T, int R, ShellKind K>
@@ -488,11 +513,12 @@ __global__ void __launch_bounds__(256, shell_min_blocks<T, K>()) wave_shell_upda
     const int cx = int(threadIdx.x) % B.tile_x, cc = int(threadIdx.x) / B.tile_x;
     const int x = B.lo[0] + tx * B.tile_x + cx, xc = B.lo[C] + tc * B.tile_c + cc;
     if (cc >= B.tile_c || x >= B.lo[0] + B.n[0] || xc >= B.lo[C] + B.n[C]) return;
-    if constexpr (K == ShellKind::march) {
+    if constexpr (K == ShellKind::march || K == ShellKind::march_cross) {
+      constexpr bool cross = K == ShellKind::march_cross;
       if (B.march == 1)
-        shell_column<T, R, 1>(u, out, c2, a, B, x, xc, m0, m1);
+        shell_column<T, R, 1, cross>(u, out, c2, a, B, x, xc, m0, m1);
       else
-        shell_column<T, R, 2>(u, out, c2, a, B, x, xc, m0, m1);
+        shell_column<T, R, 2, cross>(u, out, c2, a, B, x, xc, m0, m1);
     } else {
       for (int z = m0; z < m1; ++z) shell_gather<T, R>(u, out, c2, a, x, xc, z);  // gather boxes march z
     }
