@@ -13,6 +13,7 @@
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
+#   STRATA_COMMIT=id  the commit the copy is of (default: git HEAD, plus -dirty)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -61,7 +62,11 @@ if has clone; then
   done <"$OUT/files.lst"
   rm -f "$OUT/files.lst"
   # The build records the commit: give the copy this tree's HEAD.
-  if [ -d .git ]; then
+  # The commit the binaries report: STRATA_COMMIT (the device tool's copy of .git can be
+  # older than the tree it sends), else this checkout's HEAD.
+  if [ -n "${STRATA_COMMIT:-}" ]; then
+    echo "$STRATA_COMMIT" >"$CLEAN/.strata-commit"
+  elif [ -d .git ]; then
     dirty=$(git status --porcelain --untracked-files=no | grep -q . && echo -dirty)
     echo "$(git rev-parse --short=12 HEAD)$dirty" >"$CLEAN/.strata-commit"
   fi
