@@ -15,6 +15,7 @@
 // Spacing h is the same on every axis (default: the x extent of the box is 1).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -71,7 +72,7 @@ struct PoissonOptions {
 
 struct PoissonLevelInfo {
   Extent n;
-  double h = 0;
+  std::array<double, 3> h{};  // spacing per axis: every level spans the finest level's box
 };
 
 struct PoissonReport {

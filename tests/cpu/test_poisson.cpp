@@ -8,7 +8,6 @@
 #include <random>
 
 #include "core/poisson/manufactured.hpp"
-#include "core/poisson/transfer.hpp"
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
@@ -229,42 +228,4 @@ TEST(PoissonCpu, BadOptionsAreRefused) {
   EXPECT_THROW(solve_poisson(o, f, g), Error);
   EXPECT_THROW(parse_poisson_method("sor"), Error);
   EXPECT_THROW(parse_poisson_operator("fd9"), Error);
-}
-
-TEST(PoissonTransfer, NestedDirichletIsFullWeighting) {
-  const auto t = poisson::make_axis_transfer(BoundaryKind::dirichlet, 7);
-  ASSERT_EQ(t.n_coarse, 3);
-  // coarse 1 gathers fine 2, 3, 4 with 1/4, 1/2, 1/4
-  std::vector<std::pair<int, double>> w;
-  for (int k = 0; k < 4; ++k)  // unused taps weigh 0
-    if (t.r_w[4 + k] != 0) w.push_back({t.r_idx[4 + k], t.r_w[4 + k]});
-  ASSERT_EQ(w.size(), 3u);
-  EXPECT_EQ(w[0].first, 2);
-  EXPECT_DOUBLE_EQ(w[0].second, 0.25);
-  EXPECT_DOUBLE_EQ(w[1].second, 0.5);
-  EXPECT_DOUBLE_EQ(w[2].second, 0.25);
-}
-
-TEST(PoissonTransfer, RestrictionIsHalfTheTransposeAndInterpolationIsPartitionOfUnity) {
-  for (BoundaryKind kind : {BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::periodic})
-    for (int n : {2, 3, 7, 8, 9, 16, 33, 100}) {
-      const auto t = poisson::make_axis_transfer(kind, n);
-      std::vector<double> P(std::size_t(n) * t.n_coarse, 0.0), R(std::size_t(n) * t.n_coarse, 0.0);
-      for (int i = 0; i < n; ++i) {
-        double row = 0;
-        for (int k = 0; k < 2; ++k) {
-          if (t.p_idx[2 * i + k] < 0) continue;
-          P[std::size_t(i) * t.n_coarse + t.p_idx[2 * i + k]] += t.p_w[2 * i + k];
-          row += t.p_w[2 * i + k];
-        }
-        // Interpolation weights sum to 1 except next to a Dirichlet boundary (zero ghost).
-        if (kind != BoundaryKind::dirichlet) {
-          EXPECT_NEAR(row, 1.0, 1e-14) << n << " i=" << i;
-        }
-      }
-      for (int I = 0; I < t.n_coarse; ++I)
-        for (int k = 0; k < poisson::AxisTransfer::kMaxFine; ++k)
-          if (t.r_idx[4 * I + k] >= 0) R[std::size_t(t.r_idx[4 * I + k]) * t.n_coarse + I] += t.r_w[4 * I + k];
-      for (std::size_t q = 0; q < P.size(); ++q) EXPECT_NEAR(R[q], 0.5 * P[q], 1e-14) << n;
-    }
 }

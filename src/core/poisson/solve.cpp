@@ -176,7 +176,7 @@ PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>
     Hf.emplace(poisson::build_hierarchy<float>(o.op, o.bc.kind, n, h, mem, o.jacobi_omega));
     for (const auto& L : Hf->levels) rep.levels.push_back({L.n, L.h});
   } else {
-    rep.levels.push_back({n, h});
+    rep.levels.push_back({n, {h, h, h}});
   }
   runtime::stream_synchronize(s.handle);
   rep.setup_ms = ms_since(t_setup);
@@ -199,7 +199,7 @@ PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>
     S.record(1, norm2(r, s));
   } else if (o.method == PoissonMethod::jacobi) {
     // Weighted Jacobi sweeps on the error equation; the residual is checked every 10 sweeps.
-    const poisson::SymbolBounds sb = poisson::symbol_bounds(poisson_stencil(o.op, 1.0));
+    const poisson::SymbolBounds sb = poisson::symbol_bounds(a, o.bc.kind, n);
     const double omega = o.jacobi_omega > 0 ? o.jacobi_omega : poisson::best_jacobi_omega(sb);
     const Boundary hb = o.bc.kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0) : o.bc;
     Field<T> e2(n, 1, mem), r(n, 1, mem);
