@@ -11,7 +11,7 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
   cpu::apply_interior(a, u, out);  // out = A u
   const double w = omega / poisson::diagonal(a);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x)
@@ -25,7 +25,7 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
   cpu::apply_interior(a, u, au);
   const double b = beta / poisson::diagonal(a);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x)
@@ -37,7 +37,7 @@ template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r) {
   cpu::apply_interior(a, u, r);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) r(x, y, z) = f(x, y, z) - r(x, y, z);
@@ -47,7 +47,7 @@ template <class T>
 void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc) {
   constexpr int K = poisson::TransferView<T>::kMaxFine;
   const Extent n = fc.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -72,7 +72,7 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -138,7 +138,7 @@ void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u) {
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst) {
   const Extent n = src.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) dst(x, y, z) = D(src(x, y, z));
