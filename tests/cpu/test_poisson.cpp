@@ -66,28 +66,6 @@ TEST(PoissonCpu, ErrorFallsFourTimesPerHalvingForBothOperators) {
     }
 }
 
-TEST(PoissonCpu, VCycleReducesTheResidualWithinBound) {
-  // Measured factors (docs/poisson.md): fd7 ~0.16, fe27 ~0.03 per V(2,2) with Chebyshev.
-  const struct {
-    PoissonOperator op;
-    Smoother s;
-    double bound;
-  } cases[] = {{PoissonOperator::fd7, Smoother::chebyshev, 0.2},
-               {PoissonOperator::fe27, Smoother::chebyshev, 0.06},
-               {PoissonOperator::fd7, Smoother::jacobi, 0.25}};
-  for (const auto& c : cases) {
-    PoissonOptions o = options(c.op, Boundary::dirichlet(0.0));
-    o.smoother = c.s;
-    o.max_iter = 6;
-    o.rtol = 1e-14;
-    const Outcome r = solve_manufactured<double>(o, {63, 63, 63});
-    ASSERT_GE(r.rep.residuals.size(), 7u);
-    for (std::size_t i = 1; i < r.rep.residuals.size(); ++i)
-      EXPECT_LT(r.rep.residuals[i] / r.rep.residuals[i - 1], c.bound)
-          << to_string(c.op) << " " << to_string(c.s) << " cycle " << i;
-  }
-}
-
 TEST(PoissonCpu, NullSpacesGiveTheZeroMeanSolutionWhateverTheStart) {
   for (const Boundary& bc : {Boundary::neumann(), Boundary::periodic()}) {
     const Extent n{24, 20, 16};
@@ -142,39 +120,28 @@ TEST(PoissonCpu, EveryMethodReachesTheSameSolution) {
   }
 }
 
-// Full multigrid reaches the discretisation error in its one pass: within 1.5x of the
-// converged solution's error. (With trilinear interpolation the 7-point operator needs two
-// V-cycles per level for this, measured 0.57x; one gives 4.2x. Finite elements need one.)
-TEST(PoissonCpu, FullMultigridReachesTheDiscretisationErrorInOnePass) {
-  for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27}) {
-    PoissonOptions o = options(op, Boundary::dirichlet(0.0), PoissonMethod::fmg);
-    o.max_iter = 1;
-    const Outcome one = solve_manufactured<double>(o, {63, 63, 63});
-    o.method = PoissonMethod::mg;
-    o.max_iter = 60;
-    const Outcome full = solve_manufactured<double>(o, {63, 63, 63});
-    EXPECT_LT(one.err.rel_l2, 1.5 * full.err.rel_l2) << to_string(op);
-  }
-}
-
+// Non-cubic shapes whose axes coarsen differently (odd, even, prime) converge with every
+// multigrid method to the discretisation error of the manufactured solution.
 TEST(PoissonCpu, OddShapesConverge) {
   for (const Boundary& bc : {Boundary::dirichlet(-1.0), Boundary::neumann(), Boundary::periodic()})
-    for (Extent n : {Extent{33, 65, 17}, Extent{100, 100, 100}}) {
-      PoissonOptions o = options(PoissonOperator::fd7, bc, PoissonMethod::mgcg);
-      o.rtol = 1e-8;
-      const Outcome r = solve_manufactured<double>(o, n);
-      EXPECT_TRUE(r.rep.converged) << bc.describe() << " " << n.str() << ": " << r.rep.message;
-      EXPECT_LT(r.rep.rel_residual, 1e-7) << bc.describe() << " " << n.str();
-      EXPECT_LE(r.rep.iterations, 30) << bc.describe() << " " << n.str();
-      // The 7-point error for the manufactured mode is (k h)^2 / 12 per axis at leading order.
-      const double periods = bc.kind == BoundaryKind::periodic ? 2.0 : 1.0;
-      double worst = 0;
-      for (int m : {n.nx, n.ny, n.nz}) {
-        const double kh = periods * std::acos(-1.0) / (bc.kind == BoundaryKind::dirichlet ? m + 1 : m);
-        worst = std::max(worst, kh * kh / 12);
+    for (Extent n : {Extent{33, 65, 17}, Extent{50, 37, 22}})
+      for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::fmg, PoissonMethod::mgcg}) {
+        PoissonOptions o = options(PoissonOperator::fd7, bc, m);
+        o.rtol = 1e-8;
+        const Outcome r = solve_manufactured<double>(o, n);
+        const std::string what = bc.describe() + " " + n.str() + " " + std::string(to_string(m));
+        EXPECT_TRUE(r.rep.converged) << what << ": " << r.rep.message;
+        EXPECT_LT(r.rep.rel_residual, 1e-8) << what;
+        EXPECT_LE(r.rep.iterations, m == PoissonMethod::mgcg ? 10 : 16) << what;
+        // The 7-point error for the manufactured mode is (k h)^2 / 12 per axis at leading order.
+        const double periods = bc.kind == BoundaryKind::periodic ? 2.0 : 1.0;
+        double worst = 0;
+        for (int ext : {n.nx, n.ny, n.nz}) {
+          const double kh = periods * std::acos(-1.0) / (bc.kind == BoundaryKind::dirichlet ? ext + 1 : ext);
+          worst = std::max(worst, kh * kh / 12);
+        }
+        EXPECT_LT(r.err.rel_l2, 1.2 * worst) << what;
       }
-      EXPECT_LT(r.err.rel_l2, 1.2 * worst) << bc.describe() << " " << n.str();
-    }
 }
 
 TEST(PoissonCpu, MixedPrecisionCgReachesDoubleAccuracy) {
