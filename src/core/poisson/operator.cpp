@@ -97,6 +97,11 @@ Stencil poisson_stencil(PoissonOperator op, const std::array<double, 3>& h) {
   return Stencil::sym27(k[13], k[14], k[17], k[0]);
 }
 
+double coefficient_sum(const Stencil& a) {
+  double s = 0;
+  for (double c : a.as_box27()) s += std::fabs(c);
+  return s;
+}
 
 SymbolBounds symbol_bounds(const Stencil& a, BoundaryKind kind, Extent n, const std::array<bool, 3>& coarsened,
                            const std::array<bool, 3>& plain) {

@@ -35,6 +35,10 @@ SymbolBounds symbol_bounds(const Stencil& a, BoundaryKind kind, Extent n,
                            const std::array<bool, 3>& coarsened = {true, true, true},
                            const std::array<bool, 3>& plain = {true, true, true});
 
+// sum |coefficients|: an upper bound of ||A|| (Gershgorin), the scale of the rounding error
+// of A u for a u of unit size.
+double coefficient_sum(const Stencil& a);
+
 // Weighted-Jacobi damping that minimises the worst oscillatory-mode amplification.
 inline double best_jacobi_omega(const SymbolBounds& b) { return 2.0 / (b.high_min + b.max); }
 
