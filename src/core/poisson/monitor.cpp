@@ -24,9 +24,11 @@ Monitor::Monitor(const MonitorSetup& setup, PoissonReport& report,
 void Monitor::restart(double rnorm) {
   best_ = progress_mark_ = start_ = rnorm;
   since_progress_ = 0;
+  smooth_phase_ = false;
 }
 
-bool Monitor::record(int it, double rnorm, const std::function<double()>& solution_norm) {
+bool Monitor::record(int it, double rnorm, const std::function<double()>& solution_norm,
+                     const std::function<double()>& smooth_norm) {
   const double rel = rnorm / s_.fnorm;
   const double prev = rep_.residuals.back();
   rep_.residuals.push_back(rel);
@@ -48,14 +50,24 @@ bool Monitor::record(int it, double rnorm, const std::function<double()>& soluti
     return true;
   }
   best_ = std::min(best_, rnorm);
-  const bool stalled = s_.fast && rel > 0.5 * prev;
   if (rnorm < 0.99 * progress_mark_) {
     progress_mark_ = rnorm;
     since_progress_ = 0;
   } else {
     ++since_progress_;
   }
-  if ((stalled || since_progress_ >= s_.patience) && rnorm <= floor(solution_norm())) {
+  bool at_floor = false;
+  if (smooth_phase_) {
+    const double s = smooth_norm();
+    at_floor = s > 2.0 / 3.0 * smooth_prev_;
+    smooth_prev_ = s;
+  } else if (s_.fast && rel > 0.5 * prev && rnorm <= floor(solution_norm())) {
+    smooth_phase_ = bool(smooth_norm);
+    at_floor = !smooth_phase_;
+    if (smooth_phase_) smooth_prev_ = smooth_norm();
+  }
+  if (!at_floor && since_progress_ >= s_.patience) at_floor = rnorm <= floor(solution_norm());
+  if (at_floor) {
     reason_ = Stop::floor;
     return true;
   }

@@ -4,8 +4,10 @@
 // stationary method whose residual grew tenfold above its best), or at the rounding floor:
 // the residual already below eps * sum|A| * ||u|| (what rounding the solution to the
 // arithmetic leaves, about 10x above the floors measured: docs/poisson.md) and no 1%
-// progress for a while, or for multigrid one cycle gaining less than 2x. A plateau
-// anywhere else is not a reason to stop (conjugate gradients' residual is not monotone).
+// progress for a while. Multigrid watches more closely: once a cycle gains less than 2x
+// there, the residual is rounding noise while the smooth error still falls, so it goes on
+// until the residual's smooth part (restricted to the next level) gains less than 1.5x.
+// A plateau anywhere else is not a reason to stop (CG's residual is not monotone).
 #pragma once
 
 #include <functional>
@@ -24,7 +26,7 @@ struct MonitorSetup {
   double coef_sum = 0;   // sum |A's coefficients|
   int max_iter = 1;
   bool stationary = true;  // mg, fmg, jacobi: the residual falls every iteration
-  bool fast = false;       // multigrid: a cycle gaining less than 2x is a stall
+  bool fast = false;       // multigrid: a cycle gaining less than 2x starts the smooth test
   int patience = 5;        // iterations without 1% progress before the floor test
   const char* precision = "fp64";
 };
@@ -35,9 +37,11 @@ public:
           const std::function<void(const PoissonIteration&)>& on_iteration);
 
   // Records iteration `it` (counted over the whole solve) with the method's residual norm;
-  // `solution_norm` gives ||u|| of the current solution and is called only for the floor
-  // test. Returns true when the iteration must stop (then reason() says why).
-  bool record(int it, double rnorm, const std::function<double()>& solution_norm);
+  // `solution_norm` gives ||u|| of the current solution and `smooth_norm` the norm of the
+  // residual's smooth part (multigrid; may be empty), both called only near the floor.
+  // Returns true when the iteration must stop (then reason() says why).
+  bool record(int it, double rnorm, const std::function<double()>& solution_norm,
+              const std::function<double()>& smooth_norm = {});
   Stop reason() const { return reason_; }
   // The method starts over from the recomputed residual (its norm): progress and growth
   // are measured from there.
@@ -62,6 +66,8 @@ private:
   Stop reason_ = Stop::max_iter;
   double best_ = 0, progress_mark_ = 0, start_ = 0;
   int since_progress_ = 0;
+  bool smooth_phase_ = false;  // multigrid at the floor, following the residual's smooth part
+  double smooth_prev_ = 0;
   int diverged_at_ = 0;
   double diverged_from_ = 0;
 };
