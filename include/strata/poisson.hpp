@@ -15,6 +15,7 @@
 // Spacing h is the same on every axis (default: the x extent of the box is 1).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -61,8 +62,14 @@ struct PoissonOptions {
   int pre = 2, post = 2;              // smoothing steps before / after the coarse correction
   int fmg_cycles = 0;                 // V-cycles per level in FMG; 0: 2 for fd7, 1 for fe27
                                       // (what reaches the discretisation error, measured)
-  double rtol = 1e-6;                 // stop when ||f - A u|| <= rtol ||f||
-  int max_iter = 100;
+  // Converged when the residual of the returned solution, recomputed from scratch with the
+  // boundary values, satisfies ||f - A u|| <= max(rtol ||f||, atol) (PETSc's rule).
+  // rtol < 0, the default: rtol 1e-6, or the rounding floor of the arithmetic where that
+  // is higher (float on all but small grids): the run then converges when the residual
+  // stops falling below eps * sum|A| * ||u||, the most the precision can resolve.
+  double rtol = -1;
+  double atol = 0;
+  int max_iter = 100;                 // V-cycles, CG iterations or Jacobi sweeps, in all
   double jacobi_omega = 0;            // 0: the best damping for the operator (from its symbol)
   bool mixed_precision = false;       // mgcg in double with a float multigrid preconditioner
   bool use_graphs = true;             // CUDA: replay captured V-cycles
@@ -71,27 +78,39 @@ struct PoissonOptions {
 
 struct PoissonLevelInfo {
   Extent n;
-  double h = 0;
+  std::array<double, 3> h{};  // spacing per axis: every level spans the finest level's box
 };
 
 struct PoissonReport {
-  bool converged = false;
-  int iterations = 0;
-  double rel_residual = 0;        // final, recomputed from scratch
+  bool converged = false;         // rel_residual <= max(rtol, atol / ||f||), or at_floor with
+                                  // the default tolerance
+  bool direct = false;            // a direct solve (fft): no iteration, its residual and error
+  int iterations = 0;             // every method: V-cycles (FMG pass: 1), CG iterations, sweeps;
+                                  // direct: solves (1, and 1 per refinement)
+  int restarts = 0;               // times the iteration restarted from the recomputed residual
+  bool at_floor = false;          // the residual stopped at the arithmetic's rounding floor
+  bool rtol_default = false;      // the default tolerance: reaching the floor converges
+  double rtol = 0, atol = 0;      // the tolerances used
+  double rel_residual = 0;        // of the returned solution, recomputed from scratch
   double convergence_factor = 0;  // geometric mean of the per-iteration reductions
-  std::vector<double> residuals;  // relative residual after each iteration (index 0: start)
+  // The residual the method computes after each iteration, relative to ||f|| (index 0:
+  // the start); for CG the recursive residual, which may drift below the recomputed one.
+  std::vector<double> residuals;
   double setup_ms = 0, solve_ms = 0;
   double iterations_per_s = 0;
   double gb_per_s = 0;            // estimated bytes moved by the solve / solve time
   std::vector<PoissonLevelInfo> levels;  // multigrid hierarchy, finest first
-  std::string message;            // why it stopped
+  std::string message;            // why it stopped: converged, max_iter, the rounding floor,
+                                  // divergence, or a recomputed residual above the tolerance
 };
 
 // Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).
-// f and u must share extent, memory and precision. Throws Error for bad options or
-// inputs; a solve that diverges (NaN or a residual 1e6 times the initial one) throws an
-// Error naming the iteration. A tolerance the precision cannot reach ends at max_iter with
-// converged = false and a message saying so.
+// f and u must share extent, memory and precision. Throws Error for bad options or inputs
+// and for a residual that becomes NaN or Inf (naming the iteration). Otherwise returns the
+// report: converged only when the recomputed residual of u meets the tolerance; a growing
+// residual ends the run as diverged, an explicit tolerance below the rounding floor as
+// such, each with converged = false and a message saying so. Full multigrid's one pass resolves the
+// discretisation error when the start satisfies the boundary values smoothly (u0 = g).
 template <class T>
 PoissonReport solve_poisson(const PoissonOptions& options, const Field<T>& f, Field<T>& u);
 

@@ -8,6 +8,11 @@
 
 namespace strata::cpu {
 
+// Threads pay off only when a pass is long against a fork/join (and against spinning
+// waits on a shared machine, where two threads ran small grids up to 10x slower than
+// one): about a million points. Smaller passes run on one thread.
+inline bool threaded(std::size_t points) { return points >= (std::size_t(1) << 20); }
+
 template <class T>
 void fill_ghosts(Field<T>& f, const Boundary& bc, int width);
 

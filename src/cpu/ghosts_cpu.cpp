@@ -11,21 +11,21 @@ void fill_ghosts(Field<T>& f, const Boundary& bc, int w) {
   const T v = T(bc.value);
   auto src = [&](int i, int len) { return ghost_source(bc.kind, i, len); };
 
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int k = 1; k <= w; ++k) {
         f(-k, y, z) = dir ? v : f(src(-k, n.nx), y, z);
         f(n.nx - 1 + k, y, z) = dir ? v : f(src(n.nx - 1 + k, n.nx), y, z);
       }
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int k = 1; k <= w; ++k)
       for (int x = -w; x < n.nx + w; ++x) {
         f(x, -k, z) = dir ? v : f(x, src(-k, n.ny), z);
         f(x, n.ny - 1 + k, z) = dir ? v : f(x, src(n.ny - 1 + k, n.ny), z);
       }
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int y = -w; y < n.ny + w; ++y)
     for (int k = 1; k <= w; ++k)
       for (int x = -w; x < n.nx + w; ++x) {

@@ -9,9 +9,9 @@ namespace strata::cpu {
 template <class T>
 void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out) {
   cpu::apply_interior(a, u, out);  // out = A u
-  const double w = omega / a.coeffs()[0];
+  const double w = omega / poisson::diagonal(a);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x)
@@ -23,9 +23,9 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
                Field<T>& prev_out) {
   Field<T> au(u.extent(), 0);  // A u (the reference pass needs its own output)
   cpu::apply_interior(a, u, au);
-  const double b = beta / a.coeffs()[0];
+  const double b = beta / poisson::diagonal(a);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x)
@@ -37,7 +37,7 @@ template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r) {
   cpu::apply_interior(a, u, r);
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) r(x, y, z) = f(x, y, z) - r(x, y, z);
@@ -47,7 +47,7 @@ template <class T>
 void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc) {
   constexpr int K = poisson::TransferView<T>::kMaxFine;
   const Extent n = fc.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -72,7 +72,7 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
   const Extent n = u.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -113,10 +113,32 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u) {
       }
 }
 
+// Every ghost point (a coordinate at -1 or n on some axes): the product of those axes'
+// factors times the interior point next to it.
+template <class T>
+void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u) {
+  const Extent n = u.extent();
+  const int ext[3] = {n.nx, n.ny, n.nz};
+  for (int z = -1; z <= n.nz; ++z)
+    for (int y = -1; y <= n.ny; ++y)
+      for (int x = -1; x <= n.nx; ++x) {
+        const int c[3] = {x, y, z};
+        int src[3];
+        double factor = 1;
+        bool ghost = false;
+        for (int a = 0; a < 3; ++a) {
+          src[a] = c[a] < 0 ? 0 : (c[a] >= ext[a] ? ext[a] - 1 : c[a]);
+          if (c[a] < 0) factor *= g.lo[a], ghost = true;
+          if (c[a] >= ext[a]) factor *= g.hi[a], ghost = true;
+        }
+        if (ghost) u(x, y, z) = T(factor * u(src[0], src[1], src[2]));
+      }
+}
+
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst) {
   const Extent n = src.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) dst(x, y, z) = D(src(x, y, z));
@@ -129,7 +151,8 @@ void convert(const Field<S>& src, Field<D>& dst) {
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&);         \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&);
+  template void dense_correct(const T*, const Field<T>&, Field<T>&);                            \
+  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/cpu.hpp"
 #include "cpu/reduce_cpu.hpp"
 
 namespace strata::cpu {
@@ -67,7 +68,7 @@ template <class T, class Acc, class Body, class Merge>
 Acc reduce_pieces(const Rows<T>& shape, Acc init, Body body, Merge merge) {
   const std::size_t count = pieces_per_row(shape) * shape.ny * shape.nz;
   std::vector<Acc> part(count, init);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (threaded(shape.nx * shape.ny * shape.nz))
   for (std::ptrdiff_t p = 0; p < std::ptrdiff_t(count); ++p)
     part[std::size_t(p)] = body(piece(shape, std::size_t(p)));
   Acc acc = init;
@@ -79,7 +80,7 @@ Acc reduce_pieces(const Rows<T>& shape, Acc init, Body body, Merge merge) {
 template <class T, class Body>
 void for_pieces(const Rows<T>& shape, Body body) {
   const std::size_t count = pieces_per_row(shape) * shape.ny * shape.nz;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (threaded(shape.nx * shape.ny * shape.nz))
   for (std::ptrdiff_t p = 0; p < std::ptrdiff_t(count); ++p) body(piece(shape, std::size_t(p)));
 }
 

@@ -13,7 +13,7 @@ namespace {
 template <class T>
 void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -29,7 +29,7 @@ void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& ou
 template <class T>
 void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
@@ -55,7 +55,7 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out) {
 template <class T>
 void copy_interior(const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
-#pragma omp parallel for
+#pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) out(x, y, z) = in(x, y, z);

@@ -26,8 +26,10 @@ kernels::Geometry geometry(const Field<T>& f) {
   return {n.nx, n.ny, n.nz, f.layout().pitch, f.layout().plane};
 }
 
-// Runs the operator's stencil with an epilogue: 7-point stars and symmetric 27-point. The
-// epilogue's fields share out's layout (checked by the callers); u may have its own.
+// Runs the operator's stencil with an epilogue: 7-point stars and symmetric 27-point, and
+// the general 27-point for the anisotropic coarse levels of some non-cubic grids (spacings
+// that differ per axis: core/poisson/transfer.hpp). The epilogue's fields share out's
+// layout (checked by the callers); u may have its own.
 template <class T, class Epi>
 void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& epi, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
@@ -36,6 +38,9 @@ void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& e
                                                      u.layout(), out.origin(), out.layout(), s, 0, epi);
   else if (a.kind() == StencilKind::sym27)
     launch_25d<kernels::Sym27Op<T>, MgConfig<T>, Epi>(make_op(OpTag<kernels::Sym27Op<T>>{}, &a), u.data(),
+                                                   u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else if (a.kind() == StencilKind::box27)
+    launch_25d<kernels::Box27Op<T>, MgConfig<T>, Epi>(make_op(OpTag<kernels::Box27Op<T>>{}, &a), u.data(),
                                                    u.layout(), out.origin(), out.layout(), s, 0, epi);
   else
     throw Error("internal: the multigrid passes take the fd7 or fe27 operator, got " + a.name());
@@ -57,7 +62,7 @@ dim3 point_grid(const kernels::Geometry& g, int block) {
 template <class T>
 void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream) {
   require(f.layout() == out.layout(), "internal: multigrid fields of one level must share a layout");
-  fused_pass(a, u, out, kernels::JacobiEpilogue<T>{f.origin(), T(omega / a.coeffs()[0])}, stream);
+  fused_pass(a, u, out, kernels::JacobiEpilogue<T>{f.origin(), T(omega / poisson::diagonal(a))}, stream);
 }
 
 template <class T>
@@ -65,7 +70,7 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
                Field<T>& prev_out, void* stream) {
   require(f.layout() == prev_out.layout(), "internal: multigrid fields of one level must share a layout");
   fused_pass(a, u, prev_out,
-             kernels::ChebyshevEpilogue<T>{f.origin(), prev_out.origin(), T(alpha), T(beta / a.coeffs()[0])},
+             kernels::ChebyshevEpilogue<T>{f.origin(), prev_out.origin(), T(alpha), T(beta / poisson::diagonal(a))},
              stream);
 }
 
@@ -128,6 +133,31 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream) {
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
+template <class T>
+void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream) {
+  // One launch for the faces whose factor is not 0 (a block row per face): the others
+  // keep their zero ghosts, and their edges with a ruled face are written (as 0) by it.
+  kernels::GhostFaces<T> faces{};
+  const Extent n = u.extent();
+  const int ext[3] = {n.nx, n.ny, n.nz};
+  int most = 0;
+  for (int a = 0; a < 3; ++a) {
+    faces.lo[a] = T(g.lo[a]);
+    faces.hi[a] = T(g.hi[a]);
+    for (int side = 0; side < 2; ++side)
+      if ((side ? g.hi[a] : g.lo[a]) != 0) {
+        faces.axis[faces.count] = a;
+        faces.side[faces.count++] = side;
+        most = std::max(most, (ext[(a + 1) % 3] + 2) * (ext[(a + 2) % 3] + 2));
+      }
+  }
+  if (faces.count == 0) return;
+  const dim3 grid(unsigned((most + 255) / 256), unsigned(faces.count));
+  kernels::extrapolate_ghosts_kernel<<<grid, 256, 0, static_cast<cudaStream_t>(stream)>>>(faces, u.origin(),
+                                                                                          geometry(u));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst, void* stream) {
   const auto gs = geometry(src);
@@ -145,7 +175,8 @@ void convert(const Field<S>& src, Field<D>& dst, void* stream) {
                                   const poisson::TransferView<T>&, Field<T>&, void*);             \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);
+  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);                        \
+  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -23,6 +23,8 @@ template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream);
 template <class T>
 void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream);
+template <class T>
+void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream);
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst, void* stream);
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """`strata poisson` contract: bad input exits non-zero with a message and writes nothing; a
-small solve writes --out and --json with what the report claims; an unreachable tolerance
-exits 3 with the reason. Standard library only. Usage: test_poisson_cli.py PATH_TO_STRATA"""
+small solve writes --out and --json with what the report claims; the defaults converge in
+either precision; --atol is an absolute tolerance; exit 0 and "converged" are decided on
+the recomputed residual; an unreachable tolerance exits 3 with the reason, and a double
+run is never told to use double. Standard library only.
+Usage: test_poisson_cli.py PATH_TO_STRATA"""
 import json
 import os
 import struct
@@ -34,7 +37,10 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("mixed needs mgcg f64", ["--n", "8", "--mixed"], "--mixed")
     refused("fft on the cpu", ["--n", "8", "--bc", "periodic", "--solver", "fft"], "gpu")
     refused("zero smoothing", ["--n", "8", "--pre", "0", "--post", "0"], "smoothing")
-    refused("rtol 0", ["--n", "8", "--rtol", "0"], "rtol")
+    refused("rtol 0 without atol", ["--n", "8", "--rtol", "0"], "rtol")
+    refused("negative rtol", ["--n", "8", "--rtol", "-1e-6"], "--rtol")
+    refused("rtol not a number", ["--n", "8", "--rtol", "tight"], "--rtol")
+    refused("negative atol", ["--n", "8", "--atol", "-1"], "--atol")
     refused("missing rhs file", ["--n", "8", "--rhs", os.path.join(tmp, "none.npy")], "none.npy")
     refused("both --n and --shape", ["--n", "8", "--shape", "8,8,8"], "either")
 
@@ -60,5 +66,30 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("--n", "15", "--precision", "f32", "--rtol", "1e-12", "--max-iter", "30", "--quiet")
     check("an unreachable tolerance exits 3", r.returncode == 3, f"rc={r.returncode}")
     check("and says why", "fp32" in r.stdout, r.stdout[-300:])
+
+    # The defaults converge in f32 (at the rounding floor where 1e-6 is below it) and say so.
+    for solver in ("mg", "fmg", "mgcg"):
+        r = run("--n", "31", "--solver", solver, "--json", js, "--quiet")
+        rep = json.load(open(js)) if r.returncode in (0, 3) else {}
+        check(f"f32 defaults ({solver}) exit 0", r.returncode == 0, r.stdout[-400:])
+        check(f"f32 defaults ({solver}) report the default rtol", rep.get("rtol_default") is True, str(rep)[:300])
+        check(f"f32 defaults ({solver}) claim only what the residual shows",
+              rep.get("converged") and (rep["rel_residual"] <= rep["rtol"] or rep["at_floor"]), str(rep)[:300])
+
+    # --atol: PETSc's absolute tolerance, in the report.
+    r = run("--n", "15", "--precision", "f64", "--rtol", "0", "--atol", "1e-2", "--json", js, "--quiet")
+    rep = json.load(open(js)) if r.returncode in (0, 3) else {}
+    check("--atol alone converges", r.returncode == 0 and rep.get("converged"), r.stdout[-300:])
+    check("the report has atol", rep.get("atol") == 1e-2 and rep.get("rtol") == 0, str(rep)[:300])
+
+    # Exit code and "converged" follow the recomputed residual: with |u| ~ 1000 in f64 the
+    # iteration's residual reaches 1e-12 but the solution's does not (issue 11).
+    r = run("--shape", "24,20,16", "--rhs", "random", "--bc", "dirichlet:1000", "--solver", "mg",
+            "--precision", "f64", "--rtol", "1e-12", "--json", js, "--quiet")
+    rep = json.load(open(js)) if r.returncode in (0, 3) else {}
+    check("a recomputed residual above rtol exits 3", r.returncode == 3, f"rc={r.returncode} " + r.stdout[-300:])
+    check("and the report says not converged", rep.get("converged") is False and rep["rel_residual"] > 1e-12,
+          str(rep)[:300])
+    check("an f64 run is not told to use f64", "--precision f64" not in r.stdout, r.stdout[-400:])
 
 finish()

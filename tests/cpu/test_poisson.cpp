@@ -8,7 +8,6 @@
 #include <random>
 
 #include "core/poisson/manufactured.hpp"
-#include "core/poisson/transfer.hpp"
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
@@ -67,28 +66,6 @@ TEST(PoissonCpu, ErrorFallsFourTimesPerHalvingForBothOperators) {
     }
 }
 
-TEST(PoissonCpu, VCycleReducesTheResidualWithinBound) {
-  // Measured factors (docs/poisson.md): fd7 ~0.16, fe27 ~0.03 per V(2,2) with Chebyshev.
-  const struct {
-    PoissonOperator op;
-    Smoother s;
-    double bound;
-  } cases[] = {{PoissonOperator::fd7, Smoother::chebyshev, 0.2},
-               {PoissonOperator::fe27, Smoother::chebyshev, 0.06},
-               {PoissonOperator::fd7, Smoother::jacobi, 0.25}};
-  for (const auto& c : cases) {
-    PoissonOptions o = options(c.op, Boundary::dirichlet(0.0));
-    o.smoother = c.s;
-    o.max_iter = 6;
-    o.rtol = 1e-14;
-    const Outcome r = solve_manufactured<double>(o, {63, 63, 63});
-    ASSERT_GE(r.rep.residuals.size(), 7u);
-    for (std::size_t i = 1; i < r.rep.residuals.size(); ++i)
-      EXPECT_LT(r.rep.residuals[i] / r.rep.residuals[i - 1], c.bound)
-          << to_string(c.op) << " " << to_string(c.s) << " cycle " << i;
-  }
-}
-
 TEST(PoissonCpu, NullSpacesGiveTheZeroMeanSolutionWhateverTheStart) {
   for (const Boundary& bc : {Boundary::neumann(), Boundary::periodic()}) {
     const Extent n{24, 20, 16};
@@ -143,39 +120,28 @@ TEST(PoissonCpu, EveryMethodReachesTheSameSolution) {
   }
 }
 
-// Full multigrid reaches the discretisation error in its one pass: within 1.5x of the
-// converged solution's error. (With trilinear interpolation the 7-point operator needs two
-// V-cycles per level for this, measured 0.57x; one gives 4.2x. Finite elements need one.)
-TEST(PoissonCpu, FullMultigridReachesTheDiscretisationErrorInOnePass) {
-  for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27}) {
-    PoissonOptions o = options(op, Boundary::dirichlet(0.0), PoissonMethod::fmg);
-    o.max_iter = 1;
-    const Outcome one = solve_manufactured<double>(o, {63, 63, 63});
-    o.method = PoissonMethod::mg;
-    o.max_iter = 60;
-    const Outcome full = solve_manufactured<double>(o, {63, 63, 63});
-    EXPECT_LT(one.err.rel_l2, 1.5 * full.err.rel_l2) << to_string(op);
-  }
-}
-
+// Non-cubic shapes whose axes coarsen differently (odd, even, prime) converge with every
+// multigrid method to the discretisation error of the manufactured solution.
 TEST(PoissonCpu, OddShapesConverge) {
   for (const Boundary& bc : {Boundary::dirichlet(-1.0), Boundary::neumann(), Boundary::periodic()})
-    for (Extent n : {Extent{33, 65, 17}, Extent{100, 100, 100}}) {
-      PoissonOptions o = options(PoissonOperator::fd7, bc, PoissonMethod::mgcg);
-      o.rtol = 1e-8;
-      const Outcome r = solve_manufactured<double>(o, n);
-      EXPECT_TRUE(r.rep.converged) << bc.describe() << " " << n.str() << ": " << r.rep.message;
-      EXPECT_LT(r.rep.rel_residual, 1e-7) << bc.describe() << " " << n.str();
-      EXPECT_LE(r.rep.iterations, 30) << bc.describe() << " " << n.str();
-      // The 7-point error for the manufactured mode is (k h)^2 / 12 per axis at leading order.
-      const double periods = bc.kind == BoundaryKind::periodic ? 2.0 : 1.0;
-      double worst = 0;
-      for (int m : {n.nx, n.ny, n.nz}) {
-        const double kh = periods * std::acos(-1.0) / (bc.kind == BoundaryKind::dirichlet ? m + 1 : m);
-        worst = std::max(worst, kh * kh / 12);
+    for (Extent n : {Extent{33, 65, 17}, Extent{50, 37, 22}})
+      for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::fmg, PoissonMethod::mgcg}) {
+        PoissonOptions o = options(PoissonOperator::fd7, bc, m);
+        o.rtol = 1e-8;
+        const Outcome r = solve_manufactured<double>(o, n);
+        const std::string what = bc.describe() + " " + n.str() + " " + std::string(to_string(m));
+        EXPECT_TRUE(r.rep.converged) << what << ": " << r.rep.message;
+        EXPECT_LT(r.rep.rel_residual, 1e-8) << what;
+        EXPECT_LE(r.rep.iterations, m == PoissonMethod::mgcg ? 10 : 16) << what;
+        // The 7-point error for the manufactured mode is (k h)^2 / 12 per axis at leading order.
+        const double periods = bc.kind == BoundaryKind::periodic ? 2.0 : 1.0;
+        double worst = 0;
+        for (int ext : {n.nx, n.ny, n.nz}) {
+          const double kh = periods * std::acos(-1.0) / (bc.kind == BoundaryKind::dirichlet ? ext + 1 : ext);
+          worst = std::max(worst, kh * kh / 12);
+        }
+        EXPECT_LT(r.err.rel_l2, 1.2 * worst) << what;
       }
-      EXPECT_LT(r.err.rel_l2, 1.2 * worst) << bc.describe() << " " << n.str();
-    }
 }
 
 TEST(PoissonCpu, MixedPrecisionCgReachesDoubleAccuracy) {
@@ -186,18 +152,19 @@ TEST(PoissonCpu, MixedPrecisionCgReachesDoubleAccuracy) {
   EXPECT_LT(r.rep.rel_residual, 1e-10);
 }
 
+// A growing residual is reported as divergence (not as stagnation, nor blamed on the
+// precision), naming the iteration; a NaN in the data is an error.
 TEST(PoissonCpu, DivergenceStopsWithTheIteration) {
   PoissonOptions o = options(PoissonOperator::fd7, Boundary::dirichlet(0.0), PoissonMethod::jacobi);
   o.jacobi_omega = 1.9;  // lambda_max(D^-1 A) = 2: omega * 2 > 2 amplifies the top mode
   o.max_iter = 100000;
   Field<double> f({15, 15, 15}, 1), u({15, 15, 15}, 1);
   poisson::manufactured<double>(o.bc, poisson_spacing(o.bc, 15), f, nullptr);
-  try {
-    solve_poisson(o, f, u);
-    FAIL() << "a diverging Jacobi iteration ran to the end";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("diverged at iteration"), std::string::npos) << e.what();
-  }
+  const PoissonReport r = solve_poisson(o, f, u);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.message.rfind("diverged at iteration", 0), 0u) << r.message;
+  EXPECT_LT(r.iterations, 1000) << "a growing residual ran on";
+  EXPECT_EQ(r.message.find("fp64"), std::string::npos) << r.message;
   f(3, 4, 5) = std::nan("");
   o = options(PoissonOperator::fd7, Boundary::dirichlet(0.0));
   EXPECT_THROW(solve_poisson(o, f, u), Error);
@@ -219,7 +186,12 @@ TEST(PoissonCpu, BadOptionsAreRefused) {
   o.pre = o.post = 0;
   EXPECT_THROW(solve_poisson(o, f, u), Error);
   o = PoissonOptions{};
-  o.rtol = 0;
+  o.rtol = 0;  // and no atol: nothing to reach
+  EXPECT_THROW(solve_poisson(o, f, u), Error);
+  o.atol = -1e-3;
+  EXPECT_THROW(solve_poisson(o, f, u), Error);
+  o = PoissonOptions{};
+  o.rtol = 1.0;
   EXPECT_THROW(solve_poisson(o, f, u), Error);
   o = PoissonOptions{};
   o.method = PoissonMethod::fft;
@@ -229,42 +201,4 @@ TEST(PoissonCpu, BadOptionsAreRefused) {
   EXPECT_THROW(solve_poisson(o, f, g), Error);
   EXPECT_THROW(parse_poisson_method("sor"), Error);
   EXPECT_THROW(parse_poisson_operator("fd9"), Error);
-}
-
-TEST(PoissonTransfer, NestedDirichletIsFullWeighting) {
-  const auto t = poisson::make_axis_transfer(BoundaryKind::dirichlet, 7);
-  ASSERT_EQ(t.n_coarse, 3);
-  // coarse 1 gathers fine 2, 3, 4 with 1/4, 1/2, 1/4
-  std::vector<std::pair<int, double>> w;
-  for (int k = 0; k < 4; ++k)  // unused taps weigh 0
-    if (t.r_w[4 + k] != 0) w.push_back({t.r_idx[4 + k], t.r_w[4 + k]});
-  ASSERT_EQ(w.size(), 3u);
-  EXPECT_EQ(w[0].first, 2);
-  EXPECT_DOUBLE_EQ(w[0].second, 0.25);
-  EXPECT_DOUBLE_EQ(w[1].second, 0.5);
-  EXPECT_DOUBLE_EQ(w[2].second, 0.25);
-}
-
-TEST(PoissonTransfer, RestrictionIsHalfTheTransposeAndInterpolationIsPartitionOfUnity) {
-  for (BoundaryKind kind : {BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::periodic})
-    for (int n : {2, 3, 7, 8, 9, 16, 33, 100}) {
-      const auto t = poisson::make_axis_transfer(kind, n);
-      std::vector<double> P(std::size_t(n) * t.n_coarse, 0.0), R(std::size_t(n) * t.n_coarse, 0.0);
-      for (int i = 0; i < n; ++i) {
-        double row = 0;
-        for (int k = 0; k < 2; ++k) {
-          if (t.p_idx[2 * i + k] < 0) continue;
-          P[std::size_t(i) * t.n_coarse + t.p_idx[2 * i + k]] += t.p_w[2 * i + k];
-          row += t.p_w[2 * i + k];
-        }
-        // Interpolation weights sum to 1 except next to a Dirichlet boundary (zero ghost).
-        if (kind != BoundaryKind::dirichlet) {
-          EXPECT_NEAR(row, 1.0, 1e-14) << n << " i=" << i;
-        }
-      }
-      for (int I = 0; I < t.n_coarse; ++I)
-        for (int k = 0; k < poisson::AxisTransfer::kMaxFine; ++k)
-          if (t.r_idx[4 * I + k] >= 0) R[std::size_t(t.r_idx[4 * I + k]) * t.n_coarse + I] += t.r_w[4 * I + k];
-      for (std::size_t q = 0; q < P.size(); ++q) EXPECT_NEAR(R[q], 0.5 * P[q], 1e-14) << n;
-    }
 }

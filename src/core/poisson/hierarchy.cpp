@@ -1,13 +1,17 @@
-// Builds the multigrid levels: coarsen every axis by 2 (isotropic spacing 2h, the same
-// stencil) while every axis can and the grid is above the dense size; the coarsest
-// operator is assembled from stencil applications and inverted in double on the host.
+// Builds the multigrid levels: coarsen every axis of more than one point to about half
+// (core/poisson/transfer.hpp) while the grid is above the dense size, each level with the
+// operator re-discretised on its own spacings and smoother bounds from its own spectrum;
+// the coarsest operator is assembled from stencil applications and inverted in double on
+// the host.
 #include "core/poisson/hierarchy.hpp"
 
+#include <array>
 #include <cmath>
 #include <utility>
 
 #include "core/poisson/operator.hpp"
 #include "cpu/cpu.hpp"
+#include "cpu/poisson_cpu.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
@@ -21,14 +25,15 @@ Boundary homogeneous(BoundaryKind kind) {
 }
 
 // Dense matrix of the stencil with homogeneous boundary conditions (column j = A e_j).
-std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc) {
+std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc, const GhostRule& rule) {
   const std::size_t N = n.points();
   std::vector<double> m(N * N);
   Field<double> e(n, 1), ae(n, 1);
   for (std::size_t j = 0; j < N; ++j) {
     const int x = int(j % n.nx), y = int((j / n.nx) % n.ny), z = int(j / (std::size_t(n.nx) * n.ny));
     e(x, y, z) = 1.0;
-    fill_ghosts(e, bc, 1);
+    if (bc.kind != BoundaryKind::dirichlet) fill_ghosts(e, bc, 1);
+    else cpu::extrapolate_ghosts(rule, e);
     cpu::apply_interior(a, e, ae);
     e(x, y, z) = 0.0;
     std::size_t i = 0;
@@ -76,58 +81,70 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
                              Memory memory, double jacobi_omega) {
   Hierarchy<T> H;
   H.bc = homogeneous(kind);
-  const SymbolBounds sb = symbol_bounds(poisson_stencil(op, 1.0));
-  H.omega = jacobi_omega > 0 ? jacobi_omega : best_jacobi_omega(sb);
-  // The Chebyshev interval's lower end, as a fraction of the largest eigenvalue, measured
-  // as the best V(2,2) convergence factor on 63^3 (docs/poisson.md): 7-point 0.2 (factor
-  // 0.16, insensitive between 0.15 and 0.25), finite elements 0.4 (0.03; 0.11 at the
-  // oscillatory-mode bound of the symbol, 1/3 of the range).
-  H.lam_lo = (op == PoissonOperator::fd7 ? 0.2 : 0.4) * sb.max;
-  H.lam_hi = 1.02 * sb.max;  // a little above: boundaries never exceed the symbol's range
-
+  std::array<double, 3> hs = {h, h, h};
+  std::array<AxisGrid, 3> axes = {AxisGrid{n.nx}, AxisGrid{n.ny}, AxisGrid{n.nz}};
   for (;;) {
     Level<T> L;
     L.n = n;
-    L.h = h;
-    L.a = poisson_stencil(op, h);
+    L.h = hs;
+    L.a = poisson_stencil(op, hs);
+    std::array<bool, 3> coarsened{}, plain{};
+    std::array<AxisTransfer, 3> t;
+    for (int ax = 0; ax < 3; ++ax) {
+      t[ax] = coarsen_axis(kind, axes[ax]);
+      coarsened[ax] = t[ax].n_coarse < axes[ax].n;
+      if (kind == BoundaryKind::dirichlet) {
+        L.ghost.lo[ax] = axes[ax].ghost_lo();
+        L.ghost.hi[ax] = axes[ax].ghost_hi();
+      }
+      plain[ax] = L.ghost.lo[ax] == 0 && L.ghost.hi[ax] == 0;
+    }
+    const bool can = (coarsened[0] || coarsened[1] || coarsened[2]) && n.points() > 64;
+    // Smoother bounds from this level's spectrum. The Chebyshev interval's lower end, as a
+    // fraction of the largest eigenvalue, measured as the best V(2,2) convergence factor on
+    // 63^3 (docs/poisson.md): 7-point 0.2 (factor 0.16, insensitive between 0.15 and
+    // 0.25), finite elements 0.4 (0.03; 0.11 at the oscillatory-mode bound, 1/3 of the range).
+    const SymbolBounds sb = symbol_bounds(L.a, kind, n, coarsened, plain);
+    L.omega = jacobi_omega > 0 ? jacobi_omega : best_jacobi_omega(sb);
+    L.lam_lo = (op == PoissonOperator::fd7 ? 0.2 : 0.4) * sb.max;
+    L.lam_hi = 1.02 * sb.max;  // a little above: never below the largest eigenvalue
     L.u = Field<T>(n, 1, memory);
     L.u2 = Field<T>(n, 1, memory);
     L.f = Field<T>(n, 1, memory);
     L.r = Field<T>(n, 1, memory);
-    const Extent c{coarse_extent(kind, n.nx), coarse_extent(kind, n.ny), coarse_extent(kind, n.nz)};
-    const bool can = c.nx >= 1 && c.ny >= 1 && c.nz >= 1 && n.points() > 64;
     if (can) {
       L.has_coarser = true;
-      const int nf[3] = {n.nx, n.ny, n.nz};
+      bool full_weighting = kind == BoundaryKind::dirichlet;
       for (int ax = 0; ax < 3; ++ax) {
-        const AxisTransfer t = make_axis_transfer(kind, nf[ax]);
-        L.p_idx[ax] = Buffer<int>(t.p_idx, memory);
-        L.r_idx[ax] = Buffer<int>(t.r_idx, memory);
-        L.p_w[ax] = Buffer<T>(to<T>(t.p_w), memory);
-        L.r_w[ax] = Buffer<T>(to<T>(t.r_w), memory);
-        L.down.nf[ax] = t.n_fine;
-        L.down.nc[ax] = t.n_coarse;
+        L.p_idx[ax] = Buffer<int>(t[ax].p_idx, memory);
+        L.r_idx[ax] = Buffer<int>(t[ax].r_idx, memory);
+        L.p_w[ax] = Buffer<T>(to<T>(t[ax].p_w), memory);
+        L.r_w[ax] = Buffer<T>(to<T>(t[ax].r_w), memory);
+        L.down.nf[ax] = t[ax].n_fine;
+        L.down.nc[ax] = t[ax].n_coarse;
         L.down.p_idx[ax] = L.p_idx[ax].data();
         L.down.r_idx[ax] = L.r_idx[ax].data();
         L.down.p_w[ax] = L.p_w[ax].data();
         L.down.r_w[ax] = L.r_w[ax].data();
+        hs[ax] *= t[ax].ratio;
+        axes[ax] = t[ax].coarse;
+        full_weighting = full_weighting && t[ax].full_weighting;
       }
-      L.down.full_weighting = kind == BoundaryKind::dirichlet;
+      L.down.full_weighting = full_weighting;
     }
     H.levels.push_back(std::move(L));
     if (!can) break;
-    n = c;
-    h *= 2;
+    n = Extent{axes[0].n, axes[1].n, axes[2].n};
   }
 
   // The coarsest level: exact (pseudo-)inverse when small enough.
   const Level<T>& C = H.levels.back();
   const std::size_t N = C.n.points();
   if (N <= std::size_t(kDenseMax)) {
-    std::vector<double> m = assemble(C.a, C.n, H.bc);
+    std::vector<double> m = assemble(C.a, C.n, H.bc, C.ghost);
     const bool singular = kind != BoundaryKind::dirichlet;
     if (singular)  // A + c 11^T is invertible; its inverse maps mean-free r to mean-free e
-      for (double& v : m) v += C.a.coeffs()[0] / double(N);
+      for (double& v : m) v += diagonal(C.a) / double(N);
     invert(m, N);
     if (singular) {  // project r onto mean-free first: M (I - 11^T / N)
       for (std::size_t i = 0; i < N; ++i) {

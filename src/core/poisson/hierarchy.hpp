@@ -1,9 +1,11 @@
-// The multigrid hierarchy: levels of halving resolution down to a grid small enough to
-// solve exactly, each with its fields, operator and transfer tables to the next level.
+// The multigrid hierarchy: levels of about halving resolution down to a grid small enough
+// to solve exactly, each with its spacings, operator, smoother bounds, fields and transfer
+// tables to the next level (core/poisson/transfer.hpp: every level keeps the fine box).
 // All levels carry the homogeneous form of the boundary condition: the solvers work on
 // the error equation A e = r0, so only the first residual sees the user's boundary values.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "core/buffer.hpp"
@@ -18,8 +20,11 @@ inline constexpr int kDenseMax = 512;  // coarsest grids up to this many points 
 template <class T>
 struct Level {
   Extent n;
-  double h = 0;
+  std::array<double, 3> h{};  // spacing per axis (equal on the finest level)
   Stencil a = Stencil::laplacian7();
+  GhostRule ghost;  // Dirichlet levels whose boundary lies between grid points
+  double omega = 0;               // Jacobi damping
+  double lam_lo = 0, lam_hi = 0;  // D^-1 A interval the Chebyshev smoother damps
   Field<T> u, u2, f, r;  // u2: the other buffer of the out-of-place smoothing steps
   bool has_coarser = false;
   Buffer<int> p_idx[3], r_idx[3];
@@ -33,8 +38,6 @@ struct Hierarchy {
   Boundary bc;                   // homogeneous: dirichlet(0), neumann or periodic
   Buffer<T> dense;               // the coarsest level's inverse (pseudo-inverse on null spaces)
   bool dense_ok = false;
-  double omega = 0;              // Jacobi damping
-  double lam_lo = 0, lam_hi = 0; // D^-1 A interval the Chebyshev smoother damps
 };
 
 template <class T>

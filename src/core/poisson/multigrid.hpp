@@ -23,7 +23,7 @@ public:
     Level<T>& L = H_.levels[l];
     if (l + 1 == H_.levels.size()) return coarse_solve(L);
     smooth(L, pre_);
-    ghosts(L.u);
+    ghosts(L, L.u);
     Level<T>& C = H_.levels[l + 1];
     const bool fused = residual_restrict(L.a, L.u, L.f, L.r, L.down, C.f, s_);
     fill(C.u, T(0), s_);
@@ -55,8 +55,11 @@ public:
   double bytes() const { return bytes_; }
 
 private:
-  void ghosts(Field<T>& u) {
+  // The ghost layer of a level's field before a stencil pass: mirrors or wraps, or the
+  // ghost rule of a coarse Dirichlet level (zero ghosts are never written).
+  void ghosts(const Level<T>& L, Field<T>& u) {
     if (H_.bc.kind != BoundaryKind::dirichlet) fill_ghosts(u, H_.bc, 1, s_);
+    else if (L.ghost.any()) extrapolate_ghosts(L.ghost, u, s_);
   }
 
   void count(const Level<T>& L, double values_per_point) {
@@ -69,19 +72,19 @@ private:
     if (steps <= 0) return;
     if (smoother_ == Smoother::jacobi) {
       for (int k = 0; k < steps; ++k) {
-        ghosts(L.u);
-        jacobi(L.a, H_.omega, L.u, L.f, L.u2, s_);
+        ghosts(L, L.u);
+        jacobi(L.a, L.omega, L.u, L.f, L.u2, s_);
         std::swap(L.u, L.u2);
         count(L, 3);
       }
     } else {
       // Chebyshev iteration on D^-1 A over [lam_lo, lam_hi] (Saad, Alg. 12.1) in three-term
       // form: u_{k+1} = u_k + a_k (u_k - u_{k-1}) + b_k D^-1 (f - A u_k), written over u_{k-1}.
-      const double theta = 0.5 * (H_.lam_hi + H_.lam_lo), delta = 0.5 * (H_.lam_hi - H_.lam_lo);
+      const double theta = 0.5 * (L.lam_hi + L.lam_lo), delta = 0.5 * (L.lam_hi - L.lam_lo);
       const double sigma = theta / delta;
       double rho = 1.0 / sigma;
       for (int k = 0; k < steps; ++k) {
-        ghosts(L.u);
+        ghosts(L, L.u);
         if (k == 0) {
           jacobi(L.a, 1.0 / theta, L.u, L.f, L.u2, s_);  // u_1 = u_0 + D^-1 r_0 / theta
           count(L, 3);
@@ -105,7 +108,7 @@ private:
   // steps, which is slower to converge but never wrong.
   void coarse_solve(Level<T>& L) {
     if (H_.dense_ok) {
-      ghosts(L.u);
+      ghosts(L, L.u);
       residual(L.a, L.u, L.f, L.r, s_);
       dense_correct(H_.dense.data(), L.r, L.u, s_);
     } else {

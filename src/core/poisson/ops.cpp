@@ -66,6 +66,12 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream s) {
   if (on_host(r, u)) return cpu::dense_correct(m, r, u);
   STRATA_ON_DEVICE(dense_correct(m, r, u, s.handle));
 }
+template <class T>
+void extrapolate_ghosts(const GhostRule& g, Field<T>& u, Stream s) {
+  require(u.ghost() >= 1, "internal: extrapolate_ghosts needs a ghost layer");
+  if (on_host(u)) return cpu::extrapolate_ghosts(g, u);
+  STRATA_ON_DEVICE(extrapolate_ghosts(g, u, s.handle));
+}
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst, Stream s) {
   require(src.extent() == dst.extent(), "poisson: convert between different extents");
@@ -83,7 +89,8 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
                                   const TransferView<T>&, Field<T>&, Stream);                     \
   template void restrict_to(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
   template void prolong_add(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&, Stream);
+  template void dense_correct(const T*, const Field<T>&, Field<T>&, Stream);                      \
+  template void extrapolate_ghosts(const GhostRule&, Field<T>&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -23,6 +23,24 @@ struct TransferView {
   bool full_weighting = false;
 };
 
+// Ghost values of a coarse Dirichlet level whose boundary lies between grid points
+// (core/poisson/transfer.hpp): ghost = factor * the adjacent interior value, per face, and
+// the product of the factors at edges and corners (the rule applied axis after axis).
+// All factors 0: the plain homogeneous boundary, the ghosts stay zero.
+struct GhostRule {
+  double lo[3] = {}, hi[3] = {};
+  bool any() const {
+    for (int a = 0; a < 3; ++a)
+      if (lo[a] != 0 || hi[a] != 0) return true;
+    return false;
+  }
+};
+
+// The centre coefficient of a level's operator (the D of the smoothers' D^-1 A).
+inline double diagonal(const Stencil& a) {
+  return a.kind() == StencilKind::box27 ? a.coeffs()[13] : a.coeffs()[0];
+}
+
 // out = u + omega/diag * (f - A u)
 template <class T>
 void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out,
@@ -50,6 +68,9 @@ void prolong_add(const TransferView<T>& t, const Field<T>& ec, Field<T>& u, Stre
 // u += M r for a dense matrix M (the coarsest level's inverse, row-major over C-order points)
 template <class T>
 void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream stream);
+// Fills the ghost layer (width 1) of u by the rule.
+template <class T>
+void extrapolate_ghosts(const GhostRule& g, Field<T>& u, Stream stream);
 // dst = src, changing precision (interiors)
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst, Stream stream);

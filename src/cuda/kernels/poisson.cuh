@@ -227,6 +227,40 @@ __global__ void dense_correct_kernel(const T* __restrict__ m, const T* __restric
   }
 }
 
+// The ghost rule of a coarse Dirichlet level (core/poisson/ops.hpp): the faces to fill,
+// and the factors of every face.
+template <class T>
+struct GhostFaces {
+  int count = 0;
+  int axis[6] = {}, side[6] = {};  // side 0: the ghost before index 0, 1: the one at n
+  T lo[3] = {}, hi[3] = {};
+};
+
+// One face per block row (blockIdx.y), over its ghost layer including the edges and
+// corners: ghost = (product of the factors of the axes it lies outside) * the interior
+// point next to it. Faces sharing an edge write the same value there.
+template <class T>
+__global__ void extrapolate_ghosts_kernel(GhostFaces<T> g, T* __restrict__ u, Geometry geo) {
+  const int f = blockIdx.y, a = g.axis[f];
+  const int ext[3] = {geo.nx, geo.ny, geo.nz};
+  const int b = (a + 1) % 3, c = (a + 2) % 3;
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (ext[b] + 2) * (ext[c] + 2)) return;
+  int p[3];
+  p[a] = g.side[f] ? ext[a] : -1;
+  p[b] = e % (ext[b] + 2) - 1;
+  p[c] = e / (ext[b] + 2) - 1;
+  T factor = 1;
+  int s[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    s[k] = min(max(p[k], 0), ext[k] - 1);
+    if (p[k] < 0) factor *= g.lo[k];
+    if (p[k] >= ext[k]) factor *= g.hi[k];
+  }
+  u[p[2] * geo.plane + p[1] * geo.pitch + p[0]] = factor * u[s[2] * geo.plane + s[1] * geo.pitch + s[0]];
+}
+
 template <class D, class S>
 __global__ void convert_kernel(const S* __restrict__ src, Geometry gs, D* __restrict__ dst, Geometry gd) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
