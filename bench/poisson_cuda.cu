@@ -2,7 +2,9 @@
 // pair per replay, median) at 257^3 and 513^3 grids (255^3 / 511^3 unknowns inside the
 // Dirichlet boundary), the 513^3 Dirichlet solves the issue sets targets for, and the cuFFT
 // spectral solve of the periodic 7-point problem at 512^3 for reference.
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "bench/cuda_timing.cuh"
 #include "bench/poisson.hpp"
@@ -12,6 +14,7 @@
 #include "core/runtime.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
+#include "strata/vector_ops.hpp"
 
 namespace strata::bench {
 
@@ -65,30 +68,39 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
   return r;
 }
 
-// A full solve reported with its setup and solve times.
+// A full solve of the manufactured problem (built on the device), timed as a user's second
+// solve would be: one warm-up solve (kernel modules, graph capture, cuFFT plans), then the
+// median of three. Setup (the hierarchy) is reported apart, as the CLI does.
 template <class T>
 Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&) {
   o.h = poisson_spacing(o.bc, n.nx);
-  Field<T> f(n, 1), exact(n, 1), u(n, 1);
-  poisson::manufactured<T>(o.bc, o.h, f, &exact);
   Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
-  copy(f, df);
-  const PoissonReport rep = solve_poisson(o, df, du);
-  copy(du, u);
+  poisson::manufactured<T>(o.bc, o.h, df, nullptr);
+  std::vector<double> times;
+  PoissonReport rep;
+  for (int k = 0; k < 4; ++k) {
+    fill(du, T(o.bc.kind == BoundaryKind::dirichlet ? o.bc.value : 0.0));
+    rep = solve_poisson(o, df, du);
+    if (k > 0) times.push_back(rep.solve_ms);
+  }
+  std::sort(times.begin(), times.end());
   Result r = base(name, std::string(to_string(o.method)) + (o.mixed_precision ? "-mixed" : ""), precision_of<T>, n);
   r.bytes_per_point_opt = 0;
-  r.median_ms = r.min_ms = r.max_ms = rep.solve_ms;
-  r.reps = 1;
+  r.median_ms = times[1];
+  r.min_ms = times.front();
+  r.max_ms = times.back();
+  r.reps = int(times.size());
   r.gb_per_s = rep.gb_per_s;
   r.extra = {{"setup_ms", rep.setup_ms},
-             {"solve_ms", rep.solve_ms},
+             {"solve_ms", times[1]},
              {"iterations", rep.iterations},
              {"rel_residual", rep.rel_residual},
              {"converged", rep.converged},
              {"rtol", o.rtol},
              {"convergence_factor", rep.convergence_factor},
-             {"error_rel_l2", poisson::solution_error(o.bc, u, exact).rel_l2},
-             {"message", rep.message}};
+             {"error_rel_l2", poisson::manufactured_error(o.bc, o.h, du).rel_l2},
+             {"message", rep.message},
+             {"timing", "median of 3 solves after a warm-up solve"}};
   return r;
 }
 
@@ -122,27 +134,53 @@ std::vector<Result> poisson_cuda(const Options& opt) {
                                  to_string(r.precision), r.shape.str().c_str(), r.median_ms);
     out.push_back(r);
   };
+  // Issue 11's targets (H100): V(2,2) at 255^3 >= 1500 cycles/s; one FMG pass to
+  // discretisation accuracy <= 12 ms; MG-CG f64 with f32 V-cycles to 1e-10 <= 80 ms; each
+  // also on grids that do not nest (256^3 / 250^3, 512^3 / 500^3), not only 2^k - 1.
+  auto target = [](Result r, const char* what, double limit, bool meets) {
+    r.extra["target"] = what;
+    r.extra["target_value"] = limit;
+    r.extra["meets_target"] = meets;
+    return r;
+  };
   for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27})
     for (int n : {255, 511}) note(vcycle<float>(op, {n, n, n}, opt));
+  for (int n : {256, 250}) note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt));
+  for (Result& r : out)
+    if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256)
+      r = target(r, "cycles_per_s >= 1500", 1500, r.extra["cycles_per_s"].get<double>() >= 1500);
 
-  const Extent big{511, 511, 511};
-  PoissonOptions o;
-  o.bc = Boundary::dirichlet(0.0);
-  o.max_iter = 40;
-  o.rtol = 1e-6;
-  note(solve<float>(o, big, "solve_dirichlet_fd7", opt));       // fp32 to 1e-6
-  o.method = PoissonMethod::fmg;
-  o.max_iter = 1;
-  note(solve<float>(o, big, "solve_dirichlet_fd7", opt));       // one FMG pass
-  o.method = PoissonMethod::mgcg;
-  o.mixed_precision = true;
-  o.max_iter = 40;
-  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // f64 CG, f32 V-cycles, 1e-6
-  o.rtol = 1e-10;
-  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // ... to 1e-10
-  o.method = PoissonMethod::mg;
-  o.mixed_precision = false;
-  note(solve<double>(o, big, "solve_dirichlet_fd7", opt));      // fp64 multigrid to 1e-10
+  for (int m : {511, 512, 500}) {
+    const Extent big{m, m, m};
+    PoissonOptions o;
+    o.bc = Boundary::dirichlet(0.0);
+    o.method = PoissonMethod::mgcg;
+    o.mixed_precision = true;
+    o.max_iter = 40;
+    o.rtol = 1e-10;
+    Result cg = solve<double>(o, big, "solve_dirichlet_fd7", opt);  // f64 CG, f32 V-cycles, to 1e-10
+    cg = target(cg, "solve_ms <= 80", 80, cg.median_ms <= 80 && cg.extra["converged"].get<bool>());
+    const double discretisation = cg.extra["error_rel_l2"].get<double>();
+    note(cg);
+    o.method = PoissonMethod::fmg;
+    o.mixed_precision = false;
+    o.max_iter = 1;
+    o.rtol = 1e-10;  // one pass whatever the residual: its error is what is measured
+    Result fmg = solve<float>(o, big, "solve_dirichlet_fd7", opt);
+    const double ratio = fmg.extra["error_rel_l2"].get<double>() / discretisation;
+    fmg.extra["error_over_discretisation"] = ratio;
+    fmg = target(fmg, "solve_ms <= 12 with error within 10% of the discretisation error", 12,
+                 fmg.median_ms <= 12 && ratio <= 1.1);
+    note(fmg);
+    if (m == 511) {
+      o.method = PoissonMethod::mg;
+      o.max_iter = 40;
+      o.rtol = -1;  // the default: 1e-6 or fp32's rounding floor
+      note(solve<float>(o, big, "solve_dirichlet_fd7", opt));  // fp32 multigrid, default tolerance
+      o.rtol = 1e-10;
+      note(solve<double>(o, big, "solve_dirichlet_fd7", opt));  // fp64 multigrid to 1e-10
+    }
+  }
 
   note(fft<float>({512, 512, 512}, opt));
   PoissonOptions p;
