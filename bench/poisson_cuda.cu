@@ -11,9 +11,11 @@
 #include "core/poisson/fft.hpp"
 #include "core/poisson/manufactured.hpp"
 #include "core/poisson/multigrid.hpp"
+#include "core/poisson/ops.hpp"
 #include "core/runtime.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
+#include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::bench {
@@ -72,7 +74,7 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
 // solve would be: one warm-up solve (kernel modules, graph capture, cuFFT plans), then the
 // median of three. Setup (the hierarchy) is reported apart, as the CLI does.
 template <class T>
-Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&) {
+Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&, Field<T>* solution = nullptr) {
   o.h = poisson_spacing(o.bc, n.nx);
   Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
   poisson::manufactured<T>(o.bc, o.h, df, nullptr);
@@ -101,7 +103,24 @@ Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&
              {"error_rel_l2", poisson::manufactured_error(o.bc, o.h, du).rel_l2},
              {"message", rep.message},
              {"timing", "median of 3 solves after a warm-up solve"}};
+  if (solution) *solution = std::move(du);
   return r;
+}
+
+// ||u - u_h|| / ||u_h - u*||: what an approximate solution u adds to the discretisation
+// error of the exact discrete solution u_h (here an MG-CG solve to 1e-10), u* the
+// manufactured solution. A pass "reaches discretisation accuracy" when this is small; the
+// plain error ratio can even fall below 1 when the two errors partly cancel.
+template <class T>
+double algebraic_over_discretisation(const Field<T>& u, const Field<double>& uh, const Boundary& bc) {
+  const Extent n = u.extent();
+  const double h = poisson_spacing(bc, n.nx);
+  Field<double> d(n, 1, Memory::device), exact(n, 1, Memory::device), f(n, 1, Memory::device);
+  poisson::convert(u, d, Stream{});
+  axpy(-1.0, uh, d);
+  poisson::manufactured<double>(bc, h, f, &exact);
+  axpy(-1.0, uh, exact);
+  return norm2(d) / norm2(exact);
 }
 
 template <class T>
@@ -158,19 +177,20 @@ std::vector<Result> poisson_cuda(const Options& opt) {
     o.mixed_precision = true;
     o.max_iter = 40;
     o.rtol = 1e-10;
-    Result cg = solve<double>(o, big, "solve_dirichlet_fd7", opt);  // f64 CG, f32 V-cycles, to 1e-10
+    Field<double> uh;
+    Result cg = solve<double>(o, big, "solve_dirichlet_fd7", opt, &uh);  // f64 CG, f32 V-cycles, to 1e-10
     cg = target(cg, "solve_ms <= 80", 80, cg.median_ms <= 80 && cg.extra["converged"].get<bool>());
-    const double discretisation = cg.extra["error_rel_l2"].get<double>();
     note(cg);
     o.method = PoissonMethod::fmg;
     o.mixed_precision = false;
     o.max_iter = 1;
     o.rtol = 1e-10;  // one pass whatever the residual: its error is what is measured
-    Result fmg = solve<float>(o, big, "solve_dirichlet_fd7", opt);
-    const double ratio = fmg.extra["error_rel_l2"].get<double>() / discretisation;
-    fmg.extra["error_over_discretisation"] = ratio;
-    fmg = target(fmg, "solve_ms <= 12 with error within 10% of the discretisation error", 12,
-                 fmg.median_ms <= 12 && ratio <= 1.1);
+    Field<float> uf;
+    Result fmg = solve<float>(o, big, "solve_dirichlet_fd7", opt, &uf);
+    const double ratio = algebraic_over_discretisation(uf, uh, o.bc);
+    fmg.extra["algebraic_over_discretisation"] = ratio;
+    fmg = target(fmg, "solve_ms <= 12, algebraic error <= 0.5 of the discretisation error", 12,
+                 fmg.median_ms <= 12 && ratio <= 0.5);
     note(fmg);
     if (m == 511) {
       o.method = PoissonMethod::mg;
