@@ -4,6 +4,7 @@ nothing; --help/--version/info work; bench writes the documented JSON. Standard 
 only. Usage: test_cli.py PATH_TO_STRATA"""
 import json
 import os
+import stat
 import struct
 import tempfile
 
@@ -80,6 +81,61 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--bc", "periodic")
     check("good apply succeeds", r.returncode == 0, r.stderr)
     check("good apply writes the output", os.path.exists(out))
+
+    # Outputs that are not a plain regular file are written as `>` would write them.
+    def apply_to(target):
+        return run("apply", "--in", good, "--out", target, "--device", "cpu")
+
+    real = os.path.join(tmp, "real.npy")
+    link = os.path.join(tmp, "link.npy")
+    with open(real, "wb") as f:
+        f.write(b"old")
+    os.symlink("real.npy", link)
+    r = apply_to(link)
+    check("--out through a symlink succeeds", r.returncode == 0, r.stderr)
+    check("--out keeps the symlink", os.path.islink(link))
+    check("--out writes the symlink's target", open(real, "rb").read(6) == b"\x93NUMPY")
+
+    first, second = os.path.join(tmp, "first.npy"), os.path.join(tmp, "second.npy")
+    with open(first, "wb") as f:
+        f.write(b"old")
+    os.link(first, second)
+    r = apply_to(first)
+    check("--out to a hard-linked file succeeds", r.returncode == 0, r.stderr)
+    check("--out keeps the hard link", open(second, "rb").read(6) == b"\x93NUMPY" and os.stat(first).st_nlink == 2)
+
+    fifo = os.path.join(tmp, "pipe.npy")
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # strata's open for writing does not wait
+    r = apply_to(fifo)
+    try:
+        data = os.read(reader, 1 << 16)
+    except BlockingIOError:
+        data = b""
+    os.close(reader)
+    check("--out to a FIFO succeeds", r.returncode == 0, r.stderr)
+    check("--out to a FIFO sends the array through it", data[:6] == b"\x93NUMPY" and len(data) == 128 + 60 * 4,
+          str(len(data)))
+    check("--out keeps the FIFO", stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    frozen = os.path.join(tmp, "frozen.npy")
+    with open(frozen, "wb") as f:
+        f.write(b"keep")
+    os.chmod(frozen, 0o444)
+    r = apply_to(frozen)
+    check("--out to a read-only file is refused", r.returncode != 0 and "read-only" in r.stderr, r.stderr)
+    check("--out leaves the read-only file alone", open(frozen, "rb").read() == b"keep")
+    check("no temporaries beside the outputs", not [f for f in os.listdir(tmp) if ".tmp." in f], str(os.listdir(tmp)))
+
+    # --json to this process's standard output lands in it, after what was printed.
+    r = run("bench", "--device", "cpu", "--size", "8", "--reps", "1", "--warmup", "0", "--kernel", "copy",
+            "--json", "/proc/self/fd/1")
+    check("--json /proc/self/fd/1 succeeds", r.returncode == 0, r.stderr)
+    body = r.stdout[r.stdout.find("{"):]
+    try:
+        check("--json /proc/self/fd/1 writes the JSON to stdout", "results" in json.loads(body), body[:200])
+    except ValueError:
+        check("--json /proc/self/fd/1 writes the JSON to stdout", False, r.stdout[:300])
 
     for args in (["--help"], ["--version"], ["info"], ["apply", "--help"], ["bench", "--help"], ["demo", "--help"]):
         r = run(*args)
