@@ -1,11 +1,7 @@
 // strata wave: acoustic wave propagation from a JSON configuration plus command-line
 // overrides. Flags are turned into overrides so that every value goes through the one
 // validating parser; the run driver (wave::run) writes nothing unless everything checks out.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -23,12 +19,16 @@ struct WaveArgs {
   bool print_config = false, quiet = false;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read configuration '" + path + "': " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A flag's text as a JSON string for an override. Paths are recorded in config.json, and
+// JSON text is UTF-8: a name that is not is refused here, with the flag that gave it.
+std::string quoted(const std::string& flag, const std::string& value) {
+  const nlohmann::json j(value);
+  try {
+    return j.dump();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(flag + " '" + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "' is not valid UTF-8 text; strata records it in config.json, which is UTF-8 JSON: use a UTF-8 name");
+  }
 }
 
 }  // namespace
@@ -80,11 +80,10 @@ void add_wave(CLI::App& app) {
     if (a->steps >= 0) sets.push_back("time.steps=" + std::to_string(a->steps));
     if (!a->dt.empty()) sets.push_back("time.dt=" + (a->dt == "auto" ? std::string("null") : a->dt));
     if (a->order >= 0) sets.push_back("scheme.order=" + std::to_string(a->order));
-    auto quoted = [](const std::string& v) { return nlohmann::json(v).dump(); };  // always a string
-    if (!a->precision.empty()) sets.push_back("scheme.precision=" + quoted(a->precision));
-    if (!a->device.empty()) sets.push_back("device=" + quoted(a->device));
-    if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted(a->out_dir));
-    const wave::Config c = wave::parse_config(read_text(a->config), sets, a->config);
+    if (!a->precision.empty()) sets.push_back("scheme.precision=" + quoted("--precision", a->precision));
+    if (!a->device.empty()) sets.push_back("device=" + quoted("--device", a->device));
+    if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted("--out-dir", a->out_dir));
+    const wave::Config c = wave::parse_config_file(a->config, sets);
     wave::RunOptions opt;
     if (restart_opt->count() > 0)
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;

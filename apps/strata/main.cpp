@@ -23,6 +23,18 @@ int main(int argc, char** argv) {
     strata::cli::add_demo(app);
     strata::cli::add_poisson(app);
     strata::cli::add_wave(app);
+    // A verb that does not exist is named as such (CLI11 would say "A subcommand is required").
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string verbs;
+      bool known = false;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+        known = known || sub->get_name() == argv[1];
+      }
+      if (!known)
+        throw strata::Error("unknown command '" + std::string(argv[1]) + "': allowed " + verbs +
+                            " (strata --help describes them)");
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -141,6 +141,9 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run(*args)
         check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
     check("no verb is an error", run().returncode != 0)
+    r = run("frobnicate")
+    check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
+          and "wave" in r.stderr, r.stderr)
     check("--version names the commit", "commit" in run("--version").stdout)
 
     js = os.path.join(tmp, "bench.json")

@@ -72,6 +72,24 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("--out-dir", out)
     check("no --config refused", r.returncode != 0 and "--print-config" in r.stderr, r.stderr)
 
+    # Messages name the problem in the user's terms, never the parser's internals.
+    refused("array index beyond 64 bits", ["--set", "sources.99999999999999999999999.frequency=20"], "past the end")
+    r = run("--config", tmp, "--out-dir", out)
+    check("--config DIR refused", r.returncode != 0 and "is a directory" in r.stderr, r.stderr)
+    for name, text, needle in [("null config", "null", "must be an object"),
+                               ("empty config", "", "is empty"),
+                               ("duplicate key", '{"time": {"steps": 5, "steps": 6}}', "appears twice")]:
+        with open(bad, "w") as f:
+            f.write(text)
+        r = run("--config", bad, "--out-dir", out)
+        check(name + " refused", r.returncode != 0 and needle in r.stderr, r.stderr)
+        check(name + " writes nothing", not os.path.exists(out))
+    r = subprocess.run([STRATA.encode(), b"wave", b"--config", cfg.encode(), b"--out-dir",
+                        os.path.join(tmp, "out").encode() + b"\xff"], capture_output=True, timeout=300)
+    err = r.stderr.decode(errors="replace")
+    check("non-UTF-8 --out-dir refused by name", r.returncode == 1 and "--out-dir" in err and "UTF-8" in err, err)
+    check("non-UTF-8 --out-dir writes nothing", not [f for f in os.listdir(tmp) if f.startswith("out")])
+
     # A successful tiny run.
     r = run("--config", cfg, "--out-dir", out, "--progress", "off")
     check("tiny run succeeds", r.returncode == 0, r.stderr)
