@@ -7,6 +7,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
+#include "core/host_memory.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
@@ -46,8 +47,18 @@ Stencil make_stencil(const ApplyArgs& a) {
 }
 
 template <class T>
-void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev) {
-  Field<T> in = npy_read_field<T>(a.in, std::max(s.radius(), 1));
+void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
+  // The whole host footprint before the input is read: the input field and, on the CPU, the
+  // output field (both with ghosts), and the dense copy the output is written from.
+  const int ghost = std::max(s.radius(), 1);
+  const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
+  const int fields = dev == DeviceChoice::cuda ? 1 : 2;
+  host::require_host_memory(fields * field + dense,
+                            "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array",
+                            std::to_string(fields) + " field(s) with ghosts " + host::format_bytes(fields * field) +
+                                ", the output's dense copy " + host::format_bytes(dense),
+                            "use a smaller array" + std::string(dev == DeviceChoice::cpu ? " or --device cuda" : ""));
+  Field<T> in = npy_read_field<T>(a.in, ghost);
   const auto t0 = std::chrono::steady_clock::now();
   if (dev == DeviceChoice::cuda) {
     require_device_memory(2 * in.layout().bytes(), "applying to a " + in.extent().str() + " " +
@@ -99,10 +110,11 @@ void add_apply(CLI::App& app) {
       throw Error("input '" + a->in + "' has rank " + std::to_string(info.shape.size()) +
                   ": strata apply needs a 3D array [z][y][x]");
     const Precision p = a->precision.empty() ? info.dtype : parse_precision(a->precision);
+    const Extent n = npy_extent(info, a->in);
     if (p == Precision::f32)
-      run<float>(*a, s, bc, dev);
+      run<float>(*a, s, bc, dev, n);
     else
-      run<double>(*a, s, bc, dev);
+      run<double>(*a, s, bc, dev, n);
   });
 }
 

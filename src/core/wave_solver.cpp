@@ -44,6 +44,7 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
 
 template <class T>
 SolverT<T>::SolverT(const Config& c) : cfg_(c) {
+  require_host_memory(cfg_, run_device(cfg_));  // before the model is read or anything allocated
   std::vector<T> v = load_velocity<T>(cfg_);
   Resolved r = resolve<T>(cfg_, std::span<const T>(v));
   plan_ = std::move(r.plan);

@@ -70,6 +70,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check(name + " refused", r.returncode != 0 and needle.lower() in r.stderr.lower(), r.stderr)
         check(name + " writes nothing", not os.path.exists(out))
 
+    # An input larger than the memory available is refused before it is read, with the
+    # figure and the memory there is (a sparse 1 TiB file costs no disk).
+    huge = os.path.join(tmp, "huge.npy")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (256, 1024, 1048576), }"
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(huge, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.truncate(f.tell() + 256 * 1024 * 1048576 * 4)
+    r = run("apply", "--in", huge, "--out", out, "--device", "cpu")
+    check("an input larger than memory is refused", r.returncode == 1 and "of host memory" in r.stderr
+          and "is available" in r.stderr, r.stderr)
+    check("an input larger than memory writes nothing", not os.path.exists(out))
+    os.remove(huge)
+
     # An existing output survives a failed run untouched.
     with open(out, "wb") as f:
         f.write(b"keep me")

@@ -90,6 +90,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("non-UTF-8 --out-dir refused by name", r.returncode == 1 and "--out-dir" in err and "UTF-8" in err, err)
     check("non-UTF-8 --out-dir writes nothing", not [f for f in os.listdir(tmp) if f.startswith("out")])
 
+    # A footprint larger than the memory available is refused before any work, with the
+    # figure and the limit (it used to end in std::bad_alloc, or the kernel killed it).
+    r = run_strata("wave", "--config", cfg, "--out-dir", out, "--set", "grid.shape=[600,600,600]",
+                   address_space=1536 << 20)
+    check("a run larger than ulimit -v is refused", r.returncode == 1 and "of host memory" in r.stderr
+          and "(ulimit -v)" in r.stderr, r.stderr)
+    check("a run larger than ulimit -v writes nothing", not os.path.exists(out))
+    refused("a run larger than any machine", ["--set", "grid.shape=[1048576,1048576,2]", "--set", "sources=[]",
+                                              "--set", "receivers.lines=[]", "--set", "receivers.points=[]"],
+            "is available")
+
     # A successful tiny run.
     r = run("--config", cfg, "--out-dir", out, "--progress", "off")
     check("tiny run succeeds", r.returncode == 0, r.stderr)

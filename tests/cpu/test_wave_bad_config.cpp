@@ -126,3 +126,23 @@ TEST(WaveBadConfig, BoundaryAndLayerChecks) {
   c.pml_width = 12;  // 2 * 12 + radius 2 > 24
   expect_refused(c, "cannot hold 2 absorbing layer(s)", dir);
 }
+
+// The whole footprint is estimated before anything is read or allocated, and a run that
+// cannot fit is refused with the figure and the memory available (it used to allocate for
+// a minute and be killed by the kernel, or end in std::bad_alloc).
+TEST(WaveBadConfig, FootprintLargerThanTheMachineIsRefusedUpFront) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);
+  c.shape = {1 << 20, 1 << 20, 2};  // 2.2e12 points: more memory than any machine has
+  c.sources.clear();
+  c.receiver_points.clear();
+  expect_refused(c, "of host memory (u and u_prev", dir);
+  expect_refused(c, "is available (", dir);
+  // 1e7 receivers x 1e8 steps: 4e15 bytes of traces on a small grid.
+  c = good(dir);
+  c.receiver_points.clear();
+  c.receiver_lines = {{{2.0, 2.0, 2.0}, {20.0, 20.0, 20.0}, 10000000}};
+  c.steps = 100000000;
+  expect_refused(c, "traces 3.64e+03 TiB", dir);
+  expect_refused(c, "fewer receivers or steps", dir);
+}
