@@ -16,7 +16,7 @@ struct WaveArgs {
   std::string config, out_dir, restart, device, precision, progress = "auto", dt;
   std::vector<std::string> sets;
   int steps = -1, order = -1;
-  bool print_config = false, quiet = false;
+  bool print_config = false, quiet = false, overwrite = false;
 };
 
 // A flag's text as a JSON string for an override. Paths are recorded in config.json, and
@@ -61,6 +61,9 @@ void add_wave(CLI::App& app) {
                   "continue from a checkpoint (default OUT_DIR/checkpoint.strata); its configuration digest must "
                   "match (grid, model, dt, scheme, sources, receivers, boundaries); time.steps may grow")
       ->expected(0, 1);
+  cmd->add_flag("--overwrite", a->overwrite,
+                "replace the files of a previous run in the output directory (a run otherwise needs an empty "
+                "directory, or --restart to continue the run whose files are there)");
   cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal) | on | off")
       ->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "no report on stdout (report.json is still written)");
@@ -89,6 +92,7 @@ void add_wave(CLI::App& app) {
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;
     opt.progress = a->progress == "on" ? 1 : a->progress == "off" ? 0 : -1;
     opt.quiet = a->quiet;
+    opt.overwrite = a->overwrite;
     wave::run(c, opt);
   });
 }

@@ -174,8 +174,14 @@ private:
   std::unique_ptr<SolverImpl> impl_;
 };
 
+// The output directory is a unit: a run locks it (.strata.lock; a second run into it is
+// refused while the first is alive) and starts only in an empty directory, unless it
+// replaces the previous run's files (overwrite) or continues them (restart: the files there
+// must be of this configuration). config.json and report.json are written with the results,
+// at the end.
 struct RunOptions {
   std::string restart;  // checkpoint to continue from ("" : start at step 0)
+  bool overwrite = false;  // remove a previous run's files from the directory first
   int progress = -1;    // 1 on, 0 off, -1 when stderr is a terminal
   bool quiet = false;   // no report on stdout
 };

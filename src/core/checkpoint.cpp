@@ -70,20 +70,28 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c) {
   f.commit();
 }
 
-template <class T>
-Checkpoint<T> read_checkpoint(const std::string& path,
-                              const std::function<std::vector<ArraySpec>(const Checkpoint<T>&)>& expected) {
+namespace {
+
+// The preamble and header text of a checkpoint, checked against the file before the header
+// is allocated; `in` is left at the end of the header.
+struct RawHeader {
+  std::string text;
+  std::uint64_t recorded = 0;   // the digest over header and data
+  std::uint64_t file_size = 0;
+};
+
+RawHeader read_raw_header(const std::string& path, std::ifstream& in) {
   auto bad = [&](const std::string& why) { return Error("checkpoint '" + path + "' is not usable: " + why); };
-  std::ifstream in(path, std::ios::binary);
+  in.open(path, std::ios::binary);
   if (!in) throw Error("cannot read checkpoint '" + path + "': " + std::strerror(errno));
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw Error("cannot read checkpoint '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw bad("it is not a regular file");
-  const std::uint64_t file_size = std::uint64_t(st.st_size);
-
+  RawHeader r;
+  r.file_size = std::uint64_t(st.st_size);
   char magic[8];
   std::uint32_t words[2];
-  std::uint64_t len = 0, recorded = 0;
+  std::uint64_t len = 0;
   if (!in.read(magic, 8) || std::memcmp(magic, kMagic, 8) != 0) throw bad("not a strata wave checkpoint");
   if (!in.read(reinterpret_cast<char*>(words), 8)) throw bad("truncated header");
   if (words[0] == 1)
@@ -92,13 +100,35 @@ Checkpoint<T> read_checkpoint(const std::string& path,
               ": continue it with the strata that wrote it, or rerun from step 0");
   if (words[0] != kVersion)
     throw bad("format version " + std::to_string(words[0]) + ", this strata reads version " + std::to_string(kVersion));
-  if (!in.read(reinterpret_cast<char*>(&len), 8) || !in.read(reinterpret_cast<char*>(&recorded), 8))
+  if (!in.read(reinterpret_cast<char*>(&len), 8) || !in.read(reinterpret_cast<char*>(&r.recorded), 8))
     throw bad("truncated header");
-  if (len > kMaxHeader || len > file_size - kPreamble)
-    throw bad("its header length " + std::to_string(len) + " does not fit in the file (" + std::to_string(file_size) +
+  if (len > kMaxHeader || len > r.file_size - kPreamble)
+    throw bad("its header length " + std::to_string(len) + " does not fit in the file (" + std::to_string(r.file_size) +
               " bytes)");
-  std::string header(len, '\0');
-  if (!in.read(header.data(), std::streamsize(len))) throw bad("truncated header");
+  r.text.assign(len, '\0');
+  if (!in.read(r.text.data(), std::streamsize(len))) throw bad("truncated header");
+  return r;
+}
+
+}  // namespace
+
+std::string checkpoint_digest(const std::string& path) {
+  std::ifstream in;
+  const RawHeader raw = read_raw_header(path, in);
+  const nlohmann::json h = json_reader::parse(raw.text, "checkpoint '" + path + "' header");
+  if (!h.is_object() || !h.contains("digest") || !h["digest"].is_string())
+    throw Error("checkpoint '" + path + "' is not usable: its header has no configuration digest");
+  return h["digest"].get<std::string>();
+}
+
+template <class T>
+Checkpoint<T> read_checkpoint(const std::string& path,
+                              const std::function<std::vector<ArraySpec>(const Checkpoint<T>&)>& expected) {
+  auto bad = [&](const std::string& why) { return Error("checkpoint '" + path + "' is not usable: " + why); };
+  std::ifstream in;
+  const RawHeader raw = read_raw_header(path, in);
+  const std::string& header = raw.text;
+  const std::uint64_t file_size = raw.file_size, len = header.size(), recorded = raw.recorded;
 
   Checkpoint<T> c;
   std::vector<std::pair<std::string, std::uint64_t>> stored;  // name, count, in file order

@@ -45,4 +45,7 @@ template <class T>
 Checkpoint<T> read_checkpoint(const std::string& path,
                               const std::function<std::vector<ArraySpec>(const Checkpoint<T>& header)>& expected);
 
+// The physics digest a checkpoint records (its configuration's), from its header alone.
+std::string checkpoint_digest(const std::string& path);
+
 }  // namespace strata::wave

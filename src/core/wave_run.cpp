@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
+#include "core/checkpoint.hpp"
+#include "core/json_reader.hpp"
+#include "core/run_directory.hpp"
 #include "core/colormap.hpp"
 #include "core/vti.hpp"
 #include "core/wave_solver.hpp"
@@ -34,6 +37,56 @@ void make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
+}
+
+// Every file a run writes into its directory: what RunDirectory may replace or continue.
+const io::RunFiles& run_files() {
+  static const io::RunFiles files = {
+      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
+      "snapshots",
+      {".npy", ".vti", ".png"},
+      "u_"};
+  return files;
+}
+
+io::RunDirectory::Mode directory_mode(const RunOptions& opt) {
+  require(!(opt.overwrite && !opt.restart.empty()),
+          "--overwrite and --restart exclude each other: --restart continues the run whose files are in the "
+          "directory, --overwrite replaces them");
+  return opt.overwrite ? io::RunDirectory::Mode::overwrite
+         : opt.restart.empty() ? io::RunDirectory::Mode::fresh : io::RunDirectory::Mode::resume;
+}
+
+// A continued run writes beside the files of the run it continues, and no other: the
+// directory's checkpoint and report must carry this configuration's physics digest.
+void check_previous_run(const io::RunDirectory& dir, const Plan& p) {
+  if (dir.previous().empty()) return;
+  bool identified = false;
+  for (const std::string& name : {std::string("checkpoint.strata"), std::string("report.json")}) {
+    const std::string path = path_join(dir.path(), name);
+    if (std::find(dir.previous().begin(), dir.previous().end(), name) == dir.previous().end()) continue;
+    std::string digest;
+    try {
+      if (name == "checkpoint.strata") {
+        digest = checkpoint_digest(path);
+      } else {
+        const auto j = json_reader::parse(json_reader::read_file(path, "report"), path);
+        digest = j.is_object() && j.contains("digest") && j["digest"].is_string() ? j["digest"].get<std::string>() : "";
+      }
+    } catch (const Error& e) {
+      throw Error("output directory '" + dir.path() + "' holds a previous run's files, but its " + name +
+                  " cannot be read to tell which run (" + e.what() + "): use --overwrite or another --out-dir");
+    }
+    if (digest != p.digest)
+      throw Error("output directory '" + dir.path() + "' holds the files of a run of another configuration (its " +
+                  name + " has digest " + digest + ", this configuration " + p.digest +
+                  "): a continued run writes only beside its own files; use --overwrite or another --out-dir");
+    identified = true;
+  }
+  if (!identified)
+    throw Error("output directory '" + dir.path() + "' holds files of a run that cannot be identified (no "
+                "checkpoint.strata or report.json beside " + dir.previous().front() +
+                "): use --overwrite or another --out-dir");
 }
 
 std::string step_name(int step, int last) {
@@ -104,7 +157,7 @@ struct Progress {
 };
 
 template <class T>
-Report run_t(SolverT<T>& s, const RunOptions& opt, Clock::time_point t_start) {
+Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, Clock::time_point t_start) {
   const Config& c = s.config();
   const Plan& p = s.plan();
   Report rep;
@@ -122,21 +175,14 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, Clock::time_point t_start) {
   if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
   rep.first_step = s.step();
 
-  // Everything is valid: from here on files appear.
-  make_dir(c.out_dir);
+  // Everything is valid: from here on files appear, in a directory this run holds locked.
+  const io::RunDirectory dir(c.out_dir, run_files(), mode);
+  if (mode == io::RunDirectory::Mode::resume) check_previous_run(dir, p);
   const std::string snap_dir = path_join(c.out_dir, "snapshots");
   if (c.snapshot_every > 0) make_dir(snap_dir);
   auto wrote = [&](const std::string& path) {
     if (std::find(rep.outputs.begin(), rep.outputs.end(), path) == rep.outputs.end()) rep.outputs.push_back(path);
   };
-  {
-    const std::string path = path_join(c.out_dir, "config.json");
-    const std::string text = to_json(c) + "\n";
-    io::AtomicFile f(path);
-    f.write(text.data(), text.size());
-    f.commit();
-    wrote(path);
-  }
 
   const double points = double(c.shape.points());
   Progress progress;
@@ -212,6 +258,16 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, Clock::time_point t_start) {
     }
   }
 
+  // The configuration goes with the results it produced (an interrupted run leaves none).
+  {
+    const std::string path = path_join(c.out_dir, "config.json");
+    const std::string text = to_json(c) + "\n";
+    io::AtomicFile f(path);
+    f.write(text.data(), text.size());
+    f.commit();
+    wrote(path);
+  }
+
   rep.last_step = n;
   rep.steps_run = n - rep.first_step;
   rep.compute_s = compute;
@@ -232,10 +288,12 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, Clock::time_point t_start) {
 
 Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
+  const io::RunDirectory::Mode mode = directory_mode(opt);
+  io::RunDirectory::preflight(cfg.out_dir, run_files(), mode);  // before any work
   Solver solver(cfg);  // every check; throws before any file is written
   Report r = cfg.precision == Precision::f32
-                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, t0)
-                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, t0);
+                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0)
+                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0);
   if (!opt.quiet) std::fputs(to_text(r).c_str(), stdout);
   return r;
 }

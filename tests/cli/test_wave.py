@@ -9,6 +9,7 @@ import re
 import struct
 import subprocess
 import tempfile
+import time
 
 
 from clitest import STRATA, check, finish, run_strata
@@ -149,6 +150,32 @@ with tempfile.TemporaryDirectory() as tmp:
         check("restart of another configuration refused", r.returncode != 0 and "different configuration" in r.stderr,
               r.stderr)
         check("refused restart writes nothing", not os.path.exists(other))
+
+    # The output directory is a unit: a re-run into it is refused unless --overwrite (which
+    # replaces every file of the previous run) or --restart; a run in progress holds a lock.
+    r = run("--config", cfg, "--out-dir", out, "--set", "sources.0.frequency=20")
+    check("a second run into a used directory is refused", r.returncode == 1 and "is not empty" in r.stderr, r.stderr)
+    r = run("--config", cfg, "--out-dir", out, "--set", "output.snapshots.every=10", "--set",
+            "output.checkpoint_every=0", "--overwrite", "--quiet")
+    check("--overwrite replaces the previous run", r.returncode == 0, r.stderr)
+    snaps = sorted(os.listdir(os.path.join(out, "snapshots"))) if os.path.isdir(os.path.join(out, "snapshots")) else []
+    check("--overwrite leaves only the new run's snapshots",
+          snaps == sorted(f"u_0000{n}.{e}" for n in (10, 20, 30) for e in ("npy", "vti", "png")), str(snaps))
+    check("--overwrite removes the previous checkpoint", not os.path.exists(os.path.join(out, "checkpoint.strata")))
+    busy = os.path.join(tmp, "busy")
+    first = subprocess.Popen([STRATA, "wave", "--config", cfg, "--out-dir", busy, "--set", "grid.shape=[64,64,64]",
+                              "--steps", "600", "--quiet", "--progress", "off"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        if os.path.exists(os.path.join(busy, ".strata.lock")):
+            break
+        time.sleep(0.05)
+    r = run("--config", cfg, "--out-dir", busy, "--overwrite")
+    running = first.poll() is None
+    out1, err1 = first.communicate(timeout=600)
+    check("a run into a directory in use is refused", r.returncode == 1 and "in use by another strata run" in r.stderr
+          and running, r.stderr)
+    check("the run holding the directory is unaffected", first.returncode == 0, err1)
 
     # --print-config: every key, parses once comments are stripped, and runs as it stands.
     r = subprocess.run([STRATA, "wave", "--print-config"], capture_output=True, text=True)
