@@ -106,6 +106,8 @@ void add_bench(CLI::App& app) {
       if (k == "stencils" || k == "all") run_stencils = true;
       if (k == "reduce" || k == "all") run_reduce = true;
       if (k == "poisson" || (k == "all" && dev == DeviceChoice::cuda)) run_poisson = true;
+      if (k == "all" && dev != DeviceChoice::cuda)
+        std::cerr << "strata bench: poisson skipped: its benchmark times the GPU solvers (--device cuda)\n";
       if (k == "wave" || k == "all") run_wave = true;
       if (k == "stencils" || k == "reduce" || k == "poisson" || k == "wave" || k == "all") continue;
       if (std::find(known.begin(), known.end(), k) != known.end()) {
@@ -129,7 +131,8 @@ void add_bench(CLI::App& app) {
     if (run_stencils)
       results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
     if (run_reduce) {
-      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --shape
+      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --size or --shape
+      for (int n : a->sizes) ropt.shapes.push_back({n, n, n});
       for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
       const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
       results.insert(results.end(), r.begin(), r.end());

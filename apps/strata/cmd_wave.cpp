@@ -1,6 +1,10 @@
 // strata wave: acoustic wave propagation from a JSON configuration plus command-line
 // overrides. Flags are turned into overrides so that every value goes through the one
 // validating parser; the run driver (wave::run) writes nothing unless everything checks out.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +20,7 @@ struct WaveArgs {
   std::string config, out_dir, restart, device, precision, progress = "auto", dt;
   std::vector<std::string> sets;
   int steps = -1, order = -1;
+  double progress_every = 30;
   bool print_config = false, quiet = false, overwrite = false;
 };
 
@@ -29,6 +34,28 @@ std::string quoted(const std::string& flag, const std::string& value) {
     throw Error(flag + " '" + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                 "' is not valid UTF-8 text; strata records it in config.json, which is UTF-8 JSON: use a UTF-8 name");
   }
+}
+
+std::string clock_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char b[32];
+  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  return b;
+}
+
+// Progress on stderr: a line rewritten in place on a terminal; elsewhere (a batch log, a
+// pipe) one plain line every `every` seconds, so a log shows where a run is.
+void show_progress(const wave::Progress& p, bool terminal) {
+  const int total = p.last_step;
+  char line[256];
+  std::snprintf(line, sizeof line, "strata wave: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", p.step, total,
+                total ? 100.0 * p.step / total : 100.0, p.gpts_per_s, clock_text(p.elapsed_s).c_str(),
+                clock_text(p.eta_s).c_str());
+  if (terminal) std::fprintf(stderr, "\r%s   %s", line, p.final ? "\n" : "");
+  else std::fprintf(stderr, "%s\n", line);
+  std::fflush(stderr);
 }
 
 }  // namespace
@@ -64,8 +91,13 @@ void add_wave(CLI::App& app) {
   cmd->add_flag("--overwrite", a->overwrite,
                 "replace the files of a previous run in the output directory (a run otherwise needs an empty "
                 "directory, or --restart to continue the run whose files are there)");
-  cmd->add_option("--progress", a->progress, "progress line on stderr: auto (when a terminal) | on | off")
+  cmd->add_option("--progress", a->progress,
+                  "progress on stderr: auto or on (a line updated in place on a terminal, otherwise a plain line "
+                  "every --progress-every seconds) | off")
       ->capture_default_str();
+  cmd->add_option("--progress-every", a->progress_every,
+                  "seconds between progress lines when stderr is not a terminal (a batch log)")
+      ->capture_default_str()->check(CLI::Range(0.1, 86400.0));
   cmd->add_flag("--quiet", a->quiet, "no report on stdout (report.json is still written)");
   cmd->add_flag("--print-config", a->print_config, "print the complete commented default configuration and exit");
   auto* restart_opt = cmd->get_option("--restart");
@@ -90,10 +122,15 @@ void add_wave(CLI::App& app) {
     wave::RunOptions opt;
     if (restart_opt->count() > 0)
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;
-    opt.progress = a->progress == "on" ? 1 : a->progress == "off" ? 0 : -1;
-    opt.quiet = a->quiet;
     opt.overwrite = a->overwrite;
-    wave::run(c, opt);
+    if (a->progress != "off") {
+      const bool terminal = ::isatty(2);
+      opt.progress_interval_s = terminal ? 0.5 : a->progress_every;
+      opt.on_progress = [terminal](const wave::Progress& p) { show_progress(p, terminal); };
+    }
+    opt.on_warning = [](const std::string& w) { std::fprintf(stderr, "strata wave: warning: %s\n", w.c_str()); };
+    const wave::Report r = wave::run(c, opt);
+    if (!a->quiet) std::fputs(wave::to_text(r).c_str(), stdout);
   });
 }
 

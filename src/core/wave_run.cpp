@@ -2,8 +2,6 @@
 // if it throws), optionally restart, step in segments between output events, and write every
 // file through io::AtomicFile. Stepping time is measured between device synchronisations
 // at segment ends, so output I/O never counts against the reported rate.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -96,15 +94,6 @@ std::string step_name(int step, int last) {
   return b;
 }
 
-std::string clock_text(double s) {
-  if (!std::isfinite(s) || s < 0) return "--:--";
-  const long t = std::lround(s);
-  char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
-  return b;
-}
-
 // A slice of the dense field as a picture: x (or y) to the right, z (depth) or y downwards.
 template <class T>
 void write_slice_png(const std::string& path, const std::vector<T>& u, const Config& c) {
@@ -136,23 +125,28 @@ void write_seismogram_png(const std::string& path, const std::vector<T>& tr, int
   io::write_png(path, io::render(s, w, h, io::parse_colormap(c.colormap), io::abs_quantile(s, c.png_clip), sx, sy));
 }
 
-struct Progress {
-  bool on = false;
+// Calls opt.on_progress at most every opt.progress_interval_s (each call synchronises the
+// device, so the interval bounds what progress costs), and once more after the last step.
+struct ProgressClock {
+  const RunOptions& opt;
+  int first = 0, total = 0;
+  double points = 0;
   Clock::time_point start = Clock::now(), last = Clock::now();
-  int first = 0;
 
-  void show(int n, int total, double points, bool force) {
-    if (!on || (!force && seconds_since(last) < 0.5)) return;
+  bool due() const { return opt.on_progress && opt.progress_interval_s > 0 && seconds_since(last) >= opt.progress_interval_s; }
+  void report(int n, bool final) {
+    if (!opt.on_progress) return;
     last = Clock::now();
-    const double el = seconds_since(start), done = n - first;
-    const double rate = done > 0 ? done / el : 0;  // steps/s
-    const double eta = rate > 0 ? (total - n) / rate : NAN;
-    std::fprintf(stderr, "\rstrata wave: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s   ", n, total,
-                 total ? 100.0 * n / total : 100.0, rate * points / 1e9, clock_text(el).c_str(), clock_text(eta).c_str());
-    std::fflush(stderr);
-  }
-  void done() {
-    if (on) std::fputc('\n', stderr);
+    Progress p;
+    p.step = n;
+    p.first_step = first;
+    p.last_step = total;
+    p.elapsed_s = seconds_since(start);
+    const double rate = n > first && p.elapsed_s > 0 ? (n - first) / p.elapsed_s : 0;  // steps/s
+    p.gpts_per_s = rate * points / 1e9;
+    p.eta_s = rate > 0 ? (total - n) / rate : NAN;
+    p.final = final;
+    opt.on_progress(p);
   }
 };
 
@@ -168,10 +162,17 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   rep.order = c.order;
   rep.dt = p.dt;
   rep.bytes_per_point = p.bytes_per_point;
-  rep.warnings = p.warnings;
-  for (const std::string& w : p.warnings) std::fprintf(stderr, "strata wave: warning: %s\n", w.c_str());
+  auto warn = [&](const std::string& w) {
+    rep.warnings.push_back(w);
+    if (opt.on_warning) opt.on_warning(w);
+  };
+  for (const std::string& w : p.warnings) warn(w);
+  if (c.sources.empty()) warn("no sources: u stays zero at every step (a run starts from u = 0)");
+  if (p.receivers.empty()) warn("no receivers: no seismogram will be written");
 
-  rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
+  // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
+  // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
+  if (p.device == "cuda") rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
   if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
   rep.first_step = s.step();
 
@@ -185,9 +186,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   };
 
   const double points = double(c.shape.points());
-  Progress progress;
-  progress.on = opt.progress == 1 || (opt.progress == -1 && ::isatty(2));
-  progress.first = rep.first_step;
+  ProgressClock progress{opt, rep.first_step, c.steps, points};
   const std::string ckpt = path_join(c.out_dir, "checkpoint.strata");
 
   double compute = 0;
@@ -205,9 +204,9 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     // Chunks of ~0.1 s of host time keep the progress line live without a sync per step.
     const double dt_host = seconds_since(t0);
     chunk = std::max(1, std::min(1 << 16, int(k * (dt_host > 0 ? 0.1 / dt_host : 2.0))));
-    if (progress.on && seconds_since(progress.last) >= 0.5) {
+    if (progress.due()) {
       s.synchronize();
-      progress.show(n, c.steps, points, false);
+      progress.report(n, false);
     }
     const bool snap = c.snapshot_every && n % c.snapshot_every == 0;
     const bool check = c.checkpoint_every && n % c.checkpoint_every == 0;
@@ -234,8 +233,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   }
   s.synchronize();
   compute += seconds_since(seg);
-  progress.show(n, c.steps, points, true);
-  progress.done();
+  progress.report(n, true);
 
   const int nrec = int(p.receivers.size());
   if (nrec > 0) {
@@ -294,7 +292,6 @@ Report run(const Config& cfg, const RunOptions& opt) {
   Report r = cfg.precision == Precision::f32
                  ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0)
                  : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0);
-  if (!opt.quiet) std::fputs(to_text(r).c_str(), stdout);
   return r;
 }
 
@@ -312,7 +309,8 @@ std::string to_json(const Report& r) {
   j["courant"] = r.plan.courant;
   j["v_min"] = r.plan.v_min;
   j["v_max"] = r.plan.v_max;
-  j["points_per_wavelength"] = r.plan.points_per_wavelength;
+  j["points_per_wavelength"] = r.plan.points_per_wavelength > 0 ? nlohmann::ordered_json(r.plan.points_per_wavelength)
+                                                                  : nlohmann::ordered_json(nullptr);  // no source
   j["receivers"] = r.plan.receivers.size();
   j["digest"] = r.plan.digest;
   j["wall_s"] = r.wall_s;
@@ -320,9 +318,11 @@ std::string to_json(const Report& r) {
   j["gpts_per_s"] = r.gpts_per_s;
   j["gb_per_s"] = r.gb_per_s;
   j["bytes_per_point"] = r.bytes_per_point;
-  j["copy_gb_per_s"] = r.copy_gb_per_s;
-  j["copy_gpts_per_s_at_bytes_per_point"] = r.bytes_per_point > 0 ? r.copy_gb_per_s / r.bytes_per_point : 0;
-  j["ratio_to_copy"] = r.ratio_to_copy;
+  if (r.copy_gb_per_s > 0) {  // the GPU only
+    j["copy_gb_per_s"] = r.copy_gb_per_s;
+    j["copy_gpts_per_s_at_bytes_per_point"] = r.bytes_per_point > 0 ? r.copy_gb_per_s / r.bytes_per_point : 0;
+    j["ratio_to_copy"] = r.ratio_to_copy;
+  }
   j["warnings"] = r.warnings;
   j["outputs"] = r.outputs;
   return j.dump(2);
@@ -334,15 +334,20 @@ std::string to_text(const Report& r) {
   std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s\n", r.steps_run,
                 r.first_step, r.last_step, r.shape.str().c_str(), r.order, r.precision.c_str(), r.device.c_str());
   s << b;
-  std::snprintf(b, sizeof b, "  dt %.6g s (stability limit %.6g s, Courant number %.3f), v %.6g..%.6g m/s, %.3g points per wavelength\n",
-                r.dt, r.plan.dt_limit, r.plan.courant, r.plan.v_min, r.plan.v_max, r.plan.points_per_wavelength);
+  char ppw[64] = "no source";
+  if (r.plan.points_per_wavelength > 0) std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
+  std::snprintf(b, sizeof b, "  dt %.6g s (stability limit %.6g s, Courant number %.3f), v %.6g..%.6g m/s, %s\n", r.dt,
+                r.plan.dt_limit, r.plan.courant, r.plan.v_min, r.plan.v_max, ppw);
   s << b;
-  std::snprintf(b, sizeof b,
-                "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point; copy %.4g GB/s -> ratio %.3f "
-                "(of copy GB/s / %g B per point)\n",
-                r.wall_s, r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point, r.copy_gb_per_s, r.ratio_to_copy,
-                r.bytes_per_point);
+  std::snprintf(b, sizeof b, "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point", r.wall_s,
+                r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point);
   s << b;
+  if (r.copy_gb_per_s > 0) {  // the GPU only
+    std::snprintf(b, sizeof b, "; copy %.4g GB/s -> ratio %.3f (of copy GB/s / %g B per point)", r.copy_gb_per_s,
+                  r.ratio_to_copy, r.bytes_per_point);
+    s << b;
+  }
+  s << "\n";
   for (const std::string& o : r.outputs) s << "  wrote " << o << "\n";
   return s.str();
 }

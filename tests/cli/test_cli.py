@@ -170,6 +170,14 @@ with tempfile.TemporaryDirectory() as tmp:
           doc["results"] and all(fields <= set(x) for x in doc["results"]), str(doc["results"][:1]))
     check("bench json ratio of copy is 1",
           any(x["kernel"] == "copy" and abs(x["ratio_to_copy"] - 1) < 1e-12 for x in doc["results"]))
+    # --kernel all on the CPU says what it skips; --size sizes the reductions too.
+    r = run("bench", "--device", "cpu", "--kernel", "all", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32", "--json", js)
+    check("cpu bench all runs", r.returncode == 0, r.stderr)
+    check("cpu bench all says poisson is skipped", "poisson skipped" in r.stderr, r.stderr)
+    doc = json.load(open(js)) if r.returncode == 0 else {"results": []}
+    sums = [x for x in doc["results"] if x["kernel"] == "sum"]
+    check("--size sizes the reductions", sums and all(x["points"] == 8 ** 3 for x in sums), str(sums[:1]))
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
 

@@ -23,7 +23,6 @@ wave::Config good(const test::TempDir& dir) {
 
 void expect_refused(const wave::Config& c, const std::string& needle, const test::TempDir& dir) {
   wave::RunOptions opt;
-  opt.quiet = true;
   try {
     wave::run(c, opt);
     ADD_FAILURE() << "accepted; expected an error mentioning '" << needle << "'";
@@ -38,7 +37,6 @@ void expect_refused(const wave::Config& c, const std::string& needle, const test
 TEST(WaveBadConfig, GoodConfigurationRunsAndWrites) {
   test::TempDir dir("wave-good");
   wave::RunOptions opt;
-  opt.quiet = true;
   wave::run(good(dir), opt);
   EXPECT_TRUE(std::filesystem::exists(dir / "out/seismogram.npy"));
   EXPECT_TRUE(std::filesystem::exists(dir / "out/report.json"));
@@ -82,7 +80,6 @@ TEST(WaveBadConfig, CflViolationPrintsTheLimit) {
   expect_refused(c, text, dir);
   c.dt = limit;  // at the limit: allowed
   wave::RunOptions opt;
-  opt.quiet = true;
   EXPECT_NO_THROW(wave::run(c, opt));
 }
 

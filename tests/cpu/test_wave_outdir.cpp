@@ -33,13 +33,6 @@ wave::Config small(const std::string& out) {
   return c;
 }
 
-wave::RunOptions quiet() {
-  wave::RunOptions o;
-  o.quiet = true;
-  o.progress = 0;
-  return o;
-}
-
 // Every file under dir, relative, sorted.
 std::set<std::string> files_in(const std::string& dir) {
   std::set<std::string> out;
@@ -67,12 +60,12 @@ std::string refusal(const wave::Config& c, const wave::RunOptions& o) {
 TEST(WaveOutputDir, SecondRunIntoAUsedDirectoryIsRefused) {
   test::TempDir dir("wave-outdir");
   const std::string out = dir / "out";
-  wave::run(small(out), quiet());
+  wave::run(small(out), wave::RunOptions{});
   const auto before = files_in(out);
   const std::string config = text_of(out + "/config.json");
   wave::Config other = small(out);
   other.sources[0].frequency = 0.05;
-  const std::string m = refusal(other, quiet());
+  const std::string m = refusal(other, wave::RunOptions{});
   EXPECT_NE(m.find("is not empty"), std::string::npos) << m;
   EXPECT_NE(m.find("--overwrite"), std::string::npos) << m;
   EXPECT_EQ(files_in(out), before);
@@ -82,12 +75,12 @@ TEST(WaveOutputDir, SecondRunIntoAUsedDirectoryIsRefused) {
 TEST(WaveOutputDir, OverwriteReplacesEveryFileOfThePreviousRun) {
   test::TempDir dir("wave-outdir");
   const std::string out = dir / "out";
-  wave::run(small(out), quiet());  // snapshots every 5 steps, a checkpoint
+  wave::run(small(out), wave::RunOptions{});  // snapshots every 5 steps, a checkpoint
   wave::Config next = small(out);
   next.snapshot_every = 10;
   next.checkpoint_every = 0;
   next.steps = 20;
-  wave::RunOptions o = quiet();
+  wave::RunOptions o = wave::RunOptions{};
   o.overwrite = true;
   wave::run(next, o);
   const std::set<std::string> want = {".strata.lock", "config.json", "receivers.npy", "report.json", "seismogram.npy",
@@ -109,25 +102,25 @@ TEST(WaveOutputDir, DirectoryInUseByAnotherRunIsRefused) {
   const int fd = ::open((out + "/.strata.lock").c_str(), O_RDWR | O_CREAT, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as a live run holds it
-  const std::string m = refusal(small(out), quiet());
+  const std::string m = refusal(small(out), wave::RunOptions{});
   EXPECT_NE(m.find("is in use by another strata run"), std::string::npos) << m;
   EXPECT_EQ(files_in(out), std::set<std::string>{".strata.lock"});
   ::close(fd);  // the holder ends: the directory is free again
-  EXPECT_EQ(refusal(small(out), quiet()), "");
+  EXPECT_EQ(refusal(small(out), wave::RunOptions{}), "");
 }
 
 TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
   test::TempDir dir("wave-outdir");
   const std::string a = dir / "a", b = dir / "b";
-  wave::run(small(a), quiet());
+  wave::run(small(a), wave::RunOptions{});
   wave::Config other = small(b);
   other.sources[0].frequency = 0.05;
   other.steps = 10;
-  wave::run(other, quiet());
+  wave::run(other, wave::RunOptions{});
   const auto before = files_in(a);
   other.out_dir = a;
   other.steps = 20;
-  wave::RunOptions o = quiet();
+  wave::RunOptions o = wave::RunOptions{};
   o.restart = b + "/checkpoint.strata";
   const std::string m = refusal(other, o);
   EXPECT_NE(m.find("holds the files of a run of another configuration"), std::string::npos) << m;
@@ -149,12 +142,12 @@ TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
 TEST(WaveOutputDir, StaleTemporariesAreRemoved) {
   test::TempDir dir("wave-outdir");
   const std::string out = dir / "out";
-  wave::run(small(out), quiet());
+  wave::run(small(out), wave::RunOptions{});
   std::ofstream(out + "/.checkpoint.strata.tmp.AbC123") << "half a checkpoint";
   std::ofstream(out + "/snapshots/.u_000015.npy.tmp.XyZ789") << "half a snapshot";
   wave::Config more = small(out);
   more.steps = 25;
-  wave::RunOptions o = quiet();
+  wave::RunOptions o = wave::RunOptions{};
   o.restart = out + "/checkpoint.strata";
   wave::run(more, o);
   for (const auto& f : files_in(out)) EXPECT_EQ(f.find(".tmp."), std::string::npos) << f << " was left";

@@ -118,23 +118,19 @@ TEST(WaveRestart, RunDriverRestartWritesIdenticalFiles) {
   wave::Config c = restart_case();
   c.snapshot_every = 30;
   c.snapshot_vti = c.snapshot_png = false;
-  wave::RunOptions quiet;
-  quiet.quiet = true;
-  quiet.progress = 0;
-
   c.out_dir = dir / "whole";
-  wave::run(c, quiet);
+  wave::run(c);
 
   wave::Config part = c;  // interrupted after its checkpoint at step 20
   part.out_dir = dir / "part";
   part.steps = 20;
   part.checkpoint_every = 20;
-  wave::run(part, quiet);
+  wave::run(part);
   ASSERT_TRUE(std::filesystem::exists(dir / "part/checkpoint.strata"));
 
   wave::Config more = c;  // continued to the same end, in the same directory
   more.out_dir = dir / "part";
-  wave::RunOptions resume = quiet;
+  wave::RunOptions resume;
   resume.restart = dir / "part/checkpoint.strata";
   const wave::Report r = wave::run(more, resume);
   EXPECT_EQ(r.first_step, 20);
@@ -159,7 +155,6 @@ TEST(WaveRestart, CheckpointOfAnotherConfigurationIsRefused) {
   other.layers[1].velocity = 1.31;
   other.out_dir = dir / "out";
   wave::RunOptions opt;
-  opt.quiet = true;
   opt.restart = dir / "ck.strata";
   try {
     wave::run(other, opt);

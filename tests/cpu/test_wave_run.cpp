@@ -1,0 +1,104 @@
+// The run driver as a library: it prints nothing (progress and warnings go to callbacks,
+// and the report is returned), reports progress at the requested interval and once at the
+// end, and writes config.json with the results, not before them.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "common/wave_cases.hpp"
+
+using namespace strata;
+namespace fs = std::filesystem;
+
+namespace {
+
+wave::Config case_for(const std::string& out) {
+  wave::Config c = test::wave_config({24, 22, 20}, 4, Precision::f32, "cpu");
+  c.sources = {{{12.0, 11.0, 10.0}, 0.4, 1.0, std::nullopt}};  // too few points per wavelength: a warning
+  c.receiver_points = {{6.0, 11.0, 10.0}};
+  c.steps = 40;
+  c.snapshot_every = 20;
+  c.snapshot_vti = c.snapshot_png = false;
+  c.out_dir = out;
+  return c;
+}
+
+// Runs f with stdout and stderr sent to a file; returns what was written there.
+template <class F>
+std::string captured(const std::string& file, F&& f) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int saved1 = ::dup(1), saved2 = ::dup(2);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(fd, 1);
+  ::dup2(fd, 2);
+  ::close(fd);
+  f();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved1, 1);
+  ::dup2(saved2, 2);
+  ::close(saved1);
+  ::close(saved2);
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+}  // namespace
+
+TEST(WaveRun, PrintsNothingAndCallsBack) {
+  test::TempDir dir("wave-run");
+  std::vector<std::string> warnings;
+  std::vector<wave::Progress> progress;
+  bool config_before_the_end = false;
+  wave::RunOptions opt;
+  opt.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  opt.progress_interval_s = 1e-9;  // every chunk of steps
+  opt.on_progress = [&](const wave::Progress& p) {
+    progress.push_back(p);
+    if (!p.final) config_before_the_end = config_before_the_end || fs::exists(dir / "out/config.json");
+  };
+  wave::Report r;
+  const std::string printed = captured(dir / "printed.txt", [&] { r = wave::run(case_for(dir / "out"), opt); });
+  EXPECT_EQ(printed, "") << "the library printed";
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("points per shortest wavelength"), std::string::npos) << warnings[0];
+  EXPECT_EQ(r.warnings, warnings);
+  ASSERT_GE(progress.size(), 2u);
+  EXPECT_TRUE(progress.back().final);
+  EXPECT_EQ(progress.back().step, 40);
+  EXPECT_EQ(progress.back().last_step, 40);
+  EXPECT_FALSE(progress.front().final);
+  for (std::size_t i = 1; i < progress.size(); ++i) EXPECT_GE(progress[i].step, progress[i - 1].step);
+  EXPECT_FALSE(config_before_the_end) << "config.json was written before the results";
+  EXPECT_TRUE(fs::exists(dir / "out/config.json"));
+  EXPECT_EQ(r.copy_gb_per_s, 0.0) << "the copy yardstick is the GPU's";
+  EXPECT_EQ(r.ratio_to_copy, 0.0);
+}
+
+TEST(WaveRun, NoSourcesOrReceiversIsSaid) {
+  test::TempDir dir("wave-run");
+  wave::Config c = case_for(dir / "out");
+  c.sources.clear();
+  c.receiver_points.clear();
+  const wave::Report r = wave::run(c);
+  const std::string all = [&] {
+    std::string s;
+    for (const auto& w : r.warnings) s += w + "\n";
+    return s;
+  }();
+  EXPECT_NE(all.find("no sources: u stays zero"), std::string::npos) << all;
+  EXPECT_NE(all.find("no receivers: no seismogram"), std::string::npos) << all;
+  EXPECT_EQ(r.plan.points_per_wavelength, 0.0);
+  EXPECT_NE(wave::to_text(r).find("no source"), std::string::npos) << wave::to_text(r);
+  EXPECT_NE(wave::to_json(r).find("\"points_per_wavelength\": null"), std::string::npos) << wave::to_json(r);
+}
