@@ -209,7 +209,8 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
       progress.report(n, false);
     }
     const bool snap = c.snapshot_every && n % c.snapshot_every == 0;
-    const bool check = c.checkpoint_every && n % c.checkpoint_every == 0;
+    // The final state too, so that a finished run can be extended without recomputing.
+    const bool check = c.checkpoint_every && (n % c.checkpoint_every == 0 || n == c.steps);
     if (!snap && !check) continue;
     s.synchronize();
     compute += seconds_since(seg);

@@ -1,9 +1,10 @@
 """Helpers shared by the CLI contract tests: the strata binary from argv, checks that
 print ok/FAIL and are counted, and the exit status that ends a test script."""
+import os
 import subprocess
 import sys
 
-STRATA = sys.argv[1]
+STRATA = os.path.abspath(sys.argv[1])
 failures = []
 
 

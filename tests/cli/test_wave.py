@@ -203,6 +203,24 @@ with tempfile.TemporaryDirectory() as tmp:
           and running, r.stderr)
     check("the run holding the directory is unaffected", first.returncode == 0, err1)
 
+    # The README's restart example, as written: the first run leaves a checkpoint (of its last
+    # step), and the second continues it from there.
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+    examples = [l.split("#")[0].split() for l in readme.splitlines()
+                if l.startswith("strata wave --config examples/wave/quick.json")]
+    check("the README has the restart example", len(examples) == 2 and "--restart" in examples[1], str(examples))
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    reports = []
+    for words in examples:
+        words = [os.path.join(repo, w) if w.startswith("examples/") else w for w in words]
+        r = run_strata(*words[1:], "--device", "cpu", "--quiet", "--progress", "off", cwd=tmp)
+        check("README: " + " ".join(words[1:]), r.returncode == 0, r.stderr)
+        path = os.path.join(tmp, "run1", "report.json")
+        reports.append(json.load(open(path)) if os.path.exists(path) else {})
+    if len(reports) == 2:
+        check("the README's restart continues the first run", reports[1].get("first_step") == reports[0].get("last_step")
+              and reports[1].get("steps_run", 0) > 0, str([(x.get("first_step"), x.get("last_step")) for x in reports]))
+
     # --print-config: every key, parses once comments are stripped, and runs as it stands.
     r = subprocess.run([STRATA, "wave", "--print-config"], capture_output=True, text=True)
     text = re.sub(r"//[^\n]*", "", r.stdout)

@@ -299,3 +299,19 @@ TEST(WaveRestart, FormatVersionOneIsRefused) {
   EXPECT_NE(m.find("version 1"), std::string::npos) << m;
   EXPECT_NE(m.find("not covered by its digest"), std::string::npos) << m;
 }
+
+// The last step is checkpointed even when time.steps is not a multiple of
+// checkpoint_every, so a finished run can be extended without recomputing it.
+TEST(WaveRestart, FinalStepIsCheckpointed) {
+  test::TempDir dir("wave-restart-final");
+  wave::Config c = restart_case();
+  c.steps = 25;
+  c.checkpoint_every = 10;
+  c.out_dir = dir / "out";
+  wave::run(c);
+  wave::Config longer = c;
+  longer.steps = 40;
+  wave::Solver s(longer);
+  s.load_checkpoint(dir / "out/checkpoint.strata");
+  EXPECT_EQ(s.step(), 25) << "the checkpoint is not of the last step";
+}
