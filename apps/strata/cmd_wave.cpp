@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "apps/strata/signals.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::cli {
@@ -129,8 +130,20 @@ void add_wave(CLI::App& app) {
       opt.on_progress = [terminal](const wave::Progress& p) { show_progress(p, terminal); };
     }
     opt.on_warning = [](const std::string& w) { std::fprintf(stderr, "strata wave: warning: %s\n", w.c_str()); };
-    const wave::Report r = wave::run(c, opt);
-    if (!a->quiet) std::fputs(wave::to_text(r).c_str(), stdout);
+    opt.cancelled = [] { return interrupted() != 0; };
+    set_cooperative(true);
+    try {
+      const wave::Report r = wave::run(c, opt);
+      set_cooperative(false);
+      if (!a->quiet) std::fputs(wave::to_text(r).c_str(), stdout);
+    } catch (const wave::Interrupted& e) {
+      set_cooperative(false);
+      std::fprintf(stderr, "strata wave: stopped by %s: %s\n", signal_name(interrupted()), e.what());
+      set_exit_code(128 + interrupted());
+    } catch (...) {
+      set_cooperative(false);
+      throw;
+    }
   });
 }
 

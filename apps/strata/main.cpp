@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "apps/strata/signals.hpp"
 #include "strata/device.hpp"
 #include "strata/error.hpp"
 
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   const auto& b = strata::build_info();
   app.set_version_flag("--version", "strata " + b.version + " (commit " + b.commit + ", " +
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
+  strata::cli::install_signal_handlers();
   try {
     // Registration is inside the try: a CLI11 release that rejects an option name must
     // give a message, never std::terminate (CLI11 2.4 refused `--h` beside `-h`).

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/error.hpp"
 #include "strata/field.hpp"
 
 namespace strata::wave {
@@ -198,6 +199,19 @@ struct RunOptions {
   std::function<void(const Progress&)> on_progress;  // at most every progress_interval_s, and after the last step
   double progress_interval_s = 0;                     // 0: only the final call
   std::function<void(const std::string&)> on_warning;  // each warning as it arises (all are also in the Report)
+  // Asked between steps (chunks of about 0.1 s) and between outputs: true stops the run with
+  // Interrupted. A file being written when it turns true is finished first; no results
+  // (seismogram, config.json, report.json) are written after it.
+  std::function<bool()> cancelled;
+};
+
+// What run() throws when RunOptions::cancelled said stop: where it stopped and the last
+// checkpoint a --restart can continue from (this run's newest, or the one it started from).
+struct Interrupted : Error {
+  Interrupted(int step_reached, std::string checkpoint_path, int checkpoint_at);
+  int step = 0;
+  std::string checkpoint;    // "" when there is none
+  int checkpoint_step = -1;
 };
 
 struct Report {

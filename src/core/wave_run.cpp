@@ -193,7 +193,17 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   int n = s.step();
   int chunk = 1;
   Clock::time_point seg = Clock::now();
+  // The last checkpoint a continuation can start from: this run's newest, or the one it
+  // was restarted from.
+  std::string last_ckpt = opt.restart;
+  int last_ckpt_step = opt.restart.empty() ? -1 : rep.first_step;
+  auto stop_if_cancelled = [&] {
+    if (!opt.cancelled || !opt.cancelled()) return;
+    s.synchronize();
+    throw Interrupted(n, last_ckpt, last_ckpt_step);
+  };
   while (n < c.steps) {
+    stop_if_cancelled();  // between steps and outputs: a write in progress always finishes
     int next = c.steps;
     if (c.snapshot_every) next = std::min(next, (n / c.snapshot_every + 1) * c.snapshot_every);
     if (c.checkpoint_every) next = std::min(next, (n / c.checkpoint_every + 1) * c.checkpoint_every);
@@ -229,9 +239,12 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     if (check) {
       s.save_checkpoint(ckpt);
       wrote(ckpt);
+      last_ckpt = ckpt;
+      last_ckpt_step = n;
     }
     seg = Clock::now();
   }
+  stop_if_cancelled();  // before the results: an interrupted run writes none of them
   s.synchronize();
   compute += seconds_since(seg);
   progress.report(n, true);
@@ -295,6 +308,15 @@ Report run(const Config& cfg, const RunOptions& opt) {
                  : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0);
   return r;
 }
+
+Interrupted::Interrupted(int step_reached, std::string checkpoint_path, int checkpoint_at)
+    : Error("the run was interrupted at step " + std::to_string(step_reached) +
+            (checkpoint_path.empty() ? std::string("; no checkpoint was written (output.checkpoint_every is 0)")
+                                     : "; the last valid checkpoint is " + checkpoint_path + " (step " +
+                                           std::to_string(checkpoint_at) + "): continue with --restart")),
+      step(step_reached),
+      checkpoint(std::move(checkpoint_path)),
+      checkpoint_step(checkpoint_at) {}
 
 std::string to_json(const Report& r) {
   nlohmann::ordered_json j;

@@ -376,3 +376,27 @@ TEST_F(AtomicFileTest, StandardOutputIsWrittenThrough) {
   EXPECT_EQ(slurp(captured), "before json after");
   EXPECT_EQ(listing(), std::set<std::string>{"stdout.txt"});
 }
+
+// The registry a signal handler empties: an open temporary is removed by it; a committed or
+// abandoned file is no longer in it.
+TEST_F(AtomicFileTest, OpenTemporariesCanBeRemovedFromASignalHandler) {
+  const std::string path = file("out.bin");
+  put(path, "old");
+  {
+    AtomicFile open(path);
+    open.write("partial", 7);
+    ASSERT_TRUE(fs::exists(open.temp_path()));
+    EXPECT_EQ(strata::io::remove_temporaries(), 1);
+    EXPECT_FALSE(fs::exists(open.temp_path()));
+  }
+  EXPECT_EQ(slurp(path), "old");
+  {
+    AtomicFile done(path);
+    done.write("new", 3);
+    done.commit();
+  }
+  { AtomicFile abandoned(file("other.bin")); }
+  EXPECT_EQ(strata::io::remove_temporaries(), 0);
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(listing(), std::set<std::string>{"out.bin"});
+}

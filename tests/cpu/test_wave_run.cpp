@@ -102,3 +102,29 @@ TEST(WaveRun, NoSourcesOrReceiversIsSaid) {
   EXPECT_NE(wave::to_text(r).find("no source"), std::string::npos) << wave::to_text(r);
   EXPECT_NE(wave::to_json(r).find("\"points_per_wavelength\": null"), std::string::npos) << wave::to_json(r);
 }
+
+// A cancelled run stops between steps with the step and the last checkpoint, and writes
+// none of its results (the snapshots and checkpoints written so far stay: they are valid).
+TEST(WaveRun, CancelledRunStopsAndNamesTheLastCheckpoint) {
+  test::TempDir dir("wave-run");
+  wave::Config c = case_for(dir / "out");
+  c.checkpoint_every = 10;
+  int calls = 0;
+  wave::RunOptions opt;
+  opt.cancelled = [&] { return fs::exists(dir / "out/checkpoint.strata") && ++calls > 1; };
+  try {
+    wave::run(c, opt);
+    FAIL() << "the run was not stopped";
+  } catch (const wave::Interrupted& e) {
+    EXPECT_GE(e.step, 10);
+    EXPECT_LT(e.step, 40);
+    EXPECT_EQ(e.checkpoint, dir / "out/checkpoint.strata");
+    EXPECT_EQ(e.checkpoint_step % 10, 0);
+    EXPECT_LE(e.checkpoint_step, e.step);
+    EXPECT_NE(std::string(e.what()).find("continue with --restart"), std::string::npos) << e.what();
+  }
+  for (const char* f : {"config.json", "report.json", "seismogram.npy"})
+    EXPECT_FALSE(fs::exists(dir / (std::string("out/") + f))) << f << " written by an interrupted run";
+  for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
