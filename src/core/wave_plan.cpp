@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,39 @@ bool in_layer(const Config& c, const Vec3& p) {
     if (c.faces[2 * a + 1] == FaceKind::pml && i > len[a] - 1 - c.pml_width) return true;
   }
   return false;
+}
+
+// Source parameters the scheme can represent: each is accepted by the schema's type and
+// sign checks, but a wavelet sampled below its Nyquist rate, a peak outside the run, or an
+// injection that overflows the precision gives NaN or Inf, silently (a mostly-NaN
+// seismogram with exit 0). Refused with the range that works.
+void check_sources(const Config& c, double dt) {
+  const double nyquist = 0.5 / dt, duration = c.steps * dt;
+  const double largest = c.precision == Precision::f32 ? double(std::numeric_limits<float>::max())
+                                                       : std::numeric_limits<double>::max();
+  const double inject = dt * dt / (c.spacing * c.spacing * c.spacing);  // u+ gains A s(t) dt^2 / h^3
+  for (std::size_t i = 0; i < c.sources.size(); ++i) {
+    const Source& src = c.sources[i];
+    const std::string key = "sources." + std::to_string(i);
+    if (src.frequency > nyquist)
+      throw Error(key + ".frequency = " + num(src.frequency) + " Hz is above the time step's Nyquist frequency " +
+                  num(nyquist) + " Hz (1 / (2 dt), dt = " + num(dt) +
+                  " s): the wavelet would be sampled less than twice per period; allowed (0, " + num(nyquist) +
+                  "] Hz, or refine the grid (dt follows grid.spacing)");
+    if (src.delay && c.steps > 0 && *src.delay > duration)
+      throw Error(key + ".delay = " + num(*src.delay) + " s puts the wavelet's peak after the end of the run (" +
+                  std::to_string(c.steps) + " steps of " + num(dt) + " s = " + num(duration) + " s): allowed [0, " +
+                  num(duration) + "] s");
+    // Headroom of 1e6 below the largest value: the field near the source is a few times the
+    // injected value, and the stencil sums a few dozen of them.
+    const double bound = 1e-6 * largest / inject;
+    if (!(std::fabs(src.amplitude) <= bound))
+      throw Error(key + ".amplitude = " + num(src.amplitude) + " would overflow " + to_string(c.precision) +
+                  ": each step injects amplitude x dt^2 / h^3 = amplitude x " + num(inject) +
+                  ", which must stay 1e6 below the largest " + to_string(c.precision) + " (" + num(largest) +
+                  "): allowed |amplitude| <= " + num(bound) +
+                  (c.precision == Precision::f32 ? " (or scheme.precision f64)" : ""));
+  }
 }
 
 // Receivers of every kind, counted without expanding them (a plane may hold millions).
@@ -202,6 +236,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
   }
   p.courant = p.v_max * p.dt / h;
 
+  check_sources(c, p.dt);
   double f_max = 0;
   for (const Source& src : c.sources) f_max = std::max(f_max, src.frequency);
   if (f_max > 0) {

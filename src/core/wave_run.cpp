@@ -125,6 +125,14 @@ void write_seismogram_png(const std::string& path, const std::vector<T>& tr, int
   io::write_png(path, io::render(s, w, h, io::parse_colormap(c.colormap), io::abs_quantile(s, c.png_clip), sx, sy));
 }
 
+// The index of the first NaN or Inf in v (v.size() when there is none).
+template <class T>
+std::size_t first_non_finite(const std::vector<T>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(double(v[i]))) return i;
+  return v.size();
+}
+
 // Calls opt.on_progress at most every opt.progress_interval_s (each call synchronises the
 // device, so the interval bounds what progress costs), and once more after the last step.
 struct ProgressClock {
@@ -202,6 +210,52 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     s.synchronize();
     throw Interrupted(n, last_ckpt, last_ckpt_step);
   };
+  // u is checked for NaN and Inf after a restart, at every snapshot and checkpoint (before
+  // it is written), before the results, and in between at least every ~10 s of stepping
+  // (or 20x the cost of the last check, so checking stays under ~5% of a run).
+  int finite_at = n;
+  double check_cost = 0;
+  Clock::time_point checked = Clock::now();
+  auto require_finite = [&](const std::vector<T>& u) {
+    const Clock::time_point t0 = Clock::now();
+    const std::size_t first = first_non_finite<T>(u);
+    check_cost = seconds_since(t0);
+    checked = Clock::now();
+    if (first == u.size()) {
+      finite_at = n;
+      return;
+    }
+    // Where: the first value, and the box that holds them all.
+    const std::size_t nx = std::size_t(c.shape.nx), ny = std::size_t(c.shape.ny);
+    std::size_t count = 0;
+    int lo[3] = {c.shape.nx, c.shape.ny, c.shape.nz}, hi[3] = {-1, -1, -1};
+    for (std::size_t i = first; i < u.size(); ++i) {
+      if (std::isfinite(double(u[i]))) continue;
+      ++count;
+      const int q[3] = {int(i % nx), int(i / nx % ny), int(i / nx / ny)};
+      for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a]), hi[a] = std::max(hi[a], q[a]);
+    }
+    const int x = int(first % nx), y = int(first / nx % ny), z = int(first / nx / ny);
+    char where[512];
+    std::snprintf(where, sizeof where,
+                  "%zu of %zu values are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the first, "
+                  "u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
+                  count, u.size(), lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], double(u[first]), x, y, z,
+                  (x + 0.5) * c.spacing, (y + 0.5) * c.spacing, (z + 0.5) * c.spacing);
+    throw Error("the wavefield is not finite at step " + std::to_string(n) + ": " + where +
+                (finite_at >= 0 ? "; it was finite at step " + std::to_string(finite_at) : std::string()) +
+                ". The scheme blew up or a value overflowed " + to_string(c.precision) +
+                " (check the velocity model, time.dt, the sources' amplitudes and the state restarted from). "
+                "Nothing from this step on was written" +
+                (last_ckpt.empty() ? std::string(".") : "; the last valid checkpoint is " + last_ckpt + " (step " +
+                                                            std::to_string(last_ckpt_step) + ")."));
+  };
+  if (!opt.restart.empty()) {  // a state read from a file is checked before it is stepped
+    finite_at = -1;
+    last_ckpt.clear();  // not valid if this check fails
+    require_finite(s.field_values());
+    last_ckpt = opt.restart;
+  }
   while (n < c.steps) {
     stop_if_cancelled();  // between steps and outputs: a write in progress always finishes
     int next = c.steps;
@@ -221,20 +275,24 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     const bool snap = c.snapshot_every && n % c.snapshot_every == 0;
     // The final state too, so that a finished run can be extended without recomputing.
     const bool check = c.checkpoint_every && (n % c.checkpoint_every == 0 || n == c.steps);
-    if (!snap && !check) continue;
+    const bool finite_due = seconds_since(checked) >= std::max(10.0, 20 * check_cost);
+    if (!snap && !check && !finite_due) continue;
     s.synchronize();
     compute += seconds_since(seg);
-    if (snap) {
-      const std::vector<T> u = s.field_values();
-      const std::string base = path_join(snap_dir, step_name(n, c.steps));
-      const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
-      if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
-      if (c.snapshot_vti) {
-        const double o = 0.5 * c.spacing;
-        io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u");
-        wrote(base + ".vti");
+    {
+      const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
+      require_finite(u);
+      if (snap) {
+        const std::string base = path_join(snap_dir, step_name(n, c.steps));
+        const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
+        if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
+        if (c.snapshot_vti) {
+          const double o = 0.5 * c.spacing;
+          io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u");
+          wrote(base + ".vti");
+        }
+        if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
       }
-      if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
     }
     if (check) {
       s.save_checkpoint(ckpt);
@@ -247,6 +305,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   stop_if_cancelled();  // before the results: an interrupted run writes none of them
   s.synchronize();
   compute += seconds_since(seg);
+  if (finite_at != n) require_finite(s.field_values());
   progress.report(n, true);
 
   const int nrec = int(p.receivers.size());

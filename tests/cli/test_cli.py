@@ -96,6 +96,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("good apply succeeds", r.returncode == 0, r.stderr)
     check("good apply writes the output", os.path.exists(out))
 
+    # NaN and Inf: a coefficient f32 cannot hold is refused up front; a result that overflows,
+    # or NaN in the input, is an error that writes nothing unless --allow-nonfinite.
+    refused("coefficient beyond f32", ["--stencil", "7pt", "--coeffs", "1e39,1", "--precision", "f32"],
+            "not representable in f32")
+    refused("result overflows f32", ["--stencil", "7pt", "--coeffs", "1e38,1"], "the result holds")
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "1e38,1")
+    check("an overflowing result says the input was finite", "the input is finite" in r.stderr, r.stderr)
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "1e38,1", "--allow-nonfinite")
+    check("--allow-nonfinite writes it with a warning", r.returncode == 0 and os.path.exists(out)
+          and "warning: the result holds" in r.stderr, r.stderr)
+    os.remove(out)
+    nan_in = os.path.join(tmp, "nan.npy")
+    write_npy(nan_in, (3, 4, 5), [float("nan") if i == 17 else 1.0 for i in range(60)])
+    r = run("apply", "--in", nan_in, "--out", out, "--device", "cpu")
+    check("NaN in the input is reported", r.returncode == 1 and "the input holds 1 non-finite value" in r.stderr
+          and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
+    check("NaN in the input writes nothing", not os.path.exists(out))
+
     # Outputs that are not a plain regular file are written as `>` would write them.
     def apply_to(target):
         return run("apply", "--in", good, "--out", target, "--device", "cpu")

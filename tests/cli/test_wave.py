@@ -60,6 +60,9 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("unreadable model", ["--set", "model.type=npy", "--set", "model.file=" + os.path.join(tmp, "nope.npy")],
             "nope.npy")
     refused("bad order", ["--order", "5"], "scheme.order")
+    refused("a delay past the end", ["--set", "sources.0.delay=1e200"], "allowed [0,")
+    refused("an amplitude beyond f32", ["--set", "sources.0.amplitude=1e300"], "would overflow f32")
+    refused("a frequency beyond Nyquist", ["--set", "sources.0.frequency=1e300"], "Nyquist")
     refused("periodic pair", ["--set", "boundary.xmin=periodic"], "both be periodic")
     refused("missing checkpoint", ["--restart", os.path.join(tmp, "none.strata")], "none.strata")
     r = run("--config", os.path.join(tmp, "missing.json"), "--out-dir", out)

@@ -143,3 +143,38 @@ TEST(WaveBadConfig, FootprintLargerThanTheMachineIsRefusedUpFront) {
   expect_refused(c, "traces 3.64e+03 TiB", dir);
   expect_refused(c, "fewer receivers or steps", dir);
 }
+
+// Source parameters that pass the schema's type and sign checks but cannot be represented
+// (NaN or Inf in the seismogram with exit 0) are refused with the range that works.
+TEST(WaveBadConfig, ImplausibleSourceParametersAreRefusedWithTheRange) {
+  test::TempDir dir("wave-bad");
+  wave::Config c = good(dir);  // h = 1, v = 1, order 4: dt = 0.4 s, 5 steps = 2 s, Nyquist 1.25 Hz
+  c.sources[0].delay = 1e200;
+  expect_refused(c, "sources.0.delay = 1e+200 s puts the wavelet's peak after the end of the run", dir);
+  expect_refused(c, "allowed [0, 2] s", dir);
+  c = good(dir);
+  c.sources[0].frequency = 1e300;
+  expect_refused(c, "sources.0.frequency = 1e+300 Hz is above the time step's Nyquist frequency 1.25 Hz", dir);
+  c = good(dir);
+  c.sources[0].amplitude = 1e300;  // f32
+  expect_refused(c, "sources.0.amplitude = 1e+300 would overflow f32", dir);
+  expect_refused(c, "allowed |amplitude| <=", dir);
+  c.precision = Precision::f64;  // representable there
+  EXPECT_NO_THROW(wave::Solver{c});
+  // Extreme spacings reach the same checks through dt: a coarse grid's dt is too long for
+  // the source, a fine grid's injection dt^2 / h^3 overflows.
+  c = good(dir);
+  c.spacing = 1e200;
+  c.sources[0].position = {12e200, 12e200, 12e200};
+  c.receiver_points = {{6e200, 12e200, 12e200}};
+  expect_refused(c, "above the time step's Nyquist frequency", dir);
+  c = good(dir);
+  c.spacing = 1e-120;
+  c.sources[0].position = {12e-120, 12e-120, 12e-120};
+  c.receiver_points = {{6e-120, 12e-120, 12e-120}};
+  expect_refused(c, "sources.0.amplitude = 1 would overflow f32", dir);
+  // In range: runs.
+  c = good(dir);
+  c.sources[0].delay = 1.0;
+  EXPECT_NO_THROW(wave::Solver{c});
+}

@@ -128,3 +128,56 @@ TEST(WaveRun, CancelledRunStopsAndNamesTheLastCheckpoint) {
   for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
+
+// A wavefield that stops being finite stops the run with the step and the place, writes
+// nothing of that state (no snapshot, no checkpoint, no results) and names the last valid
+// checkpoint. The NaN comes from a restart whose u_prev (not u) holds one: it enters u at
+// the first step, between two checks.
+TEST(WaveRun, NonFiniteWavefieldStopsTheRunWithStepAndPlace) {
+  test::TempDir dir("wave-run");
+  wave::Config c = case_for(dir / "out");
+  c.checkpoint_every = 5;
+  const std::size_t nx = 24, ny = 22, nz = 20;
+  std::vector<double> u(nx * ny * nz, 0.0), u_prev(nx * ny * nz, 0.0);
+  u_prev[(5 * ny + 4) * nx + 3] = std::nan("");
+  {
+    wave::Solver s(c);
+    s.set_state(u, u_prev);
+    s.save_checkpoint(dir / "start.strata");
+  }
+  wave::RunOptions opt;
+  opt.restart = dir / "start.strata";
+  std::string m;
+  try {
+    wave::run(c, opt);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("the wavefield is not finite at step 5"), std::string::npos) << m;
+  EXPECT_NE(m.find("it was finite at step 0"), std::string::npos) << m;
+  // u gets it at step 1 at (3, 4, 5), then 4 steps of a radius-2 star spread it 8 points
+  EXPECT_NE(m.find("within x 0..11, y 0..12, z 0..13"), std::string::npos) << m;
+  EXPECT_NE(m.find("the last valid checkpoint is " + dir / "start.strata"), std::string::npos) << m;
+  EXPECT_FALSE(fs::exists(dir / "out/checkpoint.strata")) << "a non-finite state was checkpointed";
+  EXPECT_FALSE(fs::exists(dir / "out/report.json"));
+  EXPECT_FALSE(fs::exists(dir / "out/seismogram.npy"));
+
+  // A checkpoint whose u itself is not finite is refused before the first step.
+  u[7] = INFINITY;
+  {
+    wave::Solver s(c);
+    s.set_state(u, std::vector<double>(u.size(), 0.0));
+    s.save_checkpoint(dir / "inf.strata");
+  }
+  opt.restart = dir / "inf.strata";
+  c.out_dir = dir / "out2";
+  m.clear();
+  try {
+    wave::run(c, opt);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("not finite at step 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("(x, y, z) = (7, 0, 0)"), std::string::npos) << m;
+  EXPECT_EQ(m.find("last valid checkpoint"), std::string::npos) << m;
+}
