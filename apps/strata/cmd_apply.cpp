@@ -154,12 +154,14 @@ void add_apply(CLI::App& app) {
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();
-  cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)");
+  cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)")
+      ->check(whole_number_in(1, Stencil::kMaxRadius));
   cmd->add_option("--coeffs", a->coeffs,
                   "comma-separated coefficients: star c0..cR (c0 centre, cr the six at distance r); "
                   "sym27 c0,c1,c2,c3 (centre, faces, edges, corners); box27 27 values "
                   "K[dz+1][dy+1][dx+1]. Default: the central-difference Laplacian (7pt/star), "
-                  "the finite-element Laplacian (sym27)");
+                  "the finite-element Laplacian (sym27)")
+      ->check(number_list());
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
   cmd->add_option("--in", a->in, "input .npy (float32 or float64, 3D, C order)")->required();
   cmd->add_option("--out", a->out, "output .npy, same shape; written only if the run succeeds")->required();
@@ -169,6 +171,7 @@ void add_apply(CLI::App& app) {
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
     // Validate everything cheap first: nothing is read or allocated on bad input.
+    check_outputs({a->out});
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
     const DeviceChoice dev = resolve_device(a->device);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
 #include "strata/wave.hpp"
 
@@ -79,9 +80,9 @@ void add_wave(CLI::App& app) {
   cmd->add_option("--config", a->config, "JSON configuration file");
   cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON or a bare string), repeatable, "
                                     "e.g. --set boundary.zmin=rigid --set sources.0.frequency=12");
-  cmd->add_option("--steps", a->steps, "time.steps")->check(CLI::Range(0, 100000000));
+  cmd->add_option("--steps", a->steps, "time.steps")->check(whole_number_in(0, 100000000));
   cmd->add_option("--dt", a->dt, "time.dt in seconds, or 'auto'");
-  cmd->add_option("--order", a->order, "scheme.order: 2, 4, 6 or 8");
+  cmd->add_option("--order", a->order, "scheme.order: 2, 4, 6 or 8")->check(whole_number_in(2, 8));
   cmd->add_option("--precision", a->precision, "scheme.precision: f32 | f64");
   cmd->add_option("--device", a->device, "device: cpu | cuda | auto");
   cmd->add_option("--out-dir", a->out_dir, "output.dir");
@@ -98,7 +99,7 @@ void add_wave(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--progress-every", a->progress_every,
                   "seconds between progress lines when stderr is not a terminal (a batch log)")
-      ->capture_default_str()->check(CLI::Range(0.1, 86400.0));
+      ->capture_default_str()->check(number_in(0.1, 86400));
   cmd->add_flag("--quiet", a->quiet, "no report on stdout (report.json is still written)");
   cmd->add_flag("--print-config", a->print_config, "print the complete commented default configuration and exit");
   auto* restart_opt = cmd->get_option("--restart");

@@ -44,8 +44,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(name + " leaves no temporary", not leftovers, str(leftovers))
 
     refused("unknown stencil", ["--stencil", "9pt", "--coeffs", "1,2"], "unknown stencil")
-    refused("radius 5", ["--stencil", "star", "--radius", "5"], "allowed 1..4")
-    refused("radius 5 with coeffs", ["--stencil", "star", "--radius", "5", "--coeffs", "1,2,3,4,5,6"], "allowed 1..4")
+    refused("radius 5", ["--stencil", "star", "--radius", "5"], "in [1, 4]")
+    refused("radius 5 with coeffs", ["--stencil", "star", "--radius", "5", "--coeffs", "1,2,3,4,5,6"], "in [1, 4]")
     refused("NaN coefficient", ["--stencil", "7pt", "--coeffs", "1,nan"], "finite")
     refused("wrong coefficient count", ["--stencil", "7pt", "--coeffs", "1,2,3"], "takes 2 coefficients")
     refused("box27 count", ["--stencil", "box27", "--coeffs", "1,2,3"], "27 coefficients")
