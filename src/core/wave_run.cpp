@@ -1,11 +1,18 @@
-// The run driver behind `strata wave`: validate (Solver construction; nothing is written
-// if it throws), optionally restart, step in segments between output events, and write every
-// file through io::AtomicFile. Stepping time is measured between device synchronisations
-// at segment ends, so output I/O never counts against the reported rate.
+// The run driver behind `strata wave`: validate (the output directory, the Solver; nothing
+// is written if either throws), take the directory (RunDirectory), optionally restart, step
+// in segments between output events, checking the wavefield for NaN/Inf and the cancel
+// request between them, and write every file through io::AtomicFile, the results last. It
+// prints nothing: progress and warnings go to RunOptions' callbacks. Stepping time is
+// measured between device synchronisations at segment ends, so output I/O never counts
+// against the reported rate.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -13,9 +20,9 @@
 
 #include "core/atomic_file.hpp"
 #include "core/checkpoint.hpp"
+#include "core/colormap.hpp"
 #include "core/json_reader.hpp"
 #include "core/run_directory.hpp"
-#include "core/colormap.hpp"
 #include "core/vti.hpp"
 #include "core/wave_solver.hpp"
 #include "strata/npy.hpp"
@@ -361,6 +368,12 @@ Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
   const io::RunDirectory::Mode mode = directory_mode(opt);
   io::RunDirectory::preflight(cfg.out_dir, run_files(), mode);  // before any work
+  if (!opt.restart.empty()) {  // before the Solver allocates: a checkpoint that is not there
+    struct stat st {};
+    if (::stat(opt.restart.c_str(), &st) != 0)
+      throw Error("cannot read checkpoint '" + opt.restart + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error("checkpoint '" + opt.restart + "' is not a regular file");
+  }
   Solver solver(cfg);  // every check; throws before any file is written
   Report r = cfg.precision == Precision::f32
                  ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0)
