@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,12 +18,15 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error_of.hpp"
+#include "common/process.hpp"
 #include "core/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace fs = std::filesystem;
 using strata::Error;
 using strata::io::AtomicFile;
+using strata::test::error_of;
 
 namespace {
 
@@ -59,39 +61,15 @@ protected:
   fs::path dir_;
 };
 
-// Catches the Error a callable throws and returns its message ("" when none was thrown).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Runs f as this user, or, as root (whom permission bits do not stop), in a child process
 // that has become `nobody` (uid/gid 65534); returns f's result (an error message).
 std::string as_unprivileged(const std::function<std::string()>& f) {
   if (::geteuid() != 0) return f();
-  int fds[2];
-  if (::pipe(fds) != 0) return "(pipe failed)";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(3);
-    const std::string m = f();
-    ::_exit(::write(fds[1], m.data(), m.size()) == ssize_t(m.size()) ? 0 : 4);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[1024];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "(child failed, status " + std::to_string(status) + ")";
-  return out;
+  return strata::test::in_child([&] {
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) return std::string("(setuid)");
+    return f();
+  });
 }
 
 }  // namespace
@@ -359,21 +337,14 @@ TEST_F(AtomicFileTest, BlockDeviceAndSocketAreRefused) {
 // The data lands where this process's standard output goes when the target is it
 // (/dev/stdout, /proc/self/fd/1), in order after what was already printed.
 TEST_F(AtomicFileTest, StandardOutputIsWrittenThrough) {
-  const std::string captured = file("stdout.txt");
-  std::fflush(stdout);
-  const int saved = ::dup(1);
-  const int fd = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ASSERT_GE(fd, 0);
-  ::dup2(fd, 1);
-  ::close(fd);
-  std::printf("before ");
-  const std::string msg = error_of([&] { write_through("/proc/self/fd/1", "json"); });
-  std::printf(" after");
-  std::fflush(stdout);
-  ::dup2(saved, 1);
-  ::close(saved);
+  std::string msg;
+  const std::string out = strata::test::captured(file("stdout.txt"), [&] {
+    std::printf("before ");
+    msg = error_of([&] { write_through("/proc/self/fd/1", "json"); });
+    std::printf(" after");
+  }, false);
   EXPECT_EQ(msg, "");
-  EXPECT_EQ(slurp(captured), "before json after");
+  EXPECT_EQ(out, "before json after");
   EXPECT_EQ(listing(), std::set<std::string>{"stdout.txt"});
 }
 

@@ -2,7 +2,6 @@
 // accounting and follows the tightest limit (here an address-space limit set in a child),
 // and the refusal names what needs the memory, how much, and how much there is.
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -11,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/process.hpp"
 #include "core/host_memory.hpp"
 #include "strata/error.hpp"
 
@@ -48,12 +48,7 @@ TEST(HostMemory, RefusalNamesTheNeedAndWhatIsAvailable) {
 
 // ulimit -v binds: the available figure is below it and names it.
 TEST(HostMemory, AddressSpaceLimitBinds) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::close(fds[0]);
+  const std::string m = test::in_child([] {
     std::ifstream statm("/proc/self/statm");
     double pages = 0;
     statm >> pages;
@@ -61,16 +56,7 @@ TEST(HostMemory, AddressSpaceLimitBinds) {
     const rlimit lim{cap, cap};
     ::setrlimit(RLIMIT_AS, &lim);
     const host::Available a = host::available_memory();
-    const std::string m = std::to_string(a.bytes <= double(256 << 20) && a.bytes > 0) + a.limit;
-    ::_exit(::write(fds[1], m.data(), m.size()) == ssize_t(m.size()) ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::string m;
-  char buf[256];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) m.append(buf, std::size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return std::to_string(a.bytes <= double(256 << 20) && a.bytes > 0) + a.limit;
+  });
   EXPECT_EQ(m, "1the address-space limit (ulimit -v)");
 }

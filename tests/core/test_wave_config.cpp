@@ -9,22 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.hpp"
 #include "core/wave_numerics.hpp"
 #include "strata/wave.hpp"
 
 using namespace strata;
+using test::error_of;
 using json = nlohmann::json;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 void leaf_keys(const json& j, const std::string& prefix, std::vector<std::string>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "common/error_of.hpp"
 #include "common/wave_cases.hpp"
 
 using namespace strata;
@@ -46,15 +47,6 @@ std::string text_of(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::string refusal(const wave::Config& c, const wave::RunOptions& o) {
-  try {
-    wave::run(c, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST(WaveOutputDir, SecondRunIntoAUsedDirectoryIsRefused) {
@@ -65,7 +57,7 @@ TEST(WaveOutputDir, SecondRunIntoAUsedDirectoryIsRefused) {
   const std::string config = text_of(out + "/config.json");
   wave::Config other = small(out);
   other.sources[0].frequency = 0.05;
-  const std::string m = refusal(other, wave::RunOptions{});
+  const std::string m = test::error_of([&] { wave::run(other, wave::RunOptions{}); });
   EXPECT_NE(m.find("is not empty"), std::string::npos) << m;
   EXPECT_NE(m.find("--overwrite"), std::string::npos) << m;
   EXPECT_EQ(files_in(out), before);
@@ -90,7 +82,7 @@ TEST(WaveOutputDir, OverwriteReplacesEveryFileOfThePreviousRun) {
   // Files strata did not write are never removed: overwrite refuses, everything stays.
   std::ofstream(out + "/notes.txt") << "mine";
   const auto before = files_in(out);
-  const std::string m = refusal(next, o);
+  const std::string m = test::error_of([&] { wave::run(next, o); });
   EXPECT_NE(m.find("holds files strata did not write (notes.txt)"), std::string::npos) << m;
   EXPECT_EQ(files_in(out), before);
 }
@@ -102,11 +94,11 @@ TEST(WaveOutputDir, DirectoryInUseByAnotherRunIsRefused) {
   const int fd = ::open((out + "/.strata.lock").c_str(), O_RDWR | O_CREAT, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as a live run holds it
-  const std::string m = refusal(small(out), wave::RunOptions{});
+  const std::string m = test::error_of([&] { wave::run(small(out), wave::RunOptions{}); });
   EXPECT_NE(m.find("is in use by another strata run"), std::string::npos) << m;
   EXPECT_EQ(files_in(out), std::set<std::string>{".strata.lock"});
   ::close(fd);  // the holder ends: the directory is free again
-  EXPECT_EQ(refusal(small(out), wave::RunOptions{}), "");
+  EXPECT_EQ(test::error_of([&] { wave::run(small(out), wave::RunOptions{}); }), "");
 }
 
 TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
@@ -122,7 +114,7 @@ TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
   other.steps = 20;
   wave::RunOptions o = wave::RunOptions{};
   o.restart = b + "/checkpoint.strata";
-  const std::string m = refusal(other, o);
+  const std::string m = test::error_of([&] { wave::run(other, o); });
   EXPECT_NE(m.find("holds the files of a run of another configuration"), std::string::npos) << m;
   EXPECT_EQ(files_in(a), before);
 
@@ -135,7 +127,7 @@ TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
   EXPECT_TRUE(fs::exists(a + "/snapshots/u_000030.npy"));
 
   o.overwrite = true;  // the two exclude each other
-  EXPECT_NE(refusal(mine, o).find("exclude each other"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { wave::run(mine, o); }).find("exclude each other"), std::string::npos);
 }
 
 // A killed run leaves its temporaries; the next run that takes the directory removes them.

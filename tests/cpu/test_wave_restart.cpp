@@ -3,7 +3,6 @@
 // Solver API and through `strata wave`'s run driver and its files; a checkpoint of another
 // configuration is refused before anything is written.
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +15,7 @@
 #include <functional>
 #include <iterator>
 
+#include "common/process.hpp"
 #include "common/wave_cases.hpp"
 
 using namespace strata;
@@ -77,6 +77,13 @@ void replace_once(std::string& s, const std::string& from, const std::string& to
   const auto at = s.find(from);
   ASSERT_NE(at, std::string::npos) << from << " is not in the header";
   s.replace(at, from.size(), to);
+}
+
+// Writes the checkpoint of restart_case() at `step` to `path`.
+void checkpoint_at(int step, const std::string& path) {
+  wave::Solver s(restart_case());
+  s.advance(step);
+  s.save_checkpoint(path);
 }
 
 // The message load_checkpoint refuses `path` with ("" when it is accepted).
@@ -146,11 +153,7 @@ TEST(WaveRestart, RunDriverRestartWritesIdenticalFiles) {
 TEST(WaveRestart, CheckpointOfAnotherConfigurationIsRefused) {
   test::TempDir dir("wave-restart-bad");
   wave::Config c = restart_case();
-  {
-    wave::Solver s(c);
-    s.advance(10);
-    s.save_checkpoint(dir / "ck.strata");
-  }
+  checkpoint_at(10, dir / "ck.strata");
   wave::Config other = c;
   other.layers[1].velocity = 1.31;
   other.out_dir = dir / "out";
@@ -185,11 +188,7 @@ TEST(WaveRestart, EditedHeaderIsRefused) {
   test::TempDir dir("wave-restart-edit");
   const wave::Config c = restart_case();
   const std::string good = dir / "good.strata", ck = dir / "ck.strata";
-  {
-    wave::Solver s(c);
-    s.advance(25);
-    s.save_checkpoint(good);
-  }
+  checkpoint_at(25, good);
   ASSERT_EQ(refusal(c, good), "");
   const struct {
     const char* what;
@@ -233,49 +232,30 @@ TEST(WaveRestart, ImplausibleCountIsRefusedBeforeAllocating) {
   test::TempDir dir("wave-restart-count");
   const wave::Config c = restart_case();
   const std::string good = dir / "good.strata", ck = dir / "ck.strata";
-  {
-    wave::Solver s(c);
-    s.advance(10);
-    s.save_checkpoint(good);
-  }
+  checkpoint_at(10, good);
   const std::string u_count = "\"count\":" + std::to_string(c.shape.points()) + ",";
   for (const char* count : {"1500000000", "1099511627776"}) {
     std::filesystem::copy_file(good, ck, std::filesystem::copy_options::overwrite_existing);
     edit_header(ck, [&](std::string& h) { replace_once(h, u_count, std::string("\"count\":") + count + ","); });
     wave::Solver s(c);  // built before the cap: its own allocations are not what is tested
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
     const auto t0 = std::chrono::steady_clock::now();
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
+    const std::string m = test::in_child([&] {
       std::ifstream statm("/proc/self/statm");
       std::uint64_t pages = 0;
       statm >> pages;
       const rlim_t cap = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(1) << 30);
       const rlimit lim{cap, cap};
       ::setrlimit(RLIMIT_AS, &lim);
-      std::string m;
       try {
         s.load_checkpoint(ck);
-        m = "(accepted)";
       } catch (const Error& e) {
-        m = e.what();
+        return std::string(e.what());
       } catch (const std::exception& e) {
-        m = std::string("not a strata::Error: ") + e.what();
+        return std::string("not a strata::Error: ") + e.what();
       }
-      ::_exit(::write(fds[1], m.data(), m.size()) == ssize_t(m.size()) ? 0 : 1);
-    }
-    ::close(fds[1]);
-    std::string m;
-    char buf[512];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) m.append(buf, std::size_t(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+      return std::string("(accepted)");
+    });
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_TRUE(WIFEXITED(status)) << "count " << count << ": the child died, status " << status;
     EXPECT_NE(m.find("does not fit the file"), std::string::npos) << "count " << count << " gave: " << m;
     EXPECT_LT(secs, 5.0) << "count " << count;
   }
@@ -287,11 +267,7 @@ TEST(WaveRestart, FormatVersionOneIsRefused) {
   test::TempDir dir("wave-restart-v1");
   const wave::Config c = restart_case();
   const std::string ck = dir / "ck.strata";
-  {
-    wave::Solver s(c);
-    s.advance(4);
-    s.save_checkpoint(ck);
-  }
+  checkpoint_at(4, ck);
   std::string bytes = bytes_of(ck);
   bytes[8] = 1;
   put_bytes(ck, bytes);

@@ -1,22 +1,21 @@
 // The run driver as a library: it prints nothing (progress and warnings go to callbacks,
 // and the report is returned), reports progress at the requested interval and once at the
 // end, and writes config.json with the results, not before them.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "common/error_of.hpp"
+#include "common/process.hpp"
 #include "common/wave_cases.hpp"
 
 using namespace strata;
+using test::error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -30,27 +29,6 @@ wave::Config case_for(const std::string& out) {
   c.snapshot_vti = c.snapshot_png = false;
   c.out_dir = out;
   return c;
-}
-
-// Runs f with stdout and stderr sent to a file; returns what was written there.
-template <class F>
-std::string captured(const std::string& file, F&& f) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const int saved1 = ::dup(1), saved2 = ::dup(2);
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ::dup2(fd, 1);
-  ::dup2(fd, 2);
-  ::close(fd);
-  f();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::dup2(saved1, 1);
-  ::dup2(saved2, 2);
-  ::close(saved1);
-  ::close(saved2);
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 }  // namespace
@@ -68,7 +46,7 @@ TEST(WaveRun, PrintsNothingAndCallsBack) {
     if (!p.final) config_before_the_end = config_before_the_end || fs::exists(dir / "out/config.json");
   };
   wave::Report r;
-  const std::string printed = captured(dir / "printed.txt", [&] { r = wave::run(case_for(dir / "out"), opt); });
+  const std::string printed = test::captured(dir / "printed.txt", [&] { r = wave::run(case_for(dir / "out"), opt); });
   EXPECT_EQ(printed, "") << "the library printed";
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("points per shortest wavelength"), std::string::npos) << warnings[0];
@@ -147,12 +125,7 @@ TEST(WaveRun, NonFiniteWavefieldStopsTheRunWithStepAndPlace) {
   }
   wave::RunOptions opt;
   opt.restart = dir / "start.strata";
-  std::string m;
-  try {
-    wave::run(c, opt);
-  } catch (const Error& e) {
-    m = e.what();
-  }
+  std::string m = error_of([&] { wave::run(c, opt); });
   EXPECT_NE(m.find("the wavefield is not finite at step 5"), std::string::npos) << m;
   EXPECT_NE(m.find("it was finite at step 0"), std::string::npos) << m;
   // u gets it at step 1 at (3, 4, 5), then 4 steps of a radius-2 star spread it 8 points
@@ -171,12 +144,7 @@ TEST(WaveRun, NonFiniteWavefieldStopsTheRunWithStepAndPlace) {
   }
   opt.restart = dir / "inf.strata";
   c.out_dir = dir / "out2";
-  m.clear();
-  try {
-    wave::run(c, opt);
-  } catch (const Error& e) {
-    m = e.what();
-  }
+  m = error_of([&] { wave::run(c, opt); });
   EXPECT_NE(m.find("not finite at step 0"), std::string::npos) << m;
   EXPECT_NE(m.find("(x, y, z) = (7, 0, 0)"), std::string::npos) << m;
   EXPECT_EQ(m.find("last valid checkpoint"), std::string::npos) << m;
