@@ -1,6 +1,6 @@
 // AtomicFile: temporary file + fsync + rename, so a failed run never leaves a partial or
 // partially replaced output, and check_output, which decides from what is at the path now
-// how it is written (see atomic_file.hpp). POSIX calls (lstat, readlink, faccessat, mkstemp,
+// how it is written (see atomic_file.hpp). POSIX calls (lstat, readlink, faccessat, open O_EXCL,
 // fsync, rename) because the standard library offers no atomic replace, no way to make data
 // durable before the rename and no effective-permission check.
 #include "core/atomic_file.hpp"
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <vector>
 
 #include "strata/error.hpp"
@@ -198,18 +199,32 @@ void AtomicFile::open_temporary() {
   std::string temp_name = target.filename().string();
   temp_name.insert(0, 1, '.');  // not "." + name: GCC 12 flags that with a bogus -Wrestrict
   temp_name += ".tmp.XXXXXX";
-  std::string name = (fs::path(parent_of(target_.resolved)) / temp_name).string();
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) fail("cannot create a temporary file in '" + parent_of(target_.resolved) + "'", errno);
-  temp_path_ = name;
-  register_temporary(temp_path_.c_str());
+  // The name is registered before the file exists (not mkstemp, which creates it first): a
+  // signal at any moment finds every temporary that may be on disk in the registry.
+  const std::string stem = (fs::path(parent_of(target_.resolved)) / temp_name).string();
+  static std::atomic<unsigned> sequence{0};
+  std::mt19937 random(std::random_device{}() ^ (unsigned(::getpid()) << 8) ^ sequence++);
+  const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temp_path_ = stem;
+    for (std::size_t i = temp_path_.size() - 6; i < temp_path_.size(); ++i) temp_path_[i] = letters[random() % 62];
+    register_temporary(temp_path_.c_str());
+    fd = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) break;
+    const int err = errno;
+    unregister_temporary(temp_path_.c_str());
+    temp_path_.clear();
+    if (err != EEXIST || attempt == 100)
+      fail("cannot create a temporary file in '" + parent_of(target_.resolved) + "'", err);
+  }
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     const int err = errno;
     ::close(fd);
     fail("cannot open the temporary file '" + temp_path_ + "'", err);
   }
-  // mkstemp creates 0600; give the output the mode (and, where allowed, the owner) of the
+  // The temporary is created 0600; give the output the mode (and, where allowed, the owner) of the
   // file it replaces, or the mode an ordinary create would, so atomic writing is invisible.
   struct stat st {};
   mode_t mode = 0666 & ~current_umask();
@@ -224,8 +239,8 @@ void AtomicFile::open_temporary() {
 
 void AtomicFile::drop_temporary() noexcept {
   if (temp_path_.empty()) return;
+  ::unlink(temp_path_.c_str());  // before leaving the registry: a signal in between finds it
   unregister_temporary(temp_path_.c_str());
-  ::unlink(temp_path_.c_str());
   temp_path_.clear();
 }
 
