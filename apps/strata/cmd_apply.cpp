@@ -1,12 +1,16 @@
 // strata apply: one stencil pass over a .npy array with a boundary condition, on the GPU
 // when there is one. Everything is validated before any work; the output is written
-// atomically, so a failed run leaves no file behind.
+// atomically, so a failed run leaves no file behind; a result with NaN or Inf is a failed
+// run unless --allow-nonfinite.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <iostream>
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
+#include "core/host_memory.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
@@ -21,7 +25,14 @@ struct ApplyArgs {
   std::string coeffs;
   std::string bc = "dirichlet";
   std::string in, out, precision, device;
+  bool allow_nonfinite = false;
 };
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
 
 Stencil make_stencil(const ApplyArgs& a) {
   const int radius = a.radius == 0 ? 1 : a.radius;
@@ -45,9 +56,63 @@ Stencil make_stencil(const ApplyArgs& a) {
   return Stencil::from_name(a.stencil, radius, c);
 }
 
+// The NaN and Inf values in a host field's interior: how many, and the first in [z][y][x]
+// order.
+struct NonFinite {
+  std::size_t count = 0, points = 0;
+  int x = -1, y = -1, z = -1;
+  double value = 0;
+  std::string str() const {
+    char b[256];
+    std::snprintf(b, sizeof b, "%zu non-finite value%s of %zu (%.3g%%), the first %g at (x, y, z) = (%d, %d, %d)", count,
+                  count == 1 ? "" : "s", points, 100.0 * double(count) / double(points), value, x, y, z);
+    return b;
+  }
+};
+
 template <class T>
-void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev) {
-  Field<T> in = npy_read_field<T>(a.in, std::max(s.radius(), 1));
+NonFinite non_finite(const Field<T>& f) {
+  const Extent n = f.extent();
+  NonFinite r;
+  r.points = n.points();
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const double v = double(f(x, y, z));
+        if (std::isfinite(v)) continue;
+        if (r.count++ == 0) r.x = x, r.y = y, r.z = z, r.value = v;
+      }
+  return r;
+}
+
+// A coefficient or boundary value the precision cannot hold turns every output it touches
+// into Inf: refused before the input is read.
+void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
+  if (p != Precision::f32) return;
+  const double largest = std::numeric_limits<float>::max();
+  for (double c : s.coeffs())
+    if (std::fabs(c) > largest)
+      throw Error("--coeffs: " + fmt(c) + " is not representable in f32 (|c| <= " + fmt(largest) +
+                  "): every output would be infinite; use --precision f64");
+  if (bc.kind == BoundaryKind::dirichlet && std::fabs(bc.value) > largest)
+    throw Error("--bc dirichlet:" + fmt(bc.value) + " is not representable in f32 (|value| <= " + fmt(largest) +
+                "); use --precision f64");
+}
+
+template <class T>
+void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
+  // The whole host footprint before the input is read: the input field and, on the CPU, the
+  // output field (both with ghosts), and the dense copy the output is written from.
+  const int ghost = std::max(s.radius(), 1);
+  const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
+  const int fields = dev == DeviceChoice::cuda ? 1 : 2;
+  host::require_host_memory(fields * field + dense,
+                            "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array",
+                            std::to_string(fields) + " field(s) with ghosts " + host::format_bytes(fields * field) +
+                                ", the output's dense copy " + host::format_bytes(dense),
+                            "use a smaller array" + std::string(dev == DeviceChoice::cpu ? " or --device cuda" : ""));
+  Field<T> in = npy_read_field<T>(a.in, ghost);
+  const NonFinite input = non_finite(in);
   const auto t0 = std::chrono::steady_clock::now();
   if (dev == DeviceChoice::cuda) {
     require_device_memory(2 * in.layout().bytes(), "applying to a " + in.extent().str() + " " +
@@ -62,6 +127,17 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
     in = std::move(out);
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // A result with NaN or Inf is a failure unless asked for: nothing is written.
+  if (const NonFinite result = non_finite(in); result.count > 0) {
+    const std::string why = input.count > 0 ? "the input holds " + input.str()
+                                            : std::string("the input is finite: the stencil overflows ") +
+                                                  to_string(precision_of<T>) + " on these values";
+    if (!a.allow_nonfinite)
+      throw Error("the result holds " + result.str() + "; " + why +
+                  ". Nothing was written (--allow-nonfinite writes it anyway)");
+    std::fprintf(stderr, "strata apply: warning: the result holds %s; %s (written: --allow-nonfinite)\n",
+                 result.str().c_str(), why.c_str());
+  }
   npy_write_field(a.out, in);
   std::printf("strata apply: %s, %s boundary, %s %s on %s: %.2f ms (with transfers) -> %s\n",
               s.describe().c_str(), bc.describe().c_str(), in.extent().str().c_str(),
@@ -78,19 +154,24 @@ void add_apply(CLI::App& app) {
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();
-  cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)");
+  cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)")
+      ->check(whole_number_in(1, Stencil::kMaxRadius));
   cmd->add_option("--coeffs", a->coeffs,
                   "comma-separated coefficients: star c0..cR (c0 centre, cr the six at distance r); "
                   "sym27 c0,c1,c2,c3 (centre, faces, edges, corners); box27 27 values "
                   "K[dz+1][dy+1][dx+1]. Default: the central-difference Laplacian (7pt/star), "
-                  "the finite-element Laplacian (sym27)");
+                  "the finite-element Laplacian (sym27)")
+      ->check(number_list());
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
   cmd->add_option("--in", a->in, "input .npy (float32 or float64, 3D, C order)")->required();
   cmd->add_option("--out", a->out, "output .npy, same shape; written only if the run succeeds")->required();
   cmd->add_option("--precision", a->precision, "f32 | f64 (default: the input's dtype)");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
+  cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
+                "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
     // Validate everything cheap first: nothing is read or allocated on bad input.
+    check_outputs({a->out});
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
     const DeviceChoice dev = resolve_device(a->device);
@@ -99,10 +180,12 @@ void add_apply(CLI::App& app) {
       throw Error("input '" + a->in + "' has rank " + std::to_string(info.shape.size()) +
                   ": strata apply needs a 3D array [z][y][x]");
     const Precision p = a->precision.empty() ? info.dtype : parse_precision(a->precision);
+    const Extent n = npy_extent(info, a->in);
+    require_representable(s, bc, p);
     if (p == Precision::f32)
-      run<float>(*a, s, bc, dev);
+      run<float>(*a, s, bc, dev, n);
     else
-      run<double>(*a, s, bc, dev);
+      run<double>(*a, s, bc, dev, n);
   });
 }
 

@@ -62,21 +62,23 @@ void add_bench(CLI::App& app) {
                   "acoustic update, radius 4); all (every family)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
-  cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU");
+  cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU")
+      ->check(whole_number_in(1, 1 << 20));
   cmd->add_option("--shape", a->shapes, "NX,NY,NZ (repeatable)");
   cmd->add_flag("--sweep", a->sweep, "128^3 .. 768^3 plus non-cubic shapes");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--reps", a->reps, "timed repetitions per kernel (median reported)")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
-  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(CLI::Range(0, 1000));
+      ->capture_default_str()->check(whole_number_in(1, 100000));
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(whole_number_in(0, 1000));
   cmd->add_option("--variants", a->variants,
                   "default | all (every compiled tile configuration; needs -DSTRATA_STENCIL_LAB=ON "
                   "for more than the defaults)")
       ->capture_default_str();
   cmd->add_option("--zchunks", a->zchunks, "split z into this many chunks (0: automatic)")
-      ->capture_default_str()->check(CLI::Range(0, 1 << 20));
+      ->capture_default_str()->check(whole_number_in(0, 1 << 20));
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
+    check_outputs({a->json});  // before the benchmark, not after it
     const DeviceChoice dev = resolve_device(a->device);
     bench::Options opt;
     opt.precisions = parse_precisions(a->precision);
@@ -106,6 +108,8 @@ void add_bench(CLI::App& app) {
       if (k == "stencils" || k == "all") run_stencils = true;
       if (k == "reduce" || k == "all") run_reduce = true;
       if (k == "poisson" || (k == "all" && dev == DeviceChoice::cuda)) run_poisson = true;
+      if (k == "all" && dev != DeviceChoice::cuda)
+        std::cerr << "strata bench: poisson skipped: its benchmark times the GPU solvers (--device cuda)\n";
       if (k == "wave" || k == "all") run_wave = true;
       if (k == "stencils" || k == "reduce" || k == "poisson" || k == "wave" || k == "all") continue;
       if (std::find(known.begin(), known.end(), k) != known.end()) {
@@ -129,7 +133,8 @@ void add_bench(CLI::App& app) {
     if (run_stencils)
       results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
     if (run_reduce) {
-      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --shape
+      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --size or --shape
+      for (int n : a->sizes) ropt.shapes.push_back({n, n, n});
       for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
       const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
       results.insert(results.end(), r.begin(), r.end());

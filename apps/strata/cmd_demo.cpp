@@ -155,10 +155,11 @@ void add_demo(CLI::App& app) {
       "then benchmark every kernel against the copy kernel and report.");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--size", a->size, "benchmark cube edge (default 512 on GPU, 96 on CPU)")
-      ->check(CLI::Range(8, 4096));
-  cmd->add_option("--reps", a->reps, "timed repetitions per kernel")->capture_default_str()->check(CLI::Range(1, 10000));
+      ->check(whole_number_in(8, 4096));
+  cmd->add_option("--reps", a->reps, "timed repetitions per kernel")->capture_default_str()->check(whole_number_in(1, 10000));
   cmd->add_option("--json", a->json, "write the benchmark results as JSON to this file");
   cmd->callback([a] {
+    check_outputs({a->json});  // before the checks and the benchmark, not after them
     const DeviceChoice dev = resolve_device(a->device);
     const BuildInfo& b = build_info();
     std::printf("strata %s (commit %s, %s)\n", b.version.c_str(), b.commit.c_str(),

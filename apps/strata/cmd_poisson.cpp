@@ -11,6 +11,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/host_memory.hpp"
 #include "core/poisson/manufactured.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
@@ -126,21 +127,26 @@ void add_poisson(CLI::App& app) {
       "Neumann grids cell-centred, periodic grids one period. Exit code 3 when the tolerance was "
       "not reached (the message says why: max-iter, divergence, the rounding floor).");
   cmd->add_option("--shape", a->shape, "NX,NY,NZ unknowns");
-  cmd->add_option("--n", a->n, "N unknowns per axis (a cube)")->check(CLI::Range(1, 1 << 14));
+  cmd->add_option("--n", a->n, "N unknowns per axis (a cube)")->check(whole_number_in(1, 1 << 14));
   cmd->add_option("--operator", a->op, "fd7 (7-point finite differences) | fe27 (trilinear finite elements)")->capture_default_str();
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
   cmd->add_option("--solver", a->solver, "mg | fmg | mgcg | cg | jacobi | fft (periodic fd7, GPU)")->capture_default_str();
   cmd->add_option("--smoother", a->smoother, "chebyshev | jacobi")->capture_default_str();
-  cmd->add_option("--pre", a->pre, "smoothing steps before the coarse correction")->capture_default_str();
-  cmd->add_option("--post", a->post, "smoothing steps after it")->capture_default_str();
+  cmd->add_option("--pre", a->pre, "smoothing steps before the coarse correction")->capture_default_str()
+      ->check(whole_number_in(0, 32));
+  cmd->add_option("--post", a->post, "smoothing steps after it")->capture_default_str()->check(whole_number_in(0, 32));
   cmd->add_option("--rtol", a->rtol,
                   "converged when the solution's ||f - A u||, recomputed, is <= max(rtol ||f||, atol); auto: 1e-6, "
                   "or the rounding floor of the precision where that is higher (f32 on all but small grids): the "
                   "run converges when the residual stops falling below eps * sum|A| * ||u|| / ||f||")
       ->capture_default_str();
-  cmd->add_option("--atol", a->atol, "absolute tolerance on the residual norm (0: none)")->capture_default_str();
-  cmd->add_option("--max-iter", a->max_iter, "V-cycles, CG iterations or Jacobi sweeps")->capture_default_str();
-  cmd->add_option("--spacing", a->h, "grid spacing h (default: the x extent of the box is 1)");
+  cmd->add_option("--atol", a->atol, "absolute tolerance on the residual norm (0: none)")->capture_default_str()
+      ->check(number_in(0, 1e300));
+  cmd->add_option("--max-iter", a->max_iter, "V-cycles, CG iterations or Jacobi sweeps")->capture_default_str()
+      ->check(whole_number_in(1, 1e7));
+  // 1/h^2 stays within [1e-30, 1e30] on every multigrid level: representable in f32 with room.
+  cmd->add_option("--spacing", a->h, "grid spacing h (default: the x extent of the box is 1)")
+      ->check(number_in(1e-15, 1e15));
   cmd->add_option("--precision", a->precision, "f32 | f64")->capture_default_str();
   cmd->add_option("--rhs", a->rhs, "manufactured | random | FILE.npy (3D, [z][y][x])")->capture_default_str();
   cmd->add_option("--out", a->out, "write the solution u as .npy");
@@ -150,6 +156,7 @@ void add_poisson(CLI::App& app) {
   cmd->add_flag("--no-graphs", a->no_graphs, "launch every kernel instead of replaying CUDA graphs");
   cmd->add_flag("--quiet", a->quiet, "no per-iteration lines");
   cmd->callback([a] {
+    check_outputs({a->out, a->json});  // before the solve, not after it
     PoissonOptions o;
     o.op = parse_poisson_operator(a->op);
     o.bc = Boundary::parse(a->bc);
@@ -172,19 +179,21 @@ void add_poisson(CLI::App& app) {
       throw Error("--mixed needs --solver mgcg --precision f64");
     const DeviceChoice dev = resolve_device(a->device);
     if (a->rhs != "manufactured" && a->rhs != "random") {
-      const NpyInfo info = npy_inspect(a->rhs);  // checks the file before any work
-      if (info.shape.size() != 3) throw Error("--rhs " + a->rhs + ": expected a 3D array [z][y][x]");
-      const Extent fe{int(info.shape[2]), int(info.shape[1]), int(info.shape[0])};
+      const Extent fe = npy_extent(npy_inspect(a->rhs), a->rhs);  // checks the file before any work
       if (a->shape.empty() && a->n == 0) a->shape = std::to_string(fe.nx) + "," + std::to_string(fe.ny) + "," + std::to_string(fe.nz);
     }
     if (a->shape.empty() && a->n == 0) throw Error("give the grid with --n N or --shape NX,NY,NZ");
     if (!a->shape.empty() && a->n != 0) throw Error("give either --n or --shape, not both");
     const Extent n = a->n ? Extent{a->n, a->n, a->n} : parse_shape(a->shape);
     if (a->rhs != "manufactured" && a->rhs != "random") {
-      const NpyInfo info = npy_inspect(a->rhs);
-      const Extent fe{int(info.shape[2]), int(info.shape[1]), int(info.shape[0])};
+      const Extent fe = npy_extent(npy_inspect(a->rhs), a->rhs);
       if (!(fe == n)) throw Error("--rhs " + a->rhs + " is " + fe.str() + " but the grid is " + n.str());
     }
+    // The app's fields (f, the exact solution, u, with ghosts) and about 12 grids of the
+    // solver's on the host (its levels, residuals, Krylov vectors), checked before any.
+    const double grid = double(n.points()) * double(bytes_of(p));
+    host::require_host_memory(dev == DeviceChoice::cuda ? 4 * grid : 16 * grid, "the " + n.str() + " Poisson solve", "",
+                              "use a smaller grid");
     if (p == Precision::f32)
       run<float>(*a, n, o, dev);
     else

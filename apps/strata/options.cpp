@@ -1,29 +1,91 @@
 // Option parsing shared by the CLI verbs.
 #include "apps/strata/options.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
+
+#include "core/atomic_file.hpp"
 
 #include "strata/device.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {
 
+namespace {
+
+std::string fmt(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// The whole text as one number, or nullopt.
+std::optional<double> to_number(const std::string& text) {
+  const auto b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+  if (b == std::string::npos) return std::nullopt;
+  const std::string t = text.substr(b, e - b + 1);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open) {
+  const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
+  const std::string kind = integer ? "a whole number" : "a number";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const std::optional<double> v = to_number(text);
+        const bool ok = v && std::isfinite(*v) && (!integer || *v == std::floor(*v)) && (lo_open ? *v > lo : *v >= lo) &&
+                        (hi_open ? *v < hi : *v <= hi);
+        return ok ? std::string() : "must be " + kind + " in " + range + ", got '" + text + "'";
+      },
+      kind + " in " + range);
+}
+
+CLI::Validator number_list() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_numbers(text, "");
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "N,N,...");
+}
+
+void check_outputs(std::initializer_list<std::string> paths) {
+  for (const std::string& p : paths)
+    if (!p.empty()) io::check_output(p);
+}
+
 std::vector<double> parse_numbers(const std::string& text, const std::string& what) {
+  const std::string head = what.empty() ? "" : what + ": ";
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    throw Error(head + "empty list (give comma-separated numbers, or leave the option out)");
   std::vector<double> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    const std::string t = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size())
-      throw Error(what + ": '" + t + "' is not a number (expected a comma-separated list)");
-    out.push_back(v);  // finiteness is the stencil's check, with its own message
+  std::size_t start = 0;
+  while (true) {  // every item, the one after a trailing comma included
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<double> v = to_number(item);
+    if (!v)
+      throw Error(head + "'" + item + "' " + (item.find_first_not_of(" \t") == std::string::npos ? "is an empty item" : "is not a number") +
+                  " in '" + text + "' (expected a comma-separated list of numbers)");
+    out.push_back(*v);  // finiteness is the stencil's check, with its own message
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  if (out.empty()) throw Error(what + ": empty list");
   return out;
 }
 

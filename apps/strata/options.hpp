@@ -2,13 +2,29 @@
 // each failing with a message that says what is allowed.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "strata/field.hpp"
 
 namespace strata::cli {
+
+// Every numeric option is checked by one of these as it is parsed, before any verb runs:
+// a finite number (a whole number when `integer`) in [lo, hi] (an end excluded when open).
+// The message names the option, the range and the text given ("--rtol: must be a number in
+// (0, 1), got '-1'"), never "out of memory" or a fallback to a default.
+CLI::Validator number_in(double lo, double hi, bool integer = false, bool lo_open = false, bool hi_open = false);
+inline CLI::Validator whole_number_in(double lo, double hi) { return number_in(lo, hi, true); }
+// A comma-separated list of numbers: no empty list, no empty item ("-6,1," is refused).
+CLI::Validator number_list();
+
+// Checks every output path that is not empty (io::check_output: its directory exists and is
+// writable, it is not a directory or read-only file, ...), before a verb does any work.
+void check_outputs(std::initializer_list<std::string> paths);
 
 std::vector<double> parse_numbers(const std::string& text, const std::string& what);
 Extent parse_shape(const std::string& text);  // "NX,NY,NZ" or "N" (cube)

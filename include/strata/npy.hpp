@@ -24,6 +24,10 @@ struct NpyInfo {
 // header promises (no less, no more). Throws Error naming the file and the problem.
 NpyInfo npy_inspect(const std::string& path);
 
+// The 3D extent {nx, ny, nz} of an inspected (nz, ny, nx) array: rank 3, each axis in
+// [1, INT_MAX]; otherwise an Error naming the file and its shape.
+Extent npy_extent(const NpyInfo& info, const std::string& path);
+
 // Any rank (rank 0 gives one element, a zero-size shape none); float32 data is widened
 // and float64 data rounded to T as needed.
 template <class T>

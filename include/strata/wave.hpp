@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/error.hpp"
 #include "strata/field.hpp"
 
 namespace strata::wave {
@@ -106,10 +108,14 @@ struct Config {
 
 // Parses JSON text (// and /* */ comments allowed), applies each override "key.path=VALUE"
 // (VALUE is JSON, or a bare string; array elements by index, e.g. sources.0.frequency=20),
-// and validates every key: an unknown key, a wrong type or a value out of range throws
-// Error naming the key and what is allowed. `origin` names the text in messages.
+// and validates every key: an unknown key, a key given twice in one object, a top level that
+// is not an object (null included), a wrong type or a value out of range throws Error naming
+// the key and what is allowed. `origin` names the text in messages.
 Config parse_config(std::string_view json_text, std::span<const std::string> overrides = {},
                     const std::string& origin = "configuration");
+// The same from a file: a directory, a missing file or one that is not UTF-8 JSON text is
+// refused with a message naming it.
+Config parse_config_file(const std::string& path, std::span<const std::string> overrides = {});
 // A complete configuration with every key at its default, commented; parse_config reads it.
 std::string default_config_text();
 // Every key of cfg as JSON (the canonical form written next to the outputs).
@@ -170,10 +176,42 @@ private:
   std::unique_ptr<SolverImpl> impl_;
 };
 
+// Where a run stands, for a progress display.
+struct Progress {
+  int step = 0;             // u holds u(step dt)
+  int first_step = 0;       // where this run started (a restart's checkpoint)
+  int last_step = 0;        // time.steps
+  double elapsed_s = 0;     // since stepping began
+  double gpts_per_s = 0;    // interior points x steps so far / elapsed_s
+  double eta_s = 0;         // to last_step at that rate (NaN before the first step)
+  bool final = false;       // the call after the last step
+};
+
+// The output directory is a unit: a run locks it (.strata.lock; a second run into it is
+// refused while the first is alive) and starts only in an empty directory, unless it
+// replaces the previous run's files (overwrite) or continues them (restart: the files there
+// must be of this configuration). config.json and report.json are written with the results,
+// at the end.
 struct RunOptions {
   std::string restart;  // checkpoint to continue from ("" : start at step 0)
-  int progress = -1;    // 1 on, 0 off, -1 when stderr is a terminal
-  bool quiet = false;   // no report on stdout
+  bool overwrite = false;  // remove a previous run's files from the directory first
+  // The library prints nothing: progress and warnings go to these callbacks.
+  std::function<void(const Progress&)> on_progress;  // at most every progress_interval_s, and after the last step
+  double progress_interval_s = 0;                     // 0: only the final call
+  std::function<void(const std::string&)> on_warning;  // each warning as it arises (all are also in the Report)
+  // Asked between steps (chunks of about 0.1 s) and between outputs: true stops the run with
+  // Interrupted. A file being written when it turns true is finished first; no results
+  // (seismogram, config.json, report.json) are written after it.
+  std::function<bool()> cancelled;
+};
+
+// What run() throws when RunOptions::cancelled said stop: where it stopped and the last
+// checkpoint a --restart can continue from (this run's newest, or the one it started from).
+struct Interrupted : Error {
+  Interrupted(int step_reached, std::string checkpoint_path, int checkpoint_at);
+  int step = 0;
+  std::string checkpoint;    // "" when there is none
+  int checkpoint_step = -1;
 };
 
 struct Report {
@@ -187,8 +225,8 @@ struct Report {
   double gpts_per_s = 0;  // interior points * steps / compute_s / 1e9
   double gb_per_s = 0;    // gpts_per_s * bytes_per_point
   double bytes_per_point = 0;
-  double copy_gb_per_s = 0;  // the device's 2.5D copy kernel on this grid, same run
-  double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP)
+  double copy_gb_per_s = 0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
+  double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP); GPU only
   std::vector<std::string> outputs;   // files written
   std::vector<std::string> warnings;
   Plan plan;
@@ -196,7 +234,8 @@ struct Report {
 
 // The whole job of `strata wave`: builds the Solver (nothing is written if that fails),
 // restarts from a checkpoint when asked, steps with snapshots, checkpoints and progress,
-// then writes the seismogram, its picture, report.json and the configuration.
+// then writes the seismogram, its picture, the configuration and report.json. Prints
+// nothing (to_text gives the summary a program shows).
 Report run(const Config& cfg, const RunOptions& opt = {});
 std::string to_json(const Report& r);
 std::string to_text(const Report& r);  // the human-readable summary

@@ -1,6 +1,10 @@
 // AtomicFile: writes an output file so that readers see either the old file or the complete
-// new one, never a half-written one. Data goes to a hidden temporary in the same directory
-// (same filesystem, so the final rename is atomic); commit() renames it over the target.
+// new one, never a half-written one. Data goes to a hidden temporary in the target's
+// directory (same filesystem, so the final rename is atomic); commit() renames it over the
+// target. What "the target" is follows what `>` in a shell would write to: symlinks are
+// followed, a character device or FIFO (/dev/null, /dev/stdout, a pipe) is written through,
+// a file with several hard links is rewritten in place so that every link sees the new
+// data, and a directory, block device, socket or read-only file is refused.
 #pragma once
 
 #include <cstddef>
@@ -9,35 +13,73 @@
 
 namespace strata::io {
 
+// How an output path will be written, decided from what is there now.
+struct OutputTarget {
+  enum class Kind {
+    create,    // nothing there yet: temporary + rename
+    replace,   // a regular file with one link: temporary + rename (mode and owner kept)
+    in_place,  // a regular file with several hard links: staged, then copied into it
+    stream,    // a character device, a FIFO or this process's stdout/stderr: written through
+  };
+  Kind kind = Kind::create;
+  std::string path;      // as given
+  std::string resolved;  // the file the data lands in (symlinks followed); == path for streams
+  int stream_fd = -1;    // stream: this process's fd 1 or 2 when the target is one of them
+};
+
+// Checks, without creating or changing anything, that `path` can be written: its directory
+// exists and is writable, and the target (symlinks followed) is new, a writable regular
+// file, a character device or a FIFO. Refused with an Error naming the path: a directory, a
+// block device, a socket, a symlink loop, a file without write permission for this process,
+// and a file whose permission bits grant nobody write access (a read-only file is refused
+// even for root, who could override the bits: strata never replaces a file marked
+// read-only). Verbs call this for every output before any work.
+OutputTarget check_output(const std::string& path);
+
 class AtomicFile {
 public:
-  // Creates `.<basename>.tmp.XXXXXX` next to `path`. Throws Error naming the path and the OS
-  // error when the directory is missing or not writable.
+  // Runs check_output(path) and opens the temporary `.<basename>.tmp.XXXXXX` next to the
+  // resolved target (or, for a stream, the target itself: opening a FIFO waits for a reader
+  // as `>` does). Throws Error naming the path and the OS error.
   explicit AtomicFile(const std::string& path);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   // Without a commit() (an exception, an early return) the temporary is removed and any
-  // existing file at `path` is left as it was.
+  // existing file at `path` is left as it was. A stream target has received what was
+  // written so far: a pipe or device cannot take data back.
   ~AtomicFile();
 
   // The open temporary, for writers that want stdio; errors surface at commit() at latest.
   std::FILE* get() { return file_; }
   // Throws Error (path + strerror) on a short write, e.g. a full disk.
   void write(const void* data, std::size_t bytes);
-  // Flushes, fsyncs and closes the temporary, then renames it over `path`. Throws Error on
-  // any failure, in which case the temporary is removed and `path` is untouched.
+  // Flushes, fsyncs and closes the temporary, then renames it over the target (or copies it
+  // into a hard-linked target). Throws Error on any failure, in which case the temporary is
+  // removed and the target is untouched (a copy in place that fails part-way is the one
+  // exception: the message says so).
   void commit();
 
   const std::string& path() const { return path_; }
   const std::string& temp_path() const { return temp_path_; }
+  const OutputTarget& target() const { return target_; }
 
 private:
   [[noreturn]] void fail(const std::string& what, int err);
+  void open_temporary();
+  void open_stream();
+  void copy_into_target();
+  void drop_temporary() noexcept;
 
   std::string path_;
+  OutputTarget target_;
   std::string temp_path_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
 };
+
+// Every temporary an AtomicFile has open is registered until it is committed or removed, so
+// that a signal handler can remove them all before the process exits: async-signal-safe
+// (unlink(2) over a fixed table, no allocation, no locks). Returns how many were removed.
+int remove_temporaries() noexcept;
 
 }  // namespace strata::io

@@ -1,14 +1,24 @@
-// Typed, validated reads from a JSON object: each accessor records the key it read, so
-// finish() can reject every key nobody asked for, naming it and the keys that are allowed.
-// The accessors are the configuration schema written as code: key, type, default, range.
+// The one way strata reads JSON: read_file() takes the text of a file (refusing directories
+// and what is not text-sized), parse() turns text into a value (comments allowed; a key that
+// appears twice in an object is an error, not "the last wins"), and ObjectReader gives typed,
+// validated reads from an object: each accessor records the key it read, so finish() can
+// reject every key nobody asked for, naming it and the keys that are allowed. The accessors
+// are the configuration schema written as code: key, type, default, range.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +29,101 @@ namespace strata::json_reader {
 
 using json = nlohmann::json;
 
-inline std::string show(const json& v) { return v.dump(); }
+// Values shown in messages: invalid UTF-8 is replaced rather than thrown about.
+inline std::string show(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// True when `text` is well-formed UTF-8 (what JSON strings must hold).
+inline bool valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+    if (extra < 0 || i + std::size_t(extra) > text.size() - 1) return false;  // a sequence cut off by the end
+    std::uint32_t cp = extra == 0 ? c : extra == 1 ? (c & 0x1f) : extra == 2 ? (c & 0x0f) : (c & 0x07);
+    for (int k = 1; k <= extra; ++k) {
+      const auto d = static_cast<unsigned char>(text[i + k]);
+      if ((d >> 6) != 0x2) return false;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    const std::uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
+    if (cp < least[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;  // overlong, surrogate
+    i += std::size_t(extra) + 1;
+  }
+  return true;
+}
+
+// The text of a JSON file. `what` names it in messages ("configuration"). A directory, a
+// missing or unreadable file, and anything above `max_bytes` are refused with the reason;
+// FIFOs and devices are read (`--config /dev/stdin`, `<(...)`).
+inline std::string read_file(const std::string& path, const std::string& what,
+                             std::size_t max_bytes = std::size_t(64) << 20) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read " + what + " '" + path + "': it is a directory, not a JSON file");
+  if (S_ISREG(st.st_mode) && std::size_t(st.st_size) > max_bytes)
+    throw Error("cannot read " + what + " '" + path + "': it is " + std::to_string(st.st_size) +
+                " bytes; a JSON " + what + " is at most " + std::to_string(max_bytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, std::size_t(in.gcount()));
+    if (text.size() > max_bytes)
+      throw Error("cannot read " + what + " '" + path + "': more than " + std::to_string(max_bytes) + " bytes");
+  }
+  if (in.bad()) throw Error("cannot read " + what + " '" + path + "': read error");
+  return text;
+}
+
+// Parses JSON text (// and /* */ comments allowed). Throws Error starting with `origin` for
+// text that is not JSON (the parser's position, without its exception jargon), for empty
+// text, and for a key repeated within one object (named with its path).
+inline json parse(std::string_view text, const std::string& origin) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw Error(origin + ": is empty; expected a JSON object {...}");
+  struct Frame {
+    bool array = false;
+    long index = -1;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> stack;
+  auto path = [&](const std::string& leaf) {
+    std::string p;
+    for (const Frame& f : stack) {
+      if (&f == &stack.back()) break;
+      p += (f.array ? std::to_string(f.index) : f.key) + ".";
+    }
+    return p + leaf;
+  };
+  const json::parser_callback_t check = [&](int, json::parse_event_t e, json& parsed) {
+    using E = json::parse_event_t;
+    const bool starts_value = e == E::object_start || e == E::array_start || e == E::value;
+    if (starts_value && !stack.empty() && stack.back().array) ++stack.back().index;
+    if (e == E::object_start || e == E::array_start) {
+      stack.emplace_back();
+      stack.back().array = e == E::array_start;
+    }
+    if ((e == E::object_end || e == E::array_end) && !stack.empty()) stack.pop_back();
+    if (e == E::key && !stack.empty()) {
+      Frame& f = stack.back();
+      f.key = parsed.get<std::string>();
+      if (!f.keys.insert(f.key).second)
+        throw Error(origin + ": key '" + path(f.key) + "' appears twice in the same object; each key may be given once");
+    }
+    return true;
+  };
+  try {
+    return json::parse(text.begin(), text.end(), check, true, /*ignore_comments=*/true);
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
+      what = what.substr(what.find("] ") + 2);  // "[json.exception.parse_error.101] parse error at ..."
+    throw Error(origin + ": not valid JSON: " + what);
+  }
+}
 
 class ObjectReader {
 public:

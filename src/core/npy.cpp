@@ -499,6 +499,8 @@ std::string npy_preamble(Precision dtype, std::span<const std::size_t> shape,
 
 NpyInfo npy_inspect(const std::string& path) { return open_npy(path).info; }
 
+Extent npy_extent(const NpyInfo& info, const std::string& path) { return extent_of(info, path); }
+
 template <class T>
 std::vector<T> npy_read(const std::string& path, std::vector<std::size_t>& shape) {
   OpenNpy in = open_npy(path);

@@ -69,6 +69,7 @@ struct StateSlot {
 };
 std::vector<StateSlot> state_slots(const Setup& s);  // in save() order
 std::string state_name(const StateSlot& slot, const Setup& s);
+std::size_t state_size(const StateSlot& slot, const Setup& s);  // values in that array
 // Throws Error for a name the setup does not have, or `values` not that array's size.
 StateSlot state_slot(const std::string& name, std::size_t values, const Setup& s);
 

@@ -1,6 +1,7 @@
 // The `strata wave` configuration: JSON text + "key.path=value" overrides -> wave::Config.
 // The reads below are the schema (key, type, default, range); anything not read is an
 // unknown key. Checks that need the model or the grid as a whole live in wave_plan.cpp.
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -39,8 +40,13 @@ void apply_override(json& root, const std::string& text, const std::string& orig
   if (eq == std::string::npos || eq == 0)
     throw Error(origin + ": override '" + text + "' must look like key.path=VALUE");
   const std::string path = text.substr(0, eq), value = text.substr(eq + 1);
+  if (!json_reader::valid_utf8(text))
+    throw Error(origin + ": override of '" + json(path).dump(-1, ' ', false, json::error_handler_t::replace) +
+                "' is not valid UTF-8 text; configuration values (paths included) are recorded in JSON, which is "
+                "UTF-8: rename the file or directory");
   json parsed = json::parse(value, nullptr, false);
   if (parsed.is_discarded()) parsed = value;
+  else if (parsed.is_structured()) parsed = json_reader::parse(value, origin + ": override '" + path + "'");
   json* cur = &root;
   std::size_t start = 0;
   while (true) {
@@ -50,10 +56,11 @@ void apply_override(json& root, const std::string& text, const std::string& orig
     const bool index = part.find_first_not_of("0123456789") == std::string::npos;
     if (index && cur->is_null()) *cur = json::array();
     if (index && cur->is_array()) {
-      const std::size_t i = std::stoul(part);
-      if (i > cur->size())
+      std::size_t i = 0;
+      const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), i);
+      if (ec != std::errc() || end != part.data() + part.size() || i > cur->size())
         throw Error(origin + ": override '" + text + "': index " + part + " is past the end of an array of " +
-                    std::to_string(cur->size()));
+                    std::to_string(cur->size()) + " (an index may be at most the array's length, which appends)");
       if (i == cur->size()) cur->push_back(nullptr);
       cur = &(*cur)[i];
     } else {
@@ -83,13 +90,9 @@ const char* to_string(FaceKind k) {
 
 Config parse_config(std::string_view text, std::span<const std::string> overrides,
                     const std::string& origin) {
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end(), nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    throw Error(origin + ": not valid JSON: " + e.what());
-  }
-  if (root.is_null()) root = json::object();
+  json root = json_reader::parse(text, origin);
+  if (!root.is_object())  // before the overrides, which would turn a null into an object
+    ObjectReader(root, "", origin);
   for (const std::string& o : overrides) apply_override(root, o, origin);
 
   Config c;
@@ -238,6 +241,10 @@ Config parse_config(std::string_view text, std::span<const std::string> override
   c.device = top.choice("device", c.device, {"auto", "cpu", "cuda"});
   top.finish();
   return c;
+}
+
+Config parse_config_file(const std::string& path, std::span<const std::string> overrides) {
+  return parse_config(json_reader::read_file(path, "configuration"), overrides, path);
 }
 
 std::string to_json(const Config& c) {

@@ -73,7 +73,7 @@ std::string default_config_text() {
       "clip": 0.995               // colour range: this quantile of |u|
     },
     "seismogram_png": true,       // seismogram.png next to seismogram.npy
-    "checkpoint_every": 0         // checkpoint.strata every N steps (0: none)
+    "checkpoint_every": 0         // checkpoint.strata every N steps and at the last (0: none)
   },
   "device": "auto"                // auto | cpu | cuda
 }

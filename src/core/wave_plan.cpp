@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 
 #include <nlohmann/json.hpp>
 
 #include "core/cpml.hpp"
 #include "core/digest.hpp"
+#include "core/host_memory.hpp"
 #include "core/wave_geometry.hpp"
 #include "core/wave_numerics.hpp"
 #include "strata/device.hpp"
@@ -76,16 +78,105 @@ bool in_layer(const Config& c, const Vec3& p) {
   return false;
 }
 
-std::string resolve_device(const std::string& d) {
-  if (d == "cpu") return "cpu";
-  if (d == "cuda") {
+// Source parameters the scheme can represent: each is accepted by the schema's type and
+// sign checks, but a wavelet sampled below its Nyquist rate, a peak outside the run, or an
+// injection that overflows the precision gives NaN or Inf, silently (a mostly-NaN
+// seismogram with exit 0). Refused with the range that works.
+void check_sources(const Config& c, double dt) {
+  const double nyquist = 0.5 / dt, duration = c.steps * dt;
+  const double largest = c.precision == Precision::f32 ? double(std::numeric_limits<float>::max())
+                                                       : std::numeric_limits<double>::max();
+  const double inject = dt * dt / (c.spacing * c.spacing * c.spacing);  // u+ gains A s(t) dt^2 / h^3
+  for (std::size_t i = 0; i < c.sources.size(); ++i) {
+    const Source& src = c.sources[i];
+    const std::string key = "sources." + std::to_string(i);
+    if (src.frequency > nyquist)
+      throw Error(key + ".frequency = " + num(src.frequency) + " Hz is above the time step's Nyquist frequency " +
+                  num(nyquist) + " Hz (1 / (2 dt), dt = " + num(dt) +
+                  " s): the wavelet would be sampled less than twice per period; allowed (0, " + num(nyquist) +
+                  "] Hz, or refine the grid (dt follows grid.spacing)");
+    if (src.delay && c.steps > 0 && *src.delay > duration)
+      throw Error(key + ".delay = " + num(*src.delay) + " s puts the wavelet's peak after the end of the run (" +
+                  std::to_string(c.steps) + " steps of " + num(dt) + " s = " + num(duration) + " s): allowed [0, " +
+                  num(duration) + "] s");
+    // Headroom of 1e6 below the largest value: the field near the source is a few times the
+    // injected value, and the stencil sums a few dozen of them.
+    const double bound = 1e-6 * largest / inject;
+    if (!(std::fabs(src.amplitude) <= bound))
+      throw Error(key + ".amplitude = " + num(src.amplitude) + " would overflow " + to_string(c.precision) +
+                  ": each step injects amplitude x dt^2 / h^3 = amplitude x " + num(inject) +
+                  ", which must stay 1e6 below the largest " + to_string(c.precision) + " (" + num(largest) +
+                  "): allowed |amplitude| <= " + num(bound) +
+                  (c.precision == Precision::f32 ? " (or scheme.precision f64)" : ""));
+  }
+}
+
+// Receivers of every kind, counted without expanding them (a plane may hold millions).
+double receiver_count(const Config& c) {
+  double n = double(c.receiver_points.size());
+  for (const ReceiverLine& l : c.receiver_lines) n += l.count;
+  const int len[3] = {c.shape.nx, c.shape.ny, c.shape.nz};
+  for (const ReceiverPlane& p : c.receiver_planes) {
+    const int a1 = p.axis == 0 ? 1 : 0, a2 = p.axis == 2 ? 1 : 2;
+    n += std::ceil(double(len[a1]) / p.stride) * std::ceil(double(len[a2]) / p.stride);
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string run_device(const Config& c) {
+  if (c.device == "cpu") return "cpu";
+  if (c.device == "cuda") {
     require(cuda_available(), "device \"cuda\" was requested but no GPU can be used: " + cuda_unavailable_reason());
     return "cuda";
   }
   return cuda_available() ? "cuda" : "cpu";
 }
 
-}  // namespace
+MemoryEstimate host_memory_estimate(const Config& c, const std::string& device) {
+  // In double: the estimate of an absurd configuration must not overflow.
+  const double e = c.precision == Precision::f32 ? 4 : 8, R = c.order / 2;
+  const double nx = c.shape.nx, ny = c.shape.ny, nz = c.shape.nz, points = nx * ny * nz;
+  const double per128 = 128 / e, xoff = std::ceil(R / per128) * per128;
+  const double field = std::ceil((xoff + nx + R) / 32) * 32 * (ny + 2 * R) * (nz + 2 * R) * e;  // as Layout
+  const double len[3] = {nx, ny, nz};
+  double layers = 0;  // psi and zeta over each layer's box
+  for (int f = 0; f < 6; ++f)
+    if (c.faces[f] == FaceKind::pml) layers += 2 * c.pml_width * (points / len[f / 2]) * e;
+  const double nrec = receiver_count(c), rows = double(c.steps / c.receiver_every + 1);
+  const double traces = rows * nrec * e;
+  const double taps = nrec * (sizeof(Vec3) + 8 * sizeof(Tap));
+  // Transient copies, one at a time: the model (and (v dt/h)^2 before its upload) while
+  // setting up; the whole state and the traces, dense, at a snapshot, checkpoint or
+  // restart; the traces and the seismogram picture at the end.
+  const double setup = points * e * (device == "cuda" ? 2 : 1);
+  const double state = 2 * points * e + layers + traces;
+  const double final_outputs = traces + 2 * std::min(rows, 4096.0) * std::min(nrec, 4096.0) * 8;
+  const double staging = std::max({setup, state, final_outputs});
+  MemoryEstimate m;
+  using host::format_bytes;
+  if (device == "cpu") {
+    const double c2 = points * 8;  // the CPU reference keeps (v dt/h)^2 in double
+    m.bytes = 2 * field + c2 + layers + traces + taps + staging;
+    m.parts = "u and u_prev " + format_bytes(2 * field) + ", (v dt/h)^2 " + format_bytes(c2) + ", CPML memory " +
+              format_bytes(layers) + ", traces " + format_bytes(traces) + ", receivers " + format_bytes(taps) +
+              ", staging copies for set-up and outputs " + format_bytes(staging);
+  } else {
+    m.bytes = taps + staging;
+    m.parts = "receivers " + format_bytes(taps) + ", staging copies of the device state for set-up and outputs " +
+              format_bytes(staging);
+  }
+  return m;
+}
+
+void require_host_memory(const Config& c, const std::string& device) {
+  const MemoryEstimate m = host_memory_estimate(c, device);
+  host::require_host_memory(m.bytes, "the " + c.shape.str() + " " + to_string(c.precision) + " wave run on the " + device,
+                            m.parts,
+                            "use a smaller grid, fewer receivers or steps (traces are receivers x steps / "
+                            "receivers.every)" + std::string(device == "cpu" && cuda_available() ? ", or device cuda" : ""));
+}
 
 template <class T>
 std::string physics_digest(const Config& c, double dt, std::span<const T> velocity) {
@@ -145,6 +236,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
   }
   p.courant = p.v_max * p.dt / h;
 
+  check_sources(c, p.dt);
   double f_max = 0;
   for (const Source& src : c.sources) f_max = std::max(f_max, src.frequency);
   if (f_max > 0) {
@@ -162,7 +254,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
 
   p.trace_rows = c.steps / c.receiver_every + 1;
   p.bytes_per_point = 4.0 * sizeof(T);
-  p.device = resolve_device(c.device);
+  p.device = run_device(c);
   p.digest = physics_digest(c, p.dt, velocity);
 
   // The backend's scheme, in grid units.

@@ -44,6 +44,7 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
 
 template <class T>
 SolverT<T>::SolverT(const Config& c) : cfg_(c) {
+  require_host_memory(cfg_, run_device(cfg_));  // before the model is read or anything allocated
   std::vector<T> v = load_velocity<T>(cfg_);
   Resolved r = resolve<T>(cfg_, std::span<const T>(v));
   plan_ = std::move(r.plan);
@@ -148,29 +149,33 @@ void SolverT<T>::save_checkpoint(const std::string& path) const {
 
 template <class T>
 void SolverT<T>::load_checkpoint(const std::string& path) {
-  Checkpoint<T> c = read_checkpoint<T>(path);
-  if (c.digest != plan_.digest) {
-    const std::string diff = differing_sections(c.config_json, to_json(cfg_));
-    throw Error("checkpoint '" + path + "' was written by a different configuration (digest " + c.digest +
-                ", this configuration " + plan_.digest + ")" + (diff.empty() ? "" : "; differing: " + diff) +
-                ". The grid, model, time.dt, scheme, sources, receivers and boundaries must be the same; "
-                "time.steps, output and device may change");
-  }
-  require(c.step <= cfg_.steps, "checkpoint '" + path + "' is at step " + std::to_string(c.step) +
-                                    ", past time.steps = " + std::to_string(cfg_.steps));
-  require(c.trace_rows == c.step / cfg_.receiver_every + 1,
-          "checkpoint '" + path + "' holds " + std::to_string(c.trace_rows) + " trace rows for step " +
-              std::to_string(c.step));
+  // Everything the header says is checked before the data is read: the configuration's
+  // digest, the step, the trace rows, and (in read_checkpoint) each array's name and size.
+  Checkpoint<T> c = read_checkpoint<T>(path, [&](const Checkpoint<T>& h) {
+    if (h.digest != plan_.digest) {
+      const std::string diff = differing_sections(h.config_json, to_json(cfg_));
+      throw Error("checkpoint '" + path + "' was written by a different configuration (digest " + h.digest +
+                  ", this configuration " + plan_.digest + ")" + (diff.empty() ? "" : "; differing: " + diff) +
+                  ". The grid, model, time.dt, scheme, sources, receivers and boundaries must be the same; "
+                  "time.steps, output and device may change");
+    }
+    require(h.step <= cfg_.steps, "checkpoint '" + path + "' is at step " + std::to_string(h.step) +
+                                      ", past time.steps = " + std::to_string(cfg_.steps));
+    require(h.trace_rows == h.step / cfg_.receiver_every + 1,
+            "checkpoint '" + path + "' holds " + std::to_string(h.trace_rows) + " trace rows for step " +
+                std::to_string(h.step) + "; receivers.every = " + std::to_string(cfg_.receiver_every) + " makes " +
+                std::to_string(h.step / cfg_.receiver_every + 1));
+    std::vector<ArraySpec> want;
+    for (const StateSlot& slot : state_slots(setup_)) want.push_back({state_name(slot, setup_), state_size(slot, setup_)});
+    want.push_back({"traces", std::size_t(h.trace_rows) * setup_.receivers.size()});
+    return want;
+  });
   std::vector<NamedArray<T>> state;
   const NamedArray<T>* traces = nullptr;
   for (auto& a : c.arrays) {
     if (a.name == "traces") traces = &a;
     else state.push_back(std::move(a));
   }
-  require(traces != nullptr, "checkpoint '" + path + "' has no traces");
-  require(state.size() == 2 + 2 * setup_.pml.size(),
-          "checkpoint '" + path + "' holds " + std::to_string(state.size()) + " state arrays, expected " +
-              std::to_string(2 + 2 * setup_.pml.size()));
   backend_->load(state);
   backend_->set_traces(traces->data, c.trace_rows);
   n_ = c.step;

@@ -24,11 +24,14 @@ std::string state_name(const StateSlot& slot, const Setup& s) {
   return "?";
 }
 
+std::size_t state_size(const StateSlot& slot, const Setup& s) {
+  return slot.kind == StateSlot::u || slot.kind == StateSlot::u_prev ? s.n.points() : s.pml[slot.layer].points();
+}
+
 StateSlot state_slot(const std::string& name, std::size_t values, const Setup& s) {
   for (const StateSlot& slot : state_slots(s)) {
     if (state_name(slot, s) != name) continue;
-    const std::size_t want =
-        slot.kind == StateSlot::u || slot.kind == StateSlot::u_prev ? s.n.points() : s.pml[slot.layer].points();
+    const std::size_t want = state_size(slot, s);
     require(values == want, "state array '" + name + "' has " + std::to_string(values) + " values, expected " +
                                 std::to_string(want));
     return slot;

@@ -1,14 +1,20 @@
 """Helpers shared by the CLI contract tests: the strata binary from argv, checks that
 print ok/FAIL and are counted, and the exit status that ends a test script."""
+import os
 import subprocess
 import sys
 
-STRATA = sys.argv[1]
+STRATA = os.path.abspath(sys.argv[1])
 failures = []
 
 
-def run_strata(*args, cwd=None):
-    return subprocess.run([STRATA, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+def run_strata(*args, cwd=None, address_space=None):
+    """Runs strata; address_space (bytes) caps its virtual memory as `ulimit -v` would."""
+    def cap():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    return subprocess.run([STRATA, *args], capture_output=True, text=True, timeout=300, cwd=cwd,
+                          preexec_fn=cap if address_space else None)
 
 
 def check(name, cond, detail=""):

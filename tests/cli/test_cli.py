@@ -4,6 +4,7 @@ nothing; --help/--version/info work; bench writes the documented JSON. Standard 
 only. Usage: test_cli.py PATH_TO_STRATA"""
 import json
 import os
+import stat
 import struct
 import tempfile
 
@@ -43,8 +44,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(name + " leaves no temporary", not leftovers, str(leftovers))
 
     refused("unknown stencil", ["--stencil", "9pt", "--coeffs", "1,2"], "unknown stencil")
-    refused("radius 5", ["--stencil", "star", "--radius", "5"], "allowed 1..4")
-    refused("radius 5 with coeffs", ["--stencil", "star", "--radius", "5", "--coeffs", "1,2,3,4,5,6"], "allowed 1..4")
+    refused("radius 5", ["--stencil", "star", "--radius", "5"], "in [1, 4]")
+    refused("radius 5 with coeffs", ["--stencil", "star", "--radius", "5", "--coeffs", "1,2,3,4,5,6"], "in [1, 4]")
     refused("NaN coefficient", ["--stencil", "7pt", "--coeffs", "1,nan"], "finite")
     refused("wrong coefficient count", ["--stencil", "7pt", "--coeffs", "1,2,3"], "takes 2 coefficients")
     refused("box27 count", ["--stencil", "box27", "--coeffs", "1,2,3"], "27 coefficients")
@@ -69,6 +70,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check(name + " refused", r.returncode != 0 and needle.lower() in r.stderr.lower(), r.stderr)
         check(name + " writes nothing", not os.path.exists(out))
 
+    # An input larger than the memory available is refused before it is read, with the
+    # figure and the memory there is (a sparse 1 TiB file costs no disk).
+    huge = os.path.join(tmp, "huge.npy")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (256, 1024, 1048576), }"
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(huge, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.truncate(f.tell() + 256 * 1024 * 1048576 * 4)
+    r = run("apply", "--in", huge, "--out", out, "--device", "cpu")
+    check("an input larger than memory is refused", r.returncode == 1 and "of host memory" in r.stderr
+          and "is available" in r.stderr, r.stderr)
+    check("an input larger than memory writes nothing", not os.path.exists(out))
+    os.remove(huge)
+
     # An existing output survives a failed run untouched.
     with open(out, "wb") as f:
         f.write(b"keep me")
@@ -81,10 +96,86 @@ with tempfile.TemporaryDirectory() as tmp:
     check("good apply succeeds", r.returncode == 0, r.stderr)
     check("good apply writes the output", os.path.exists(out))
 
+    # NaN and Inf: a coefficient f32 cannot hold is refused up front; a result that overflows,
+    # or NaN in the input, is an error that writes nothing unless --allow-nonfinite.
+    refused("coefficient beyond f32", ["--stencil", "7pt", "--coeffs", "1e39,1", "--precision", "f32"],
+            "not representable in f32")
+    refused("result overflows f32", ["--stencil", "7pt", "--coeffs", "1e38,1"], "the result holds")
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "1e38,1")
+    check("an overflowing result says the input was finite", "the input is finite" in r.stderr, r.stderr)
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "1e38,1", "--allow-nonfinite")
+    check("--allow-nonfinite writes it with a warning", r.returncode == 0 and os.path.exists(out)
+          and "warning: the result holds" in r.stderr, r.stderr)
+    os.remove(out)
+    nan_in = os.path.join(tmp, "nan.npy")
+    write_npy(nan_in, (3, 4, 5), [float("nan") if i == 17 else 1.0 for i in range(60)])
+    r = run("apply", "--in", nan_in, "--out", out, "--device", "cpu")
+    check("NaN in the input is reported", r.returncode == 1 and "the input holds 1 non-finite value" in r.stderr
+          and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
+    check("NaN in the input writes nothing", not os.path.exists(out))
+
+    # Outputs that are not a plain regular file are written as `>` would write them.
+    def apply_to(target):
+        return run("apply", "--in", good, "--out", target, "--device", "cpu")
+
+    real = os.path.join(tmp, "real.npy")
+    link = os.path.join(tmp, "link.npy")
+    with open(real, "wb") as f:
+        f.write(b"old")
+    os.symlink("real.npy", link)
+    r = apply_to(link)
+    check("--out through a symlink succeeds", r.returncode == 0, r.stderr)
+    check("--out keeps the symlink", os.path.islink(link))
+    check("--out writes the symlink's target", open(real, "rb").read(6) == b"\x93NUMPY")
+
+    first, second = os.path.join(tmp, "first.npy"), os.path.join(tmp, "second.npy")
+    with open(first, "wb") as f:
+        f.write(b"old")
+    os.link(first, second)
+    r = apply_to(first)
+    check("--out to a hard-linked file succeeds", r.returncode == 0, r.stderr)
+    check("--out keeps the hard link", open(second, "rb").read(6) == b"\x93NUMPY" and os.stat(first).st_nlink == 2)
+
+    fifo = os.path.join(tmp, "pipe.npy")
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # strata's open for writing does not wait
+    r = apply_to(fifo)
+    try:
+        data = os.read(reader, 1 << 16)
+    except BlockingIOError:
+        data = b""
+    os.close(reader)
+    check("--out to a FIFO succeeds", r.returncode == 0, r.stderr)
+    check("--out to a FIFO sends the array through it", data[:6] == b"\x93NUMPY" and len(data) == 128 + 60 * 4,
+          str(len(data)))
+    check("--out keeps the FIFO", stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    frozen = os.path.join(tmp, "frozen.npy")
+    with open(frozen, "wb") as f:
+        f.write(b"keep")
+    os.chmod(frozen, 0o444)
+    r = apply_to(frozen)
+    check("--out to a read-only file is refused", r.returncode != 0 and "read-only" in r.stderr, r.stderr)
+    check("--out leaves the read-only file alone", open(frozen, "rb").read() == b"keep")
+    check("no temporaries beside the outputs", not [f for f in os.listdir(tmp) if ".tmp." in f], str(os.listdir(tmp)))
+
+    # --json to this process's standard output lands in it, after what was printed.
+    r = run("bench", "--device", "cpu", "--size", "8", "--reps", "1", "--warmup", "0", "--kernel", "copy",
+            "--json", "/proc/self/fd/1")
+    check("--json /proc/self/fd/1 succeeds", r.returncode == 0, r.stderr)
+    body = r.stdout[r.stdout.find("{"):]
+    try:
+        check("--json /proc/self/fd/1 writes the JSON to stdout", "results" in json.loads(body), body[:200])
+    except ValueError:
+        check("--json /proc/self/fd/1 writes the JSON to stdout", False, r.stdout[:300])
+
     for args in (["--help"], ["--version"], ["info"], ["apply", "--help"], ["bench", "--help"], ["demo", "--help"]):
         r = run(*args)
         check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
     check("no verb is an error", run().returncode != 0)
+    r = run("frobnicate")
+    check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
+          and "wave" in r.stderr, r.stderr)
     check("--version names the commit", "commit" in run("--version").stdout)
 
     js = os.path.join(tmp, "bench.json")
@@ -97,6 +188,14 @@ with tempfile.TemporaryDirectory() as tmp:
           doc["results"] and all(fields <= set(x) for x in doc["results"]), str(doc["results"][:1]))
     check("bench json ratio of copy is 1",
           any(x["kernel"] == "copy" and abs(x["ratio_to_copy"] - 1) < 1e-12 for x in doc["results"]))
+    # --kernel all on the CPU says what it skips; --size sizes the reductions too.
+    r = run("bench", "--device", "cpu", "--kernel", "all", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32", "--json", js)
+    check("cpu bench all runs", r.returncode == 0, r.stderr)
+    check("cpu bench all says poisson is skipped", "poisson skipped" in r.stderr, r.stderr)
+    doc = json.load(open(js)) if r.returncode == 0 else {"results": []}
+    sums = [x for x in doc["results"] if x["kernel"] == "sum"]
+    check("--size sizes the reductions", sums and all(x["points"] == 8 ** 3 for x in sums), str(sums[:1]))
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
 

@@ -9,6 +9,7 @@ import re
 import struct
 import subprocess
 import tempfile
+import time
 
 
 from clitest import STRATA, check, finish, run_strata
@@ -59,6 +60,9 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("unreadable model", ["--set", "model.type=npy", "--set", "model.file=" + os.path.join(tmp, "nope.npy")],
             "nope.npy")
     refused("bad order", ["--order", "5"], "scheme.order")
+    refused("a delay past the end", ["--set", "sources.0.delay=1e200"], "allowed [0,")
+    refused("an amplitude beyond f32", ["--set", "sources.0.amplitude=1e300"], "would overflow f32")
+    refused("a frequency beyond Nyquist", ["--set", "sources.0.frequency=1e300"], "Nyquist")
     refused("periodic pair", ["--set", "boundary.xmin=periodic"], "both be periodic")
     refused("missing checkpoint", ["--restart", os.path.join(tmp, "none.strata")], "none.strata")
     r = run("--config", os.path.join(tmp, "missing.json"), "--out-dir", out)
@@ -72,10 +76,41 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("--out-dir", out)
     check("no --config refused", r.returncode != 0 and "--print-config" in r.stderr, r.stderr)
 
+    # Messages name the problem in the user's terms, never the parser's internals.
+    refused("array index beyond 64 bits", ["--set", "sources.99999999999999999999999.frequency=20"], "past the end")
+    r = run("--config", tmp, "--out-dir", out)
+    check("--config DIR refused", r.returncode != 0 and "is a directory" in r.stderr, r.stderr)
+    for name, text, needle in [("null config", "null", "must be an object"),
+                               ("empty config", "", "is empty"),
+                               ("duplicate key", '{"time": {"steps": 5, "steps": 6}}', "appears twice")]:
+        with open(bad, "w") as f:
+            f.write(text)
+        r = run("--config", bad, "--out-dir", out)
+        check(name + " refused", r.returncode != 0 and needle in r.stderr, r.stderr)
+        check(name + " writes nothing", not os.path.exists(out))
+    r = subprocess.run([STRATA.encode(), b"wave", b"--config", cfg.encode(), b"--out-dir",
+                        os.path.join(tmp, "out").encode() + b"\xff"], capture_output=True, timeout=300)
+    err = r.stderr.decode(errors="replace")
+    check("non-UTF-8 --out-dir refused by name", r.returncode == 1 and "--out-dir" in err and "UTF-8" in err, err)
+    check("non-UTF-8 --out-dir writes nothing", not [f for f in os.listdir(tmp) if f.startswith("out")])
+
+    # A footprint larger than the memory available is refused before any work, with the
+    # figure and the limit (it used to end in std::bad_alloc, or the kernel killed it).
+    r = run_strata("wave", "--config", cfg, "--out-dir", out, "--set", "grid.shape=[600,600,600]",
+                   address_space=1536 << 20)
+    check("a run larger than ulimit -v is refused", r.returncode == 1 and "of host memory" in r.stderr
+          and "(ulimit -v)" in r.stderr, r.stderr)
+    check("a run larger than ulimit -v writes nothing", not os.path.exists(out))
+    refused("a run larger than any machine", ["--set", "grid.shape=[1048576,1048576,2]", "--set", "sources=[]",
+                                              "--set", "receivers.lines=[]", "--set", "receivers.points=[]"],
+            "is available")
+
     # A successful tiny run.
     r = run("--config", cfg, "--out-dir", out, "--progress", "off")
     check("tiny run succeeds", r.returncode == 0, r.stderr)
-    check("report on stdout", "Gpts/s" in r.stdout and "ratio" in r.stdout, r.stdout)
+    check("report on stdout", "Gpts/s" in r.stdout, r.stdout)
+    check("no copy ratio on the CPU (it means nothing there)", "ratio" not in r.stdout and "copy" not in r.stdout,
+          r.stdout)
     for f in ["config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata",
               "snapshots/u_000015.npy", "snapshots/u_000030.vti", "snapshots/u_000030.png"]:
         check("writes " + f, os.path.exists(os.path.join(out, f)))
@@ -91,8 +126,10 @@ with tempfile.TemporaryDirectory() as tmp:
             check("snapshot .vti is VTK image data", b'type="ImageData"' in head and b'WholeExtent="0 23 0 19 0 21"' in head,
                   head)
         rep = json.load(open(os.path.join(out, "report.json")))
-        for k in ["steps_run", "gpts_per_s", "gb_per_s", "wall_s", "ratio_to_copy", "copy_gb_per_s", "dt"]:
+        for k in ["steps_run", "gpts_per_s", "gb_per_s", "wall_s", "dt"]:
             check("report.json has " + k, k in rep, str(rep.keys()))
+        for k in ["ratio_to_copy", "copy_gb_per_s"]:
+            check("report.json on the CPU has no " + k, k not in rep, str(rep.keys()))
         check("report counts 30 steps", rep.get("steps_run") == 30, str(rep.get("steps_run")))
         leftovers = [f for f in os.listdir(out) if ".tmp." in f]
         check("no temporaries left", not leftovers, str(leftovers))
@@ -120,6 +157,72 @@ with tempfile.TemporaryDirectory() as tmp:
         check("restart of another configuration refused", r.returncode != 0 and "different configuration" in r.stderr,
               r.stderr)
         check("refused restart writes nothing", not os.path.exists(other))
+
+    # Progress reaches a batch log: plain lines (no carriage returns) every --progress-every
+    # seconds and after the last step, without a terminal and without asking.
+    r = run("--config", cfg, "--out-dir", os.path.join(tmp, "progress"), "--set", "grid.shape=[48,48,48]",
+            "--steps", "300", "--progress-every", "0.2", "--quiet")
+    lines = [l for l in r.stderr.splitlines() if l.startswith("strata wave: step ")]
+    check("progress without a terminal is plain lines", r.returncode == 0 and "\r" not in r.stderr and len(lines) >= 2
+          and lines[-1].startswith("strata wave: step 300/300"), repr(r.stderr[-400:]))
+    r = run("--config", cfg, "--out-dir", os.path.join(tmp, "silent"), "--progress", "off", "--quiet")
+    check("--progress off prints no progress", r.returncode == 0 and "step" not in r.stderr, r.stderr)
+
+    # A run without sources computes zeros: said, and the report has no wavelength figure.
+    r = run("--config", cfg, "--out-dir", os.path.join(tmp, "nosource"), "--set", "sources=[]", "--set",
+            "receivers.points=[]", "--set", "receivers.lines=[]", "--progress", "off")
+    check("a run without sources warns", r.returncode == 0 and "warning: no sources" in r.stderr
+          and "warning: no receivers" in r.stderr, r.stderr)
+    check("a run without sources reports no wavelength", "no source" in r.stdout and "0 points per" not in r.stdout,
+          r.stdout)
+    if os.path.exists(os.path.join(tmp, "nosource", "report.json")):
+        rep = json.load(open(os.path.join(tmp, "nosource", "report.json")))
+        check("report.json without sources: points_per_wavelength is null", rep["points_per_wavelength"] is None
+              and any("no sources" in w for w in rep["warnings"]), str(rep))
+
+    # The output directory is a unit: a re-run into it is refused unless --overwrite (which
+    # replaces every file of the previous run) or --restart; a run in progress holds a lock.
+    r = run("--config", cfg, "--out-dir", out, "--set", "sources.0.frequency=20")
+    check("a second run into a used directory is refused", r.returncode == 1 and "is not empty" in r.stderr, r.stderr)
+    r = run("--config", cfg, "--out-dir", out, "--set", "output.snapshots.every=10", "--set",
+            "output.checkpoint_every=0", "--overwrite", "--quiet")
+    check("--overwrite replaces the previous run", r.returncode == 0, r.stderr)
+    snaps = sorted(os.listdir(os.path.join(out, "snapshots"))) if os.path.isdir(os.path.join(out, "snapshots")) else []
+    check("--overwrite leaves only the new run's snapshots",
+          snaps == sorted(f"u_0000{n}.{e}" for n in (10, 20, 30) for e in ("npy", "vti", "png")), str(snaps))
+    check("--overwrite removes the previous checkpoint", not os.path.exists(os.path.join(out, "checkpoint.strata")))
+    busy = os.path.join(tmp, "busy")
+    first = subprocess.Popen([STRATA, "wave", "--config", cfg, "--out-dir", busy, "--set", "grid.shape=[64,64,64]",
+                              "--steps", "600", "--quiet", "--progress", "off"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        if os.path.exists(os.path.join(busy, ".strata.lock")):
+            break
+        time.sleep(0.05)
+    r = run("--config", cfg, "--out-dir", busy, "--overwrite")
+    running = first.poll() is None
+    out1, err1 = first.communicate(timeout=600)
+    check("a run into a directory in use is refused", r.returncode == 1 and "in use by another strata run" in r.stderr
+          and running, r.stderr)
+    check("the run holding the directory is unaffected", first.returncode == 0, err1)
+
+    # The README's restart example, as written: the first run leaves a checkpoint (of its last
+    # step), and the second continues it from there.
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+    examples = [l.split("#")[0].split() for l in readme.splitlines()
+                if l.startswith("strata wave --config examples/wave/quick.json")]
+    check("the README has the restart example", len(examples) == 2 and "--restart" in examples[1], str(examples))
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    reports = []
+    for words in examples:
+        words = [os.path.join(repo, w) if w.startswith("examples/") else w for w in words]
+        r = run_strata(*words[1:], "--device", "cpu", "--quiet", "--progress", "off", cwd=tmp)
+        check("README: " + " ".join(words[1:]), r.returncode == 0, r.stderr)
+        path = os.path.join(tmp, "run1", "report.json")
+        reports.append(json.load(open(path)) if os.path.exists(path) else {})
+    if len(reports) == 2:
+        check("the README's restart continues the first run", reports[1].get("first_step") == reports[0].get("last_step")
+              and reports[1].get("steps_run", 0) > 0, str([(x.get("first_step"), x.get("last_step")) for x in reports]))
 
     # --print-config: every key, parses once comments are stripped, and runs as it stands.
     r = subprocess.run([STRATA, "wave", "--print-config"], capture_output=True, text=True)

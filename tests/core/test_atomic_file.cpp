@@ -1,12 +1,15 @@
 // AtomicFile: a committed write appears whole, an abandoned or failed one leaves the
 // directory exactly as it was (old file intact, no temporary). Each test works in a fresh
 // directory under the system temp dir and removes it afterwards.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/sysmacros.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -15,12 +18,15 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error_of.hpp"
+#include "common/process.hpp"
 #include "core/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace fs = std::filesystem;
 using strata::Error;
 using strata::io::AtomicFile;
+using strata::test::error_of;
 
 namespace {
 
@@ -55,15 +61,15 @@ protected:
   fs::path dir_;
 };
 
-// Catches the Error a callable throws and returns its message ("" when none was thrown).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+
+// Runs f as this user, or, as root (whom permission bits do not stop), in a child process
+// that has become `nobody` (uid/gid 65534); returns f's result (an error message).
+std::string as_unprivileged(const std::function<std::string()>& f) {
+  if (::geteuid() != 0) return f();
+  return strata::test::in_child([&] {
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) return std::string("(setuid)");
+    return f();
+  });
 }
 
 }  // namespace
@@ -125,15 +131,16 @@ TEST_F(AtomicFileTest, MissingDirectoryThrows) {
   EXPECT_TRUE(listing().empty());
 }
 
+// Root ignores permission bits, so as root the attempt runs as `nobody`, in a child.
 TEST_F(AtomicFileTest, UnwritableDirectoryThrows) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
-  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
-  const std::string msg = error_of([&] { AtomicFile out(file("out.bin")); });
+  fs::permissions(dir_, fs::perms(0555));
+  const std::string msg = as_unprivileged([&] { return error_of([&] { AtomicFile out(file("out.bin")); }); });
   EXPECT_NE(msg.find("out.bin"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
+  EXPECT_TRUE(listing().empty());
 }
 
-TEST_F(AtomicFileTest, RenameOntoDirectoryFailsCleanly) {
+TEST_F(AtomicFileTest, DirectoryTargetIsRefusedUpFront) {
   const std::string path = file("taken");
   fs::create_directory(path);
   const std::string msg = error_of([&] {
@@ -141,7 +148,8 @@ TEST_F(AtomicFileTest, RenameOntoDirectoryFailsCleanly) {
     out.write("data", 4);
     out.commit();
   });
-  EXPECT_NE(msg.find("rename"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("is a directory"), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { strata::io::check_output(path); }).find("is a directory"), std::string::npos);
   EXPECT_TRUE(fs::is_directory(path));
   EXPECT_EQ(listing(), std::set<std::string>{"taken"});
 }
@@ -192,4 +200,174 @@ TEST_F(AtomicFileTest, NewFileHonoursUmaskAndReplacementKeepsMode) {
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   ASSERT_EQ(::stat(kept.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0604u);
+}
+
+// ---- targets that are not a plain regular file (what `>` would write to) ------------------
+
+namespace {
+
+// Writes `text` to `path` through an AtomicFile.
+void write_through(const std::string& path, const std::string& text) {
+  AtomicFile out(path);
+  out.write(text.data(), text.size());
+  out.commit();
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode;
+}
+
+}  // namespace
+
+// A character device is written through, never replaced by a regular file. As root the old
+// behaviour (rename over it) would replace /dev/null itself, so the test makes its own null
+// device where it may (mknod needs CAP_MKNOD) and otherwise writes to /dev/null, which an
+// unprivileged process could never have renamed over.
+TEST_F(AtomicFileTest, CharacterDeviceIsWrittenThrough) {
+  std::string dev = file("null");
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) dev = "/dev/null";
+  ASSERT_TRUE(S_ISCHR(mode_of(dev))) << dev;
+  EXPECT_EQ(strata::io::check_output(dev).kind, strata::io::OutputTarget::Kind::stream);
+  EXPECT_NO_THROW(write_through(dev, "discarded"));
+  EXPECT_TRUE(S_ISCHR(mode_of(dev))) << dev << " was replaced";
+  for (const auto& name : listing()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+}
+
+// A FIFO receives the data; it stays a FIFO.
+TEST_F(AtomicFileTest, FifoIsWrittenThrough) {
+  const std::string fifo = file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
+  ASSERT_GE(reader, 0);
+  const std::string msg = error_of([&] { write_through(fifo, "through the pipe"); });
+  char buf[64] = {};
+  const ssize_t n = ::read(reader, buf, sizeof buf);
+  ::close(reader);
+  EXPECT_EQ(msg, "");
+  EXPECT_EQ(std::string(buf, n > 0 ? std::size_t(n) : 0), "through the pipe");
+  EXPECT_TRUE(S_ISFIFO(mode_of(fifo))) << "the FIFO was replaced";
+  EXPECT_EQ(listing(), std::set<std::string>{"pipe"});
+}
+
+// A symlink is followed: its target gets the data, the link stays a link (as with `>`), also
+// when the target does not exist yet.
+TEST_F(AtomicFileTest, SymlinkIsWrittenThrough) {
+  fs::create_directory(dir_ / "real");
+  put(file("real/target.bin"), "old");
+  fs::create_symlink("real/target.bin", dir_ / "link.bin");
+  write_through(file("link.bin"), "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.bin")) << "the symlink was replaced by a file";
+  EXPECT_EQ(slurp(file("real/target.bin")), "new");
+  EXPECT_EQ(strata::io::check_output(file("link.bin")).resolved, file("real/target.bin"));
+
+  fs::create_symlink("real/fresh.bin", dir_ / "dangling.bin");
+  write_through(file("dangling.bin"), "created");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling.bin"));
+  EXPECT_EQ(slurp(file("real/fresh.bin")), "created");
+  EXPECT_EQ(listing(), (std::set<std::string>{"dangling.bin", "link.bin", "real"}));
+
+  fs::create_symlink("loop.bin", dir_ / "loop.bin");
+  EXPECT_NE(error_of([&] { write_through(file("loop.bin"), "x"); }).find("symbolic links"), std::string::npos);
+}
+
+// Hard links keep sharing the data: every name sees the new contents.
+TEST_F(AtomicFileTest, HardLinksSeeTheNewContents) {
+  put(file("a.bin"), "old contents");
+  fs::create_hard_link(dir_ / "a.bin", dir_ / "b.bin");
+  write_through(file("a.bin"), "new");
+  EXPECT_EQ(slurp(file("a.bin")), "new");
+  EXPECT_EQ(slurp(file("b.bin")), "new") << "the hard link was broken";
+  EXPECT_EQ(fs::hard_link_count(dir_ / "a.bin"), 2u);
+  EXPECT_EQ(listing(), (std::set<std::string>{"a.bin", "b.bin"}));
+}
+
+// A file whose bits grant nobody write access is refused for every user, root included
+// (root's `>` would override the bits; strata does not replace a file marked read-only).
+TEST_F(AtomicFileTest, ReadOnlyTargetIsRefused) {
+  const std::string path = file("frozen.bin");
+  put(path, "keep");
+  fs::permissions(path, fs::perms(0444));
+  const std::string msg = error_of([&] { write_through(path, "new"); });
+  EXPECT_NE(msg.find("read-only"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0444"), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { strata::io::check_output(path); }).find("read-only"), std::string::npos);
+  EXPECT_EQ(slurp(path), "keep");
+  EXPECT_EQ(listing(), std::set<std::string>{"frozen.bin"});
+}
+
+// A file this process may not write (owned by someone else, or without the owner's write
+// bit) is refused with the OS's reason, even though its directory would let a rename
+// replace it. Unprivileged: our own file with only the group write bit. As root (whom
+// permission bits do not stop) the check runs in a child that has become `nobody`, on a
+// root-owned 0644 file in a directory anyone may write.
+TEST_F(AtomicFileTest, TargetThisUserMayNotWriteIsRefused) {
+  const std::string path = file("theirs.bin");
+  put(path, "keep");
+  if (::geteuid() != 0) {
+    fs::permissions(path, fs::perms(0460));
+  } else {
+    fs::permissions(path, fs::perms(0644));
+    fs::permissions(dir_, fs::perms(0777));
+  }
+  const std::string msg = as_unprivileged([&] { return error_of([&] { write_through(path, "new"); }); });
+  EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
+  EXPECT_EQ(slurp(path), "keep");
+  EXPECT_EQ(listing(), std::set<std::string>{"theirs.bin"});
+}
+
+// Block devices and sockets are refused, named as such; nothing is created.
+TEST_F(AtomicFileTest, BlockDeviceAndSocketAreRefused) {
+  std::string blk = file("disk");
+  if (::mknod(blk.c_str(), S_IFBLK | 0600, makedev(7, 0)) != 0) {
+    blk.clear();
+    for (const auto& e : fs::directory_iterator("/dev"))
+      if (fs::is_block_file(e.status())) {
+        blk = e.path().string();
+        break;
+      }
+  }
+  if (blk.empty()) GTEST_SKIP() << "no block device can be made or found to check against";
+  EXPECT_NE(error_of([&] { strata::io::check_output(blk); }).find("block device"), std::string::npos);
+  EXPECT_TRUE(S_ISBLK(mode_of(blk)));
+  for (const auto& name : listing()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+}
+
+// The data lands where this process's standard output goes when the target is it
+// (/dev/stdout, /proc/self/fd/1), in order after what was already printed.
+TEST_F(AtomicFileTest, StandardOutputIsWrittenThrough) {
+  std::string msg;
+  const std::string out = strata::test::captured(file("stdout.txt"), [&] {
+    std::printf("before ");
+    msg = error_of([&] { write_through("/proc/self/fd/1", "json"); });
+    std::printf(" after");
+  }, false);
+  EXPECT_EQ(msg, "");
+  EXPECT_EQ(out, "before json after");
+  EXPECT_EQ(listing(), std::set<std::string>{"stdout.txt"});
+}
+
+// The registry a signal handler empties: an open temporary is removed by it; a committed or
+// abandoned file is no longer in it.
+TEST_F(AtomicFileTest, OpenTemporariesCanBeRemovedFromASignalHandler) {
+  const std::string path = file("out.bin");
+  put(path, "old");
+  {
+    AtomicFile open(path);
+    open.write("partial", 7);
+    ASSERT_TRUE(fs::exists(open.temp_path()));
+    EXPECT_EQ(strata::io::remove_temporaries(), 1);
+    EXPECT_FALSE(fs::exists(open.temp_path()));
+  }
+  EXPECT_EQ(slurp(path), "old");
+  {
+    AtomicFile done(path);
+    done.write("new", 3);
+    done.commit();
+  }
+  { AtomicFile abandoned(file("other.bin")); }
+  EXPECT_EQ(strata::io::remove_temporaries(), 0);
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(listing(), std::set<std::string>{"out.bin"});
 }

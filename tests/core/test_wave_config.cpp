@@ -9,22 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error_of.hpp"
 #include "core/wave_numerics.hpp"
 #include "strata/wave.hpp"
 
 using namespace strata;
+using test::error_of;
 using json = nlohmann::json;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 void leaf_keys(const json& j, const std::string& prefix, std::vector<std::string>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -127,6 +120,58 @@ TEST(WaveConfig, InvalidKeysAndValuesAreNamed) {
     EXPECT_NE(m.find(c.needle), std::string::npos) << c.text << "\n  gave: " << m << "\n  wanted: " << c.needle;
     EXPECT_EQ(m.rfind("test.json", 0), 0u) << "the message should start with the file name: " << m;
   }
+}
+
+// What JSON allows but a configuration must not: a key given twice (the last would silently
+// win), a top level that is null (it ran the defaults), empty text; parser jargon stays out
+// of the message.
+TEST(WaveConfig, DuplicateKeysNullAndEmptyTextAreRefused) {
+  const struct {
+    std::string text, needle;
+  } cases[] = {
+      {R"({"time": {"steps": 10, "steps": 20}})", "key 'time.steps' appears twice"},
+      {R"({"grid": {}, "grid": {}})", "key 'grid' appears twice"},
+      {R"({"sources": [{"position": [1, 2, 3]}, {"position": [1, 2, 3], "frequency": 1, "frequency": 2}]})",
+       "key 'sources.1.frequency' appears twice"},
+      {R"({"receivers": {"planes": [[], {"axis": "z", "axis": "y"}]}})", "'receivers.planes.1.axis' appears twice"},
+      {"null", "the top level: must be an object"},
+      {"  \n", "is empty"},
+      {R"({"grid": {"shape": [8, 8, 8],})", "not valid JSON: parse error at line 1"},
+  };
+  for (const auto& c : cases) {
+    const std::string m = error_of([&] { wave::parse_config(c.text, {}, "test.json"); });
+    EXPECT_NE(m.find(c.needle), std::string::npos) << c.text << "\n  gave: " << m;
+    EXPECT_EQ(m.rfind("test.json", 0), 0u) << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  // Overrides do not turn a null top level into an object.
+  EXPECT_NE(error_of([] { wave::parse_config("null", std::vector<std::string>{"time.steps=3"}); }).find("must be an object"),
+            std::string::npos);
+  // An override whose value is an object is held to the same rule.
+  EXPECT_NE(error_of([] { wave::parse_config("{}", std::vector<std::string>{R"(grid={"spacing": 1, "spacing": 2})"}); })
+                .find("appears twice"),
+            std::string::npos);
+}
+
+TEST(WaveConfig, OverrideIndicesAndTextThatCannotBeUsedAreNamed) {
+  const std::string huge = error_of(
+      [] { wave::parse_config("{}", std::vector<std::string>{"sources.99999999999999999999999.frequency=20"}); });
+  EXPECT_NE(huge.find("index 99999999999999999999999 is past the end of an array of 0"), std::string::npos) << huge;
+  const std::string bad_utf8 =
+      error_of([] { wave::parse_config("{}", std::vector<std::string>{"output.dir=out\xff\xfe"}); });
+  EXPECT_NE(bad_utf8.find("not valid UTF-8"), std::string::npos) << bad_utf8;
+  EXPECT_EQ(bad_utf8.find("type_error"), std::string::npos) << bad_utf8;
+  // Valid UTF-8 beyond ASCII is fine.
+  EXPECT_EQ(wave::parse_config("{}", std::vector<std::string>{"output.dir=r\xc3\xa9sultats"}).out_dir, "r\xc3\xa9sultats");
+}
+
+TEST(WaveConfig, ConfigurationFileMustBeAFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string m = error_of([&] { wave::parse_config_file(dir); });
+  EXPECT_NE(m.find("is a directory"), std::string::npos) << m;
+  const std::string missing = error_of([&] { wave::parse_config_file(dir + "/no-such-config.json"); });
+  EXPECT_NE(missing.find("no-such-config.json"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("No such file"), std::string::npos) << missing;
 }
 
 TEST(WaveConfig, CommentsAreAllowed) {

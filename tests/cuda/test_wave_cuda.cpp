@@ -307,7 +307,6 @@ TEST(WaveCuda, RunWritesOutputsAndReportsTheCopyRatio) {
   c.checkpoint_every = 120;
   c.seismogram_png = true;  // the shared test configuration turns it off for speed
   wave::RunOptions opt;
-  opt.quiet = true;
   const wave::Report r = wave::run(c, opt);
   EXPECT_EQ(r.device, "cuda");
   EXPECT_GT(r.copy_gb_per_s, 0.0);

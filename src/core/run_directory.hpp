@@ -1,0 +1,53 @@
+// RunDirectory: an output directory that holds the files of one run. A run takes an
+// exclusive lock on it (`.strata.lock`, flock: released by the kernel when the process
+// ends, however it ends), so a second run into it is refused while the first is alive; and
+// it starts only in an empty directory, unless told to replace the previous run's files
+// (overwrite) or to continue them (resume). Which files are "a run's" is the caller's list:
+// anything else in the directory is never removed, and makes overwrite refuse.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::io {
+
+struct RunFiles {
+  std::vector<std::string> files;          // names directly in the directory
+  std::string subdir;                      // one subdirectory of outputs ("" for none)
+  std::vector<std::string> subdir_suffixes;  // its files: <prefix><digits><suffix>
+  std::string subdir_prefix;
+};
+
+class RunDirectory {
+public:
+  enum class Mode {
+    fresh,      // the directory must be absent or empty
+    overwrite,  // a previous run's files are removed (after the lock is taken)
+    resume,     // a previous run's files stay (the caller checks they are the same run's)
+  };
+
+  // Checks without creating or changing anything: not in use by another run, a directory
+  // (or creatable), writable, and empty unless the mode allows its contents. Throws Error
+  // naming the directory, what is in it and what to do.
+  static void preflight(const std::string& dir, const RunFiles& files, Mode mode);
+
+  // Creates the directory, takes the lock (refused when held), checks again under the lock,
+  // then in overwrite mode removes the previous run's files; in every mode it removes stale
+  // temporaries of the run's files (`.<name>.tmp.XXXXXX`, left by a killed run: no other
+  // run can be writing them while the lock is held).
+  RunDirectory(const std::string& dir, const RunFiles& files, Mode mode);
+  ~RunDirectory();
+  RunDirectory(const RunDirectory&) = delete;
+  RunDirectory& operator=(const RunDirectory&) = delete;
+
+  const std::string& path() const { return dir_; }
+  // The run's files found in it when it was taken (paths relative to it), for resume checks.
+  const std::vector<std::string>& previous() const { return previous_; }
+
+private:
+  std::string dir_;
+  int lock_fd_ = -1;
+  std::vector<std::string> previous_;
+};
+
+}  // namespace strata::io
