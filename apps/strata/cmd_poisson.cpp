@@ -139,7 +139,8 @@ void add_poisson(CLI::App& app) {
                   "converged when the solution's ||f - A u||, recomputed, is <= max(rtol ||f||, atol); auto: 1e-6, "
                   "or the rounding floor of the precision where that is higher (f32 on all but small grids): the "
                   "run converges when the residual stops falling below eps * sum|A| * ||u|| / ||f||")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(number_in(0, 1, false, false, true, "auto"));
   cmd->add_option("--atol", a->atol, "absolute tolerance on the residual norm (0: none)")->capture_default_str()
       ->check(number_in(0, 1e300));
   cmd->add_option("--max-iter", a->max_iter, "V-cycles, CG iterations or Jacobi sweeps")->capture_default_str()
@@ -164,11 +165,7 @@ void add_poisson(CLI::App& app) {
     o.smoother = parse_smoother(a->smoother);
     o.pre = a->pre;
     o.post = a->post;
-    if (a->rtol != "auto") {  // a number in [0, 1); the library's negative "default" is spelled auto here
-      const auto v = parse_numbers(a->rtol, "--rtol");
-      if (v.size() != 1 || !(v[0] >= 0 && v[0] < 1)) throw Error("--rtol must be auto or a number in [0, 1)");
-      o.rtol = v[0];
-    }
+    if (a->rtol != "auto") o.rtol = parse_numbers(a->rtol, "--rtol")[0];  // checked: a number in [0, 1)
     o.atol = a->atol;
     o.max_iter = a->max_iter;
     o.h = a->h;

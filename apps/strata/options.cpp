@@ -38,17 +38,18 @@ std::optional<double> to_number(const std::string& text) {
 
 }  // namespace
 
-CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open) {
+CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open, const std::string& word) {
   const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
-  const std::string kind = integer ? "a whole number" : "a number";
+  const std::string kind = (word.empty() ? "" : word + " or ") + (integer ? "a whole number" : "a number") + " in " + range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
+        if (!word.empty() && text == word) return {};
         const std::optional<double> v = to_number(text);
         const bool ok = v && std::isfinite(*v) && (!integer || *v == std::floor(*v)) && (lo_open ? *v > lo : *v >= lo) &&
                         (hi_open ? *v < hi : *v <= hi);
-        return ok ? std::string() : "must be " + kind + " in " + range + ", got '" + text + "'";
+        return ok ? std::string() : "must be " + kind + ", got '" + text + "'";
       },
-      kind + " in " + range);
+      kind);
 }
 
 CLI::Validator number_list() {

@@ -17,7 +17,9 @@ namespace strata::cli {
 // a finite number (a whole number when `integer`) in [lo, hi] (an end excluded when open).
 // The message names the option, the range and the text given ("--rtol: must be a number in
 // (0, 1), got '-1'"), never "out of memory" or a fallback to a default.
-CLI::Validator number_in(double lo, double hi, bool integer = false, bool lo_open = false, bool hi_open = false);
+// With `word`, that word is accepted too ("auto").
+CLI::Validator number_in(double lo, double hi, bool integer = false, bool lo_open = false, bool hi_open = false,
+                         const std::string& word = "");
 inline CLI::Validator whole_number_in(double lo, double hi) { return number_in(lo, hi, true); }
 // A comma-separated list of numbers: no empty list, no empty item ("-6,1," is refused).
 CLI::Validator number_list();

@@ -60,7 +60,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Numbers: the option, the range and the text; no fallback, no "out of memory".
     refused("poisson --rtol -1 on a large grid", ["poisson", *cpu, "--n", "2048", "--rtol", "-1"],
-            "--rtol: must be a number in (0, 1), got '-1'")
+            "--rtol: must be auto or a number in [0, 1), got '-1'")
     for value in ["-1", "nan", "0", "1e200", "inf"]:
         refused("poisson --spacing " + value, ["poisson", *cpu, "--n", "15", "--spacing", value, "--out", out],
                 "--spacing: must be a number in [1e-15, 1e+15], got '" + value + "'", [out])
