@@ -81,6 +81,7 @@ def main():
             row["stepping_s"] = report.get("compute_s")
             row["overhead_s"] = round(best - (report.get("compute_s") or 0), 3)
             row["met"] = row["overhead_s"] <= target
+            row["phases_s"] = report.get("phases_s", {})
             measured = f"overhead {row['overhead_s']:.3f} s (stepping {row['stepping_s']:.3f} s, wall {best:.3f} s)"
         else:
             row["solve_s"] = report.get("solve_ms", 0) / 1e3
@@ -94,6 +95,8 @@ def main():
         print(f"{'met ' if row['met'] else 'MISS'} {name}: {measured}, target {target} s")
         if "timing_ms" in row:
             print("       " + ", ".join(f"{k} {v:.0f} ms" for k, v in row["timing_ms"].items()))
+        if row.get("phases_s"):
+            print("       " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in row["phases_s"].items()))
     if out_path:
         info = subprocess.run([strata, "--version"], capture_output=True, text=True).stdout.strip()
         json.dump({"strata": info, "results": results}, open(out_path, "w"), indent=2)

@@ -9,9 +9,12 @@ namespace strata::cli {
 
 namespace {
 int g_exit_code = 0;
+// Set during static initialisation, before main: the reports' whole-process time.
+const std::chrono::steady_clock::time_point g_process_start = std::chrono::steady_clock::now();
 }
 int exit_code() { return g_exit_code; }
 void set_exit_code(int code) { g_exit_code = code; }
+std::chrono::steady_clock::time_point process_start() { return g_process_start; }
 
 void add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show the build configuration and the CUDA devices visible");

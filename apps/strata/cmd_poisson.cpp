@@ -1,10 +1,8 @@
 // strata poisson: solve -Lap(u) = f on a box with multigrid, CG or Jacobi, printing the
 // residual as it goes and a report (convergence factor, setup and solve time, cycles/s,
 // bandwidth; with a manufactured right-hand side also the discretisation error).
+#include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +14,7 @@
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
 #include "strata/poisson.hpp"
+#include "strata/vector_ops.hpp"
 
 namespace strata::cli {
 
@@ -29,29 +28,51 @@ struct PoissonArgs {
   std::string rtol = "auto";
   double atol = 0, h = 0;
   std::string precision = "f32", rhs = "manufactured", out, json, device;
-  bool mixed = false, no_graphs = false, quiet = false;
+  bool mixed = false, no_graphs = false, quiet = false, verbose = false;
 };
 
+using Clock = std::chrono::steady_clock;
+
+// Where a run's wall time goes, phase by phase (ms), for --verbose and the JSON report.
+struct Phases {
+  Clock::time_point mark = Clock::now();
+  nlohmann::ordered_json ms = nlohmann::ordered_json::object();
+  void end(const char* phase) {
+    const Clock::time_point now = Clock::now();
+    ms[phase] = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+  }
+};
+
+// The problem is built, solved and measured where the solve runs: on the GPU no grid is
+// made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
 void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev) {
+  const Clock::time_point t_start = process_start();
+  Phases phase;
+  phase.ms["process_start"] = std::chrono::duration<double, std::milli>(phase.mark - t_start).count();
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
-  Field<T> f(n, 1), exact(n, 1), u(n, 1);
-  const bool have_exact = a.rhs == "manufactured";
-  if (have_exact) {
-    poisson::manufactured(opt.bc, h, f, &exact);
-  } else if (a.rhs == "random") {
-    std::mt19937_64 rng(12345);
-    std::uniform_real_distribution<double> d(-1, 1);
-    for (int z = 0; z < n.nz; ++z)
-      for (int y = 0; y < n.ny; ++y)
-        for (int x = 0; x < n.nx; ++x) f(x, y, z) = T(d(rng));
-  } else {
-    f = npy_read_field<T>(a.rhs, 1);
+  if (mem == Memory::device) {
+    // f, u and about 10 grids of the solver's (levels, residuals, Krylov vectors); this
+    // first call also starts the device.
+    require_device_memory(12 * n.points() * sizeof(T), "the " + n.str() + " Poisson solve");
+    phase.end("device_start");
   }
-  if (opt.bc.kind == BoundaryKind::dirichlet)  // a sensible start: the boundary value
-    for (int z = 0; z < n.nz; ++z)
-      for (int y = 0; y < n.ny; ++y)
-        for (int x = 0; x < n.nx; ++x) u(x, y, z) = T(opt.bc.value);
+  Field<T> f, u(n, 1, mem);
+  const bool manufactured = a.rhs == "manufactured";
+  if (a.rhs == "manufactured" || a.rhs == "random") {
+    f = Field<T>(n, 1, mem);
+    phase.end("allocation");
+    if (manufactured) poisson::manufactured<T>(opt.bc, h, f, nullptr);
+    else poisson::random_rhs(f, 12345);
+  } else {
+    phase.end("allocation");
+    f = npy_read_field<T>(a.rhs, 1, mem);
+  }
+  fill(u, T(opt.bc.kind == BoundaryKind::dirichlet ? opt.bc.value : 0.0));  // a sensible start
+  if (mem == Memory::device) device_synchronize();
+  phase.end("input");
 
   PoissonOptions o = opt;
   o.h = h;
@@ -63,17 +84,13 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
   std::printf("strata poisson: %s %s %s on %s, %s, %s, h = %.6g\n", std::string(to_string(o.op)).c_str(),
               o.bc.describe().c_str(), n.str().c_str(), to_string(dev), std::string(to_string(o.method)).c_str(),
               to_string(precision_of<T>), h);
-  PoissonReport rep;
-  if (dev == DeviceChoice::cuda) {
-    require_device_memory(12 * n.points() * sizeof(T), "the " + n.str() + " Poisson solve");
-    Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
-    copy(f, df);
-    copy(u, du);
-    rep = solve_poisson(o, df, du);
-    copy(du, u);
-  } else {
-    rep = solve_poisson(o, f, u);
-  }
+  const Clock::time_point t_solver = Clock::now();
+  const PoissonReport rep = solve_poisson(o, f, u);
+  phase.mark = Clock::now();
+  phase.ms["setup"] = rep.setup_ms;
+  phase.ms["solve"] = rep.solve_ms;
+  phase.ms["solver_other"] =
+      std::chrono::duration<double, std::milli>(phase.mark - t_solver).count() - rep.setup_ms - rep.solve_ms;
 
   std::printf("levels:");
   for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
@@ -100,13 +117,23 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
                       {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
                       {"message", rep.message},           {"commit", build_info().commit}};
   for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
-  if (have_exact) {
-    const auto e = poisson::solution_error(o.bc, u, exact);
+  if (manufactured) {
+    const auto e = poisson::manufactured_error(o.bc, h, u);
     std::printf("discretisation error vs the manufactured solution: max %.3e, relative L2 %.3e\n", e.max_abs, e.rel_l2);
     j["error_max"] = e.max_abs;
     j["error_rel_l2"] = e.rel_l2;
+    phase.end("error");
   }
   if (!a.out.empty()) npy_write_field(a.out, u);
+  phase.end("output");
+  // The report's own write is the last thing timed; the total runs from the process start.
+  phase.ms["total"] = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  j["timing_ms"] = phase.ms;
+  if (a.verbose) {
+    std::printf("time (ms):");
+    for (const auto& [k, v] : phase.ms.items()) std::printf(" %s %.1f", k.c_str(), v.template get<double>());
+    std::printf("\n");
+  }
   if (!a.json.empty()) {
     const std::string text = j.dump(2) + "\n";
     io::AtomicFile file(a.json);
@@ -156,6 +183,9 @@ void add_poisson(CLI::App& app) {
   cmd->add_flag("--mixed", a->mixed, "mgcg in f64 with an f32 multigrid preconditioner");
   cmd->add_flag("--no-graphs", a->no_graphs, "launch every kernel instead of replaying CUDA graphs");
   cmd->add_flag("--quiet", a->quiet, "no per-iteration lines");
+  cmd->add_flag("--verbose", a->verbose,
+                "print where the wall time went: process start, device start, allocation, input, setup, solve, "
+                "error, output, total (also in the JSON report as timing_ms)");
   cmd->callback([a] {
     check_outputs({a->out, a->json});  // before the solve, not after it
     PoissonOptions o;
@@ -186,11 +216,12 @@ void add_poisson(CLI::App& app) {
       const Extent fe = npy_extent(npy_inspect(a->rhs), a->rhs);
       if (!(fe == n)) throw Error("--rhs " + a->rhs + " is " + fe.str() + " but the grid is " + n.str());
     }
-    // The app's fields (f, the exact solution, u, with ghosts) and about 12 grids of the
-    // solver's on the host (its levels, residuals, Krylov vectors), checked before any.
+    // On the CPU: the app's fields (f, u, with ghosts) and about 14 grids of the solver's
+    // (its levels, residuals, Krylov vectors), checked before any. A GPU run holds no grid
+    // on the host (its device memory is checked when it starts).
     const double grid = double(n.points()) * double(bytes_of(p));
-    host::require_host_memory(dev == DeviceChoice::cuda ? 4 * grid : 16 * grid, "the " + n.str() + " Poisson solve", "",
-                              "use a smaller grid");
+    if (dev == DeviceChoice::cpu)
+      host::require_host_memory(16 * grid, "the " + n.str() + " Poisson solve", "", "use a smaller grid");
     if (p == Precision::f32)
       run<float>(*a, n, o, dev);
     else

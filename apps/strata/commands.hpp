@@ -2,6 +2,8 @@
 // throws strata::Error on bad input; main() turns that into a message and exit code 1.
 #pragma once
 
+#include <chrono>
+
 #include <CLI/CLI.hpp>
 
 namespace strata::cli {
@@ -12,6 +14,9 @@ void add_bench(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_poisson(CLI::App& app);
 void add_wave(CLI::App& app);
+
+// When the process started (main's first line): reports time the whole process from it.
+std::chrono::steady_clock::time_point process_start();
 
 // A verb that finished but found a failure (e.g. demo check mismatch) sets this non-zero.
 int exit_code();

@@ -165,8 +165,20 @@ struct ProgressClock {
   }
 };
 
+// Seconds spent per phase of a run, accumulated.
+struct PhaseTimes {
+  std::vector<std::pair<std::string, double>> s;
+  void add(const std::string& phase, double seconds) {
+    for (auto& [name, v] : s)
+      if (name == phase) return void(v += seconds);
+    s.push_back({phase, seconds});
+  }
+  void add_since(const std::string& phase, Clock::time_point t0) { add(phase, seconds_since(t0)); }
+};
+
 template <class T>
-Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, Clock::time_point t_start) {
+Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, Clock::time_point t_start,
+             PhaseTimes& times) {
   const Config& c = s.config();
   const Plan& p = s.plan();
   Report rep;
@@ -187,9 +199,13 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 
   // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
   // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
+  Clock::time_point t_phase = Clock::now();
   if (p.device == "cuda") rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
+  times.add_since("copy_rate", t_phase);
+  t_phase = Clock::now();
   if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
   rep.first_step = s.step();
+  if (!opt.restart.empty()) times.add_since("restart", t_phase);
 
   // Everything is valid: from here on files appear, in a directory this run holds locked.
   const io::RunDirectory dir(c.out_dir, run_files(), mode);
@@ -227,6 +243,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     const Clock::time_point t0 = Clock::now();
     const std::size_t first = first_non_finite<T>(u);
     check_cost = seconds_since(t0);
+    times.add("checks", check_cost);
     checked = Clock::now();
     if (first == u.size()) {
       finite_at = n;
@@ -287,8 +304,11 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     s.synchronize();
     compute += seconds_since(seg);
     {
+      Clock::time_point t_out = Clock::now();
       const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
+      times.add_since("checks", t_out);
       require_finite(u);
+      t_out = Clock::now();
       if (snap) {
         const std::string base = path_join(snap_dir, step_name(n, c.steps));
         const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
@@ -299,10 +319,13 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
           wrote(base + ".vti");
         }
         if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
+        times.add_since("snapshots", t_out);
       }
     }
     if (check) {
+      const Clock::time_point t_ck = Clock::now();
       s.save_checkpoint(ckpt);
+      times.add_since("checkpoints", t_ck);
       wrote(ckpt);
       last_ckpt = ckpt;
       last_ckpt_step = n;
@@ -312,8 +335,15 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   stop_if_cancelled();  // before the results: an interrupted run writes none of them
   s.synchronize();
   compute += seconds_since(seg);
-  if (finite_at != n) require_finite(s.field_values());
+  times.add("stepping", compute);
+  if (finite_at != n) {
+    const Clock::time_point t_check = Clock::now();
+    const std::vector<T> u = s.field_values();
+    times.add_since("checks", t_check);
+    require_finite(u);
+  }
   progress.report(n, true);
+  const Clock::time_point t_results = Clock::now();
 
   const int nrec = int(p.receivers.size());
   if (nrec > 0) {
@@ -354,7 +384,9 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   rep.ratio_to_copy = rep.copy_gb_per_s > 0 ? rep.gb_per_s / rep.copy_gb_per_s : 0;
   const std::string report_path = path_join(c.out_dir, "report.json");
   rep.outputs.push_back(report_path);
+  times.add_since("results", t_results);
   rep.wall_s = seconds_since(t_start);
+  rep.phases_s = times.s;
   const std::string text = to_json(rep) + "\n";
   io::AtomicFile f(report_path);
   f.write(text.data(), text.size());
@@ -374,10 +406,13 @@ Report run(const Config& cfg, const RunOptions& opt) {
       throw Error("cannot read checkpoint '" + opt.restart + "': " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error("checkpoint '" + opt.restart + "' is not a regular file");
   }
+  PhaseTimes times;
+  const Clock::time_point t_setup = Clock::now();
   Solver solver(cfg);  // every check; throws before any file is written
+  times.add_since("setup", t_setup);
   Report r = cfg.precision == Precision::f32
-                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0)
-                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0);
+                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0, times)
+                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0, times);
   return r;
 }
 
@@ -410,6 +445,8 @@ std::string to_json(const Report& r) {
   j["digest"] = r.plan.digest;
   j["wall_s"] = r.wall_s;
   j["compute_s"] = r.compute_s;
+  j["phases_s"] = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : r.phases_s) j["phases_s"][name] = v;
   j["gpts_per_s"] = r.gpts_per_s;
   j["gb_per_s"] = r.gb_per_s;
   j["bytes_per_point"] = r.bytes_per_point;
@@ -443,6 +480,14 @@ std::string to_text(const Report& r) {
     s << b;
   }
   s << "\n";
+  if (!r.phases_s.empty()) {
+    s << "  time (s):";
+    for (const auto& [name, v] : r.phases_s) {
+      std::snprintf(b, sizeof b, " %s %.3f", name.c_str(), v);
+      s << b;
+    }
+    s << "\n";
+  }
   for (const std::string& o : r.outputs) s << "  wrote " << o << "\n";
   return s.str();
 }

@@ -118,7 +118,15 @@ void fft_solve(double h, const Field<T>& f, Field<T>& u, void* stream) {
   check_cufft(Types<T>::inverse(p.inv, p.spec, u.origin()), "cufftExec inverse");
 }
 
+template <class T>
+void fft_prepare(const Field<T>& f, const Field<T>& u) {
+  require(f.extent() == u.extent(), "fft_prepare: f and u extents differ");
+  plan_for<T>(f.layout(), u.layout());
+}
+
 template void fft_solve(double, const Field<float>&, Field<float>&, void*);
 template void fft_solve(double, const Field<double>&, Field<double>&, void*);
+template void fft_prepare(const Field<float>&, const Field<float>&);
+template void fft_prepare(const Field<double>&, const Field<double>&);
 
 }  // namespace strata::cuda

@@ -12,4 +12,9 @@ namespace strata::poisson {
 template <class T>
 void fft_solve(double h, const Field<T>& f, Field<T>& u, Stream stream);
 
+// Makes (and caches) the cuFFT plans fft_solve uses for these fields, so that a solver can
+// count plan creation (cuFFT's start included: hundreds of ms) as setup, not solve.
+template <class T>
+void fft_prepare(const Field<T>& f, const Field<T>& u);
+
 }  // namespace strata::poisson

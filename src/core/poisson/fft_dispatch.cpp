@@ -20,7 +20,20 @@ void fft_solve(double h, const Field<T>& f, Field<T>& u, Stream stream) {
 #endif
 }
 
+template <class T>
+void fft_prepare(const Field<T>& f, const Field<T>& u) {
+  require(f.memory() == Memory::device && u.memory() == Memory::device,
+          "the fft solver runs on the GPU: use device fields (--device cuda)");
+#if STRATA_HAVE_CUDA
+  cuda::fft_prepare(f, u);
+#else
+  throw Error("the fft solver needs a CUDA build");
+#endif
+}
+
 template void fft_solve(double, const Field<float>&, Field<float>&, Stream);
 template void fft_solve(double, const Field<double>&, Field<double>&, Stream);
+template void fft_prepare(const Field<float>&, const Field<float>&);
+template void fft_prepare(const Field<double>&, const Field<double>&);
 
 }  // namespace strata::poisson

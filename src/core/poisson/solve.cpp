@@ -273,6 +273,7 @@ PoissonReport Solver<T>::run() {
   } else {
     rep_.levels.push_back({n_, {h_, h_, h_}});
   }
+  if (o_.method == PoissonMethod::fft) poisson::fft_prepare(r0_, e_);  // plans are setup, not solve
   runtime::stream_synchronize(s_.handle);
   rep_.setup_ms = ms_since(t_setup);
 
