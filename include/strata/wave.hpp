@@ -228,7 +228,7 @@ struct Report {
   double bytes_per_point = 0;
   double copy_gb_per_s = 0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
   double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP); GPU only
-  // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate,
+  // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;
   std::vector<std::string> outputs;   // files written

@@ -200,8 +200,10 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
   // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
   Clock::time_point t_phase = Clock::now();
-  if (p.device == "cuda") rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
-  times.add_since("copy_rate", t_phase);
+  if (p.device == "cuda") {
+    rep.copy_gb_per_s = s.copy_gb_per_s();  // before any state: it may use the fields' buffers
+    times.add_since("copy_rate", t_phase);
+  }
   t_phase = Clock::now();
   if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
   rep.first_step = s.step();
