@@ -79,6 +79,8 @@ public:
   virtual ~Backend() = default;
   // Velocity model (dense [z][y][x]) and dt / h: the backend forms c2 = (v dt / h)^2.
   virtual void set_velocity(std::span<const T> v, double dt_over_h) = 0;
+  // The same for a model with one velocity per z plane (constant, layered): nz values.
+  virtual void set_velocity_planes(std::span<const T> planes, double dt_over_h) = 0;
   // Source amplitudes s_j(t_n) for steps first .. first + count - 1, row-major
   // (step, source). step() only asks for steps inside the last block given.
   virtual void set_wavelets(int first, int count, std::span<const double> amplitudes) = 0;
@@ -96,6 +98,8 @@ public:
   // with its reference copy kernel; call before the state is set (it may use u's buffers).
   virtual double copy_gb_per_s() = 0;
   virtual void synchronize() = 0;
+  // Whether every value of u is finite, checked where u lives (no copy of the grid).
+  virtual bool wavefield_finite() = 0;
 };
 
 template <class T>

@@ -1,5 +1,6 @@
 // Velocity models: constant, layered (layer of a point = the deepest top above its depth
-// (k + 1/2) h), or a (nz, ny, nx) .npy of float32/float64 velocities in m/s.
+// (k + 1/2) h), both one value per z plane, or a (nz, ny, nx) .npy of float32/float64
+// velocities in m/s.
 #include "core/wave_model.hpp"
 
 #include <cmath>
@@ -10,20 +11,19 @@
 namespace strata::wave {
 
 template <class T>
-std::vector<T> load_velocity(const Config& c) {
+VelocityModel<T> load_velocity(const Config& c) {
   const Extent n = c.shape;
-  std::vector<T> v;
+  VelocityModel<T> m;
   if (c.model == ModelKind::constant) {
-    v.assign(n.points(), T(c.velocity));
+    m.planes.assign(std::size_t(n.nz), T(c.velocity));
   } else if (c.model == ModelKind::layered) {
-    v.resize(n.points());
-    const std::size_t plane = std::size_t(n.nx) * n.ny;
+    m.planes.resize(std::size_t(n.nz));
     for (int k = 0; k < n.nz; ++k) {
       const double depth = (k + 0.5) * c.spacing;
       double vel = c.layers.front().velocity;
       for (const Layer& l : c.layers)
         if (l.top <= depth) vel = l.velocity;
-      std::fill(v.begin() + std::ptrdiff_t(k * plane), v.begin() + std::ptrdiff_t((k + 1) * plane), T(vel));
+      m.planes[std::size_t(k)] = T(vel);
     }
   } else {
     NpyInfo info;
@@ -41,21 +41,24 @@ std::vector<T> load_velocity(const Config& c) {
                   std::to_string(n.nx) + ")");
     }
     std::vector<std::size_t> shape;
-    v = npy_read<T>(c.model_file, shape);
+    m.dense = npy_read<T>(c.model_file, shape);
   }
+  const std::span<const T> v = m.values();
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (std::isfinite(double(v[i])) && v[i] > T(0)) continue;
-    const std::size_t x = i % n.nx, y = i / n.nx % n.ny, z = i / n.nx / n.ny;
+    // A plane's value stands for its whole plane: name its first point.
+    const std::size_t p = m.planes.empty() ? i : i * std::size_t(n.nx) * n.ny;
+    const std::size_t x = p % n.nx, y = p / n.nx % n.ny, z = p / n.nx / n.ny;
     char b[64];
     std::snprintf(b, sizeof b, "%g", double(v[i]));
     throw Error("velocity model: v = " + std::string(b) + " at grid point (x, y, z) = (" + std::to_string(x) +
                 ", " + std::to_string(y) + ", " + std::to_string(z) +
                 "): every velocity must be a finite number > 0 (m/s)");
   }
-  return v;
+  return m;
 }
 
-template std::vector<float> load_velocity(const Config&);
-template std::vector<double> load_velocity(const Config&);
+template VelocityModel<float> load_velocity(const Config&);
+template VelocityModel<double> load_velocity(const Config&);
 
 }  // namespace strata::wave

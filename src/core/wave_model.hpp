@@ -1,8 +1,11 @@
-// The velocity model a configuration names, as a dense [z][y][x] array in the run's
-// precision: constant, layered by depth, or read from a .npy file. Every value is checked
-// (finite, > 0) and the first bad one is named with its grid position.
+// The velocity model a configuration names, in the run's precision: constant or layered by
+// depth as one velocity per z plane (the grid is never built on the host: the backend forms
+// (v dt / h)^2 from the planes where it lives), or a dense [z][y][x] array read from a .npy
+// file. Every value is checked (finite, > 0) and the first bad one is named with its place.
 #pragma once
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "strata/wave.hpp"
@@ -10,6 +13,15 @@
 namespace strata::wave {
 
 template <class T>
-std::vector<T> load_velocity(const Config& c);
+struct VelocityModel {
+  std::vector<T> planes;  // per z plane (constant, layered); empty for a dense model
+  std::vector<T> dense;   // [z][y][x] (npy); empty for a per-plane model
+  std::span<const T> values() const { return planes.empty() ? std::span<const T>(dense) : std::span<const T>(planes); }
+  T min() const { return *std::min_element(values().begin(), values().end()); }
+  T max() const { return *std::max_element(values().begin(), values().end()); }
+};
+
+template <class T>
+VelocityModel<T> load_velocity(const Config& c);
 
 }  // namespace strata::wave

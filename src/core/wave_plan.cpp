@@ -147,10 +147,9 @@ MemoryEstimate host_memory_estimate(const Config& c, const std::string& device) 
   const double nrec = receiver_count(c), rows = double(c.steps / c.receiver_every + 1);
   const double traces = rows * nrec * e;
   const double taps = nrec * (sizeof(Vec3) + 8 * sizeof(Tap));
-  // Transient copies, one at a time: the model (and (v dt/h)^2 before its upload) while
-  // setting up; the whole state and the traces, dense, at a snapshot, checkpoint or
+  // Transient copies, one at a time: a .npy model while setting up; the whole state and the traces, dense, at a snapshot, checkpoint or
   // restart; the traces and the seismogram picture at the end.
-  const double setup = points * e * (device == "cuda" ? 2 : 1);
+  const double setup = c.model == ModelKind::npy ? points * e : 0;  // constant, layered: per plane
   const double state = 2 * points * e + layers + traces;
   const double final_outputs = traces + 2 * std::min(rows, 4096.0) * std::min(nrec, 4096.0) * 8;
   const double staging = std::max({setup, state, final_outputs});

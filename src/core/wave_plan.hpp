@@ -15,6 +15,7 @@ struct Resolved {
   Setup setup;
 };
 
+// `velocity`: the model's values (VelocityModel::values()).
 template <class T>
 Resolved resolve(const Config& c, std::span<const T> velocity);
 
@@ -36,7 +37,8 @@ MemoryEstimate host_memory_estimate(const Config& c, const std::string& device);
 void require_host_memory(const Config& c, const std::string& device);
 
 // The digest of the physics: the configuration without steps, outputs and device, with dt
-// resolved, plus a hash of the velocity values. Equal digests: a checkpoint can continue.
+// resolved, plus a hash of the velocity values (one per z plane for constant and layered
+// models, every point's for a .npy model). Equal digests: a checkpoint can continue.
 template <class T>
 std::string physics_digest(const Config& c, double dt, std::span<const T> velocity);
 

@@ -241,16 +241,19 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   int finite_at = n;
   double check_cost = 0;
   Clock::time_point checked = Clock::now();
-  auto require_finite = [&](const std::vector<T>& u) {
+  // The check runs where u lives; only a failure copies u to find and describe the places.
+  auto require_finite = [&] {
     const Clock::time_point t0 = Clock::now();
-    const std::size_t first = first_non_finite<T>(u);
+    const bool finite = s.wavefield_finite();
     check_cost = seconds_since(t0);
     times.add("checks", check_cost);
     checked = Clock::now();
-    if (first == u.size()) {
+    if (finite) {
       finite_at = n;
       return;
     }
+    const std::vector<T> u = s.field_values();
+    const std::size_t first = first_non_finite<T>(u);
     // Where: the first value, and the box that holds them all.
     const std::size_t nx = std::size_t(c.shape.nx), ny = std::size_t(c.shape.ny);
     std::size_t count = 0;
@@ -279,7 +282,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   if (!opt.restart.empty()) {  // a state read from a file is checked before it is stepped
     finite_at = -1;
     last_ckpt.clear();  // not valid if this check fails
-    require_finite(s.field_values());
+    require_finite();
     last_ckpt = opt.restart;
   }
   while (n < c.steps) {
@@ -305,13 +308,11 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     if (!snap && !check && !finite_due) continue;
     s.synchronize();
     compute += seconds_since(seg);
-    {
-      Clock::time_point t_out = Clock::now();
-      const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
-      times.add_since("checks", t_out);
-      require_finite(u);
-      t_out = Clock::now();
-      if (snap) {
+    require_finite();
+    if (snap) {
+      const Clock::time_point t_out = Clock::now();
+      {
+        const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
         const std::string base = path_join(snap_dir, step_name(n, c.steps));
         const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
         if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
@@ -321,8 +322,8 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
           wrote(base + ".vti");
         }
         if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
-        times.add_since("snapshots", t_out);
       }
+      times.add_since("snapshots", t_out);
     }
     if (check) {
       const Clock::time_point t_ck = Clock::now();
@@ -338,12 +339,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   s.synchronize();
   compute += seconds_since(seg);
   times.add("stepping", compute);
-  if (finite_at != n) {
-    const Clock::time_point t_check = Clock::now();
-    const std::vector<T> u = s.field_values();
-    times.add_since("checks", t_check);
-    require_finite(u);
-  }
+  if (finite_at != n) require_finite();
   progress.report(n, true);
   const Clock::time_point t_results = Clock::now();
 

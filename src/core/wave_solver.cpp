@@ -45,12 +45,13 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
 template <class T>
 SolverT<T>::SolverT(const Config& c) : cfg_(c) {
   require_host_memory(cfg_, run_device(cfg_));  // before the model is read or anything allocated
-  std::vector<T> v = load_velocity<T>(cfg_);
-  Resolved r = resolve<T>(cfg_, std::span<const T>(v));
+  const VelocityModel<T> v = load_velocity<T>(cfg_);
+  Resolved r = resolve<T>(cfg_, v.values());
   plan_ = std::move(r.plan);
   setup_ = std::move(r.setup);
   backend_ = make_backend<T>(plan_.device, setup_);
-  backend_->set_velocity(v, plan_.dt / cfg_.spacing);
+  if (v.planes.empty()) backend_->set_velocity(v.dense, plan_.dt / cfg_.spacing);
+  else backend_->set_velocity_planes(v.planes, plan_.dt / cfg_.spacing);
 }
 
 template <class T>

@@ -49,6 +49,8 @@ public:
   double copy_gb_per_s() override { return backend_->copy_gb_per_s(); }
   void synchronize() override { backend_->synchronize(); }
 
+  // Whether u is finite everywhere, checked where it lives (no copy).
+  bool wavefield_finite() { return backend_->wavefield_finite(); }
   // In the run's precision, for the output writers.
   std::vector<T> field_values() const;
   std::vector<T> trace_values() const;

@@ -9,6 +9,7 @@
 #include "core/wave_backend.hpp"
 #include "core/wave_ghosts.hpp"
 #include "cpu/cpu.hpp"
+#include "strata/reduce.hpp"
 
 namespace strata::wave {
 
@@ -33,6 +34,17 @@ public:
       c2_[i] = c * c;
     }
   }
+
+  void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
+    require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
+    const std::size_t plane = std::size_t(s_.n.nx) * s_.n.ny;
+    for (std::size_t z = 0; z < planes.size(); ++z) {
+      const double c = double(planes[z]) * dt_over_h;
+      std::fill(c2_.begin() + std::ptrdiff_t(z * plane), c2_.begin() + std::ptrdiff_t((z + 1) * plane), c * c);
+    }
+  }
+
+  bool wavefield_finite() override { return check_finite(u_).all_finite; }
 
   void set_wavelets(int first, int count, std::span<const double> amps) override {
     wl_first_ = first;

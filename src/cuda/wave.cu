@@ -18,6 +18,7 @@
 #include "cuda/stencil_cuda.hpp"
 #include "cuda/wave_cuda.hpp"
 #include "strata/device.hpp"
+#include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::wave {
@@ -125,15 +126,22 @@ public:
     traces_ = DeviceArray<T>(std::size_t(s.trace_rows) * s.receivers.size());
   }
 
+  // (v dt / h)^2 is formed on the device: the model is uploaded as it is (dense), or its
+  // planes' values written over each plane (constant and layered models: no host grid).
   void set_velocity(std::span<const T> v, double dt_over_h) override {
     require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
-    std::vector<T> c2(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const double c = double(v[i]) * dt_over_h;
-      c2[i] = T(c * c);
-    }
-    c2_.load_interior(c2);
+    c2_.load_interior(v);
+    launch_c2(nullptr, dt_over_h);
   }
+
+  void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
+    require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
+    const DeviceArray<T> table(std::vector<T>(planes.begin(), planes.end()));
+    launch_c2(table.get(), dt_over_h);
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));  // before the table goes
+  }
+
+  bool wavefield_finite() override { return check_finite(u_, Stream{stream()}).all_finite; }
 
   void set_wavelets(int first, int count, std::span<const double> amps) override {
     // The previous block may still be read by queued injections: wait before replacing it.
@@ -254,6 +262,15 @@ public:
 
 private:
   static cudaStream_t stream() { return nullptr; }  // the legacy default stream
+
+  // c2 = (v dt / h)^2 over the interior, v from c2 itself (planes == null) or per plane.
+  void launch_c2(const T* planes, double dt_over_h) {
+    const Extent n = s_.n;
+    const dim3 grid(unsigned((n.nx + 127) / 128), unsigned(n.ny), unsigned(n.nz));
+    kernels::wave_velocity_to_c2<T><<<grid, 128, 0, stream()>>>(c2_.origin(), planes, dt_over_h, n.nx,
+                                                                  c2_.layout().pitch, c2_.layout().plane);
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
 
   std::int64_t offset(int x, int y, int z) const {
     return std::int64_t(z) * u_.layout().plane + std::int64_t(y) * u_.layout().pitch + x;

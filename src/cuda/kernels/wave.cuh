@@ -525,6 +525,20 @@ __global__ void __launch_bounds__(256, shell_min_blocks<T, K>()) wave_shell_upda
   }
 }
 
+// ---- the model ---------------------------------------------------------------------------------
+
+// c2 = (v dt / h)^2 in place over the interior, v from c2 itself or, given a table, per z
+// plane: in double, one rounding to T, the values the host loop it replaces computed.
+template <class T>
+__global__ void wave_velocity_to_c2(T* c2, const T* __restrict__ planes, double dt_over_h, int nx,
+                                    std::int64_t pitch, std::int64_t plane) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x >= nx) return;
+  T* p = c2 + z * plane + y * pitch + x;
+  const double c = double(planes ? planes[z] : *p) * dt_over_h;
+  *p = T(__dmul_rn(c, c));
+}
+
 // ---- sources and receivers -----------------------------------------------------------------
 
 // Injection as a gather: one thread per distinct grid point touched by any source, summing
