@@ -5,8 +5,10 @@
 // everything against the digest in the preamble.
 #include "core/checkpoint.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -32,8 +34,35 @@ constexpr std::uint64_t kMaxHeader = std::uint64_t(64) << 20;  // the configurat
 std::size_t padded(std::size_t used) { return used + (kAlign - used % kAlign) % kAlign; }
 }  // namespace
 
+namespace {
+
+constexpr std::size_t kStageBytes = std::size_t(64) << 20;
+
+// Calls piece(first, count) over an array in pieces of at most the staging buffer (whole
+// granules, at least one).
+template <class T, class Piece>
+void for_each_piece(const ArraySource<T>& a, Piece&& piece) {
+  const std::size_t granules = std::max<std::size_t>(1, kStageBytes / sizeof(T) / std::max<std::size_t>(a.granule, 1));
+  const std::size_t step = granules * std::max<std::size_t>(a.granule, 1);
+  for (std::size_t first = 0; first < a.count; first += step) piece(first, std::min(step, a.count - first));
+}
+
+// Starts the kernel writing what the temporary holds so far to disk (Linux), so that the
+// commit's fsync does not wait for all of it at the end.
+void start_writeback(io::AtomicFile& f) {
+#if defined(__linux__)
+  if (f.target().kind == io::OutputTarget::Kind::stream || !f.get()) return;
+  std::fflush(f.get());
+  ::sync_file_range(::fileno(f.get()), 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)f;
+#endif
+}
+
+}  // namespace
+
 template <class T>
-void write_checkpoint(const std::string& path, const Checkpoint<T>& c) {
+void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& sources) {
   nlohmann::ordered_json h;
   h["format"] = "strata wave checkpoint";
   h["version"] = kVersion;
@@ -43,17 +72,30 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c) {
   h["precision"] = to_string(precision_of<T>);
   std::size_t offset = 0;
   nlohmann::ordered_json arrays = nlohmann::ordered_json::array();
-  for (const auto& a : c.arrays) {
-    arrays.push_back({{"name", a.name}, {"count", a.data.size()}, {"offset", offset}});
-    offset += a.data.size() * sizeof(T);
+  for (const auto& a : sources) {
+    arrays.push_back({{"name", a.name}, {"count", a.count}, {"offset", offset}});
+    offset += a.count * sizeof(T);
   }
   h["arrays"] = arrays;
   h["config"] = nlohmann::ordered_json::parse(c.config_json.empty() ? "{}" : c.config_json);
   const std::string header = h.dump();
 
+  std::vector<T> stage;
+  auto stage_for = [&](const ArraySource<T>& a) {
+    std::size_t biggest = 0;
+    for_each_piece(a, [&](std::size_t, std::size_t n) { biggest = std::max(biggest, n); });
+    if (stage.size() < biggest) stage.resize(biggest);
+  };
   io::Digest digest;
   digest.add(header);
-  for (const auto& a : c.arrays) digest.add_bytes(a.data.data(), a.data.size() * sizeof(T));
+  for (const auto& a : sources) {
+    stage_for(a);
+    for_each_piece(a, [&](std::size_t first, std::size_t n) {
+      a.read(first, n, stage.data());
+      digest.stream_bytes(stage.data(), n * sizeof(T));
+    });
+    digest.end_stream();
+  }
   const std::uint64_t sum = digest.value();
 
   io::AtomicFile f(path);
@@ -66,8 +108,23 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c) {
   f.write(header.data(), header.size());
   const char zeros[kAlign] = {};
   f.write(zeros, padded(kPreamble + header.size()) - kPreamble - header.size());
-  for (const auto& a : c.arrays) f.write(a.data.data(), a.data.size() * sizeof(T));
+  for (const auto& a : sources)
+    for_each_piece(a, [&](std::size_t first, std::size_t n) {
+      a.read(first, n, stage.data());
+      f.write(stage.data(), n * sizeof(T));
+      start_writeback(f);
+    });
   f.commit();
+}
+
+template <class T>
+void write_checkpoint(const std::string& path, const Checkpoint<T>& c) {
+  std::vector<ArraySource<T>> sources;
+  for (const auto& a : c.arrays)
+    sources.push_back({a.name, a.data.size(), 1, [&a](std::size_t first, std::size_t n, T* dst) {
+                         std::copy_n(a.data.data() + first, n, dst);
+                       }});
+  write_checkpoint(path, c, sources);
 }
 
 namespace {
@@ -206,6 +263,8 @@ Checkpoint<T> read_checkpoint(const std::string& path,
 
 template void write_checkpoint(const std::string&, const Checkpoint<float>&);
 template void write_checkpoint(const std::string&, const Checkpoint<double>&);
+template void write_checkpoint(const std::string&, const Checkpoint<float>&, const std::vector<ArraySource<float>>&);
+template void write_checkpoint(const std::string&, const Checkpoint<double>&, const std::vector<ArraySource<double>>&);
 template Checkpoint<float> read_checkpoint(const std::string&,
                                            const std::function<std::vector<ArraySpec>(const Checkpoint<float>&)>&);
 template Checkpoint<double> read_checkpoint(const std::string&,

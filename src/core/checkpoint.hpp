@@ -34,6 +34,24 @@ struct ArraySpec {
 template <class T>
 void write_checkpoint(const std::string& path, const Checkpoint<T>& c);
 
+// An array a checkpoint writes, read in pieces where it lives (on a GPU: copied down a
+// piece at a time): read(first, count, dst) fills dst with values first .. first+count-1.
+// Pieces are whole multiples of `granule` values (a field's planes) but for the last.
+template <class T>
+struct ArraySource {
+  std::string name;
+  std::size_t count = 0;
+  std::size_t granule = 1;
+  std::function<void(std::size_t first, std::size_t count, T* dst)> read;
+};
+
+// The same file as write_checkpoint, streamed through a buffer of ~64 MB: the arrays are
+// read twice (once for the digest the preamble holds, once to write), never held whole.
+// c.arrays is ignored. The written data goes to disk as it is written (the final fsync
+// has little left to wait for).
+template <class T>
+void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& arrays);
+
 // Reads a checkpoint in stages, each refusing with an Error that names the file and the
 // problem: the preamble and header (format, version, precision T, a header that is JSON
 // without repeated keys, array sizes that add up to exactly the file's size) before

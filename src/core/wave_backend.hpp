@@ -93,6 +93,10 @@ public:
   virtual void set_traces(std::span<const T> rows_data, int rows) = 0;
   // Every state array (u, u_prev, the CPML memory), dense, in a fixed order, and restore.
   virtual std::vector<NamedArray<T>> save() const = 0;
+  // Values first .. first+count-1 of one state array (the order of save()'s arrays: u and
+  // u_prev dense [z][y][x]) into dst, from where it lives; for u and u_prev first and count
+  // are whole planes (nx ny values) but for the end.
+  virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
   virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
   // The device's copy rate on a grid of this shape (GB/s counting read + write), measured
   // with its reference copy kernel; call before the state is set (it may use u's buffers).

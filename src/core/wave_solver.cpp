@@ -143,9 +143,19 @@ void SolverT<T>::save_checkpoint(const std::string& path) const {
   c.trace_rows = rows_;
   c.digest = plan_.digest;
   c.config_json = to_json(cfg_);
-  c.arrays = backend_->save();
-  c.arrays.push_back({"traces", backend_->traces(rows_)});
-  write_checkpoint(path, c);
+  // Streamed from where the state lives: the host never holds a copy of the grids.
+  std::vector<ArraySource<T>> sources;
+  for (const StateSlot& slot : state_slots(setup_)) {
+    const bool field = slot.kind == StateSlot::u || slot.kind == StateSlot::u_prev;
+    sources.push_back({state_name(slot, setup_), state_size(slot, setup_),
+                       field ? std::size_t(setup_.n.nx) * setup_.n.ny : 1,
+                       [this, slot](std::size_t first, std::size_t n, T* dst) { backend_->read_state(slot, first, n, dst); }});
+  }
+  const std::vector<T> traces = backend_->traces(rows_);
+  sources.push_back({"traces", traces.size(), 1, [&traces](std::size_t first, std::size_t n, T* dst) {
+                       std::copy_n(traces.data() + first, n, dst);
+                     }});
+  write_checkpoint(path, c, sources);
 }
 
 template <class T>

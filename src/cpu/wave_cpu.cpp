@@ -77,6 +77,19 @@ public:
     std::copy(data.begin(), data.end(), traces_.begin());
   }
 
+  void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const override {
+    const std::vector<T>* dense_array = slot.kind == StateSlot::psi    ? &psi_[slot.layer]
+                                        : slot.kind == StateSlot::zeta ? &zeta_[slot.layer]
+                                                                       : nullptr;
+    if (dense_array) return void(std::copy_n(dense_array->data() + first, count, dst));
+    const Field<T>& f = slot.kind == StateSlot::u ? u_ : up_;
+    const std::size_t nx = std::size_t(s_.n.nx), plane = nx * std::size_t(s_.n.ny);
+    for (std::size_t i = first; i < first + count; i += nx) {  // whole rows
+      const int y = int(i % plane / nx), z = int(i / plane);
+      std::copy_n(&f(0, y, z), nx, dst + (i - first));
+    }
+  }
+
   std::vector<NamedArray<T>> save() const override {
     std::vector<NamedArray<T>> out;
     for (const StateSlot& slot : state_slots(s_)) {

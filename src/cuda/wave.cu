@@ -220,6 +220,26 @@ public:
     return out;
   }
 
+  void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const override {
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    if (slot.kind == StateSlot::psi || slot.kind == StateSlot::zeta) {
+      const DeviceArray<T>& a = slot.kind == StateSlot::psi ? psi_[slot.layer] : zeta_[slot.layer];
+      require(first + count <= a.size(), "internal: state read past its array");
+      STRATA_CUDA_CHECK(cudaMemcpy(dst, a.get() + first, count * sizeof(T), cudaMemcpyDeviceToHost));
+      return;
+    }
+    const Field<T>& f = slot.kind == StateSlot::u ? u_ : up_;
+    const std::size_t nx = std::size_t(s_.n.nx), plane = nx * std::size_t(s_.n.ny);
+    require(first % plane == 0 && (count % plane == 0 || first + count == s_.n.points()),
+            "internal: u is read in whole planes");
+    for (std::size_t i = first; i < first + count; i += plane) {
+      const int z = int(i / plane);
+      STRATA_CUDA_CHECK(cudaMemcpy2D(dst + (i - first), nx * sizeof(T), f.data() + f.layout().index(0, 0, z),
+                                     f.layout().pitch * sizeof(T), nx * sizeof(T), std::size_t(s_.n.ny),
+                                     cudaMemcpyDeviceToHost));
+    }
+  }
+
   void load(const std::vector<NamedArray<T>>& arrays) override {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     for (const auto& a : arrays) {
