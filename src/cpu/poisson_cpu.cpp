@@ -69,39 +69,29 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
       }
 }
 
-namespace {
-
-// u += the separable interpolation of ec with K taps per fine point and axis.
-template <int K, class T>
-void interpolate_taps(const int* const idx[3], const T* const w[3], const Field<T>& ec, Field<T>& u) {
+template <class T>
+void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
         double acc = 0;
-        for (int c = 0; c < K; ++c) {
-          const int k = idx[2][K * z + c];
-          for (int b = 0; b < K; ++b) {
-            const int j = idx[1][K * y + b];
-            for (int a = 0; a < K; ++a)
-              acc += double(w[2][K * z + c]) * w[1][K * y + b] * w[0][K * x + a] * ec(idx[0][K * x + a], j, k);
+        for (int c = 0; c < 2; ++c) {
+          const int k = t.p_idx[2][2 * z + c];
+          if (k < 0) continue;
+          for (int b = 0; b < 2; ++b) {
+            const int j = t.p_idx[1][2 * y + b];
+            if (j < 0) continue;
+            for (int a = 0; a < 2; ++a) {
+              const int i = t.p_idx[0][2 * x + a];
+              if (i < 0) continue;
+              acc += double(t.p_w[2][2 * z + c]) * t.p_w[1][2 * y + b] * t.p_w[0][2 * x + a] * ec(i, j, k);
+            }
           }
         }
         u(x, y, z) = T(u(x, y, z) + acc);
       }
-}
-
-}  // namespace
-
-template <class T>
-void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
-  interpolate_taps<2>(t.p_idx, t.p_w, ec, u);
-}
-
-template <class T>
-void interpolate_add(const poisson::TransferView<T>& t, const Field<T>& uc, Field<T>& u) {
-  interpolate_taps<4>(t.q_idx, t.q_w, uc, u);
 }
 
 template <class T>
@@ -161,7 +151,6 @@ void convert(const Field<S>& src, Field<D>& dst) {
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&);         \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
-  template void interpolate_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);  \
   template void dense_correct(const T*, const Field<T>&, Field<T>&);                            \
   template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&);
 STRATA_INSTANTIATE(float)

@@ -118,16 +118,8 @@ bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, F
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
   const auto gf = geometry(u);
-  kernels::interpolate_kernel<T, 2><<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
-      t.p_idx[0], t.p_idx[1], t.p_idx[2], t.p_w[0], t.p_w[1], t.p_w[2], ec.origin(), geometry(ec), u.origin(), gf);
-  STRATA_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
-void interpolate_add(const poisson::TransferView<T>& t, const Field<T>& uc, Field<T>& u, void* stream) {
-  const auto gf = geometry(u);
-  kernels::interpolate_kernel<T, 4><<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
-      t.q_idx[0], t.q_idx[1], t.q_idx[2], t.q_w[0], t.q_w[1], t.q_w[2], uc.origin(), geometry(uc), u.origin(), gf);
+  kernels::prolong_kernel<<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      t, ec.origin(), geometry(ec), u.origin(), gf);
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
@@ -183,7 +175,6 @@ void convert(const Field<S>& src, Field<D>& dst, void* stream) {
                                   const poisson::TransferView<T>&, Field<T>&, void*);             \
   template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
   template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void interpolate_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*); \
   template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);                        \
   template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*);
 STRATA_INSTANTIATE(float)

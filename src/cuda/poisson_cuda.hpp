@@ -22,8 +22,6 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream);
 template <class T>
-void interpolate_add(const poisson::TransferView<T>& t, const Field<T>& uc, Field<T>& u, void* stream);
-template <class T>
 void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream);
 template <class T>
 void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream);

@@ -134,43 +134,6 @@ TEST(PoissonTransfer, InterpolationIsPiecewiseLinearThroughTheBoundaryAndRestric
     }
 }
 
-// FMG's interpolation of a coarse solution is cubic: it reproduces cubic polynomials exactly
-// at every fine point whose four coarse nodes lie inside the coarse grid, on nested and
-// uniform steps of every kind, and falls back to the linear pair (two taps) elsewhere.
-TEST(PoissonTransfer, FmgInterpolationIsCubicInsideTheGrid) {
-  std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> d(-1, 1);
-  for (BoundaryKind kind : kKinds)
-    for (int n0 = 8; n0 <= 70; ++n0) {
-      AxisGrid g{n0};
-      double H = 1;
-      for (int level = 0; g.n >= 8; ++level) {
-        const AxisTransfer t = poisson::coarsen_axis(kind, g);
-        const std::vector<double> xf = coordinates(kind, g, H), xc = coordinates(kind, t.coarse, H * t.ratio);
-        const double c[4] = {d(rng), d(rng), d(rng), d(rng)};
-        auto cubic = [&](double x) { return c[0] + x * (c[1] + x * (c[2] + x * c[3])); };
-        int checked = 0;
-        for (int i = 0; i < g.n; ++i) {
-          double v = 0, wsum = 0;
-          for (int k = 0; k < 4; ++k) {
-            const int I = t.q_idx[4 * i + k];
-            v += t.q_w[4 * i + k] * cubic(xc[std::size_t(I)]);
-            wsum += t.q_w[4 * i + k];
-          }
-          // Inside: the nodes around x are coarse points 1 .. nc-2 (no ghost, mirror or wrap).
-          if (!(xf[i] > xc[1] && xf[i] < xc[std::size_t(t.n_coarse - 2)])) continue;
-          ++checked;
-          EXPECT_NEAR(wsum, 1.0, 1e-13) << name(kind) << " n=" << n0 << " level " << level << " point " << i;
-          EXPECT_NEAR(v, cubic(xf[i]), 1e-9 * (1 + std::fabs(cubic(xf[i]))))
-              << name(kind) << " n=" << n0 << " level " << level << " point " << i;
-        }
-        EXPECT_GT(checked, 0) << name(kind) << " n=" << n0 << " level " << level;
-        g = t.coarse;
-        H *= t.ratio;
-      }
-    }
-}
-
 TEST(PoissonTransfer, NestedDirichletIsFullWeighting) {
   for (int n : {7, 8}) {  // odd: the boundary on the coarse grid; even: half a coarse spacing beyond
     const AxisTransfer t = poisson::make_axis_transfer(BoundaryKind::dirichlet, n);

@@ -120,10 +120,6 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
         L.r_idx[ax] = Buffer<int>(t[ax].r_idx, memory);
         L.p_w[ax] = Buffer<T>(to<T>(t[ax].p_w), memory);
         L.r_w[ax] = Buffer<T>(to<T>(t[ax].r_w), memory);
-        L.q_idx[ax] = Buffer<int>(t[ax].q_idx, memory);
-        L.q_w[ax] = Buffer<T>(to<T>(t[ax].q_w), memory);
-        L.down.q_idx[ax] = L.q_idx[ax].data();
-        L.down.q_w[ax] = L.q_w[ax].data();
         L.down.nf[ax] = t[ax].n_fine;
         L.down.nc[ax] = t[ax].n_coarse;
         L.down.p_idx[ax] = L.p_idx[ax].data();

@@ -27,8 +27,8 @@ struct Level {
   double lam_lo = 0, lam_hi = 0;  // D^-1 A interval the Chebyshev smoother damps
   Field<T> u, u2, f, r;  // u2: the other buffer of the out-of-place smoothing steps
   bool has_coarser = false;
-  Buffer<int> p_idx[3], r_idx[3], q_idx[3];
-  Buffer<T> p_w[3], r_w[3], q_w[3];
+  Buffer<int> p_idx[3], r_idx[3];
+  Buffer<T> p_w[3], r_w[3];
   TransferView<T> down;  // to levels[i + 1]
 };
 

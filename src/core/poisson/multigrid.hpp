@@ -36,9 +36,7 @@ public:
   }
 
   // Full multigrid from the finest right-hand side: restrict f to every level, solve the
-  // coarsest, then interpolate up one level at a time (cubic: an interpolation of higher
-  // order than the discretisation, so one V-cycle per level reaches its error) with
-  // fmg_cycles V-cycles on each.
+  // coarsest, then interpolate up one level at a time with fmg_cycles V-cycles on each.
   void fmg() {
     for (std::size_t l = 0; l + 1 < H_.levels.size(); ++l)
       restrict_to(H_.levels[l].down, H_.levels[l].f, H_.levels[l + 1].f, s_);
@@ -48,7 +46,7 @@ public:
     for (std::size_t l = H_.levels.size() - 1; l-- > 0;) {
       Level<T>& L = H_.levels[l];
       fill(L.u, T(0), s_);
-      interpolate_add(L.down, H_.levels[l + 1].u, L.u, s_);
+      prolong_add(L.down, H_.levels[l + 1].u, L.u, s_);
       for (int c = 0; c < fmg_cycles_; ++c) vcycle(l);
       count(L, 1.25 + 1 + 2);
     }

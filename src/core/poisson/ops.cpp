@@ -62,11 +62,6 @@ void prolong_add(const TransferView<T>& t, const Field<T>& ec, Field<T>& u, Stre
   STRATA_ON_DEVICE(prolong_add(t, ec, u, s.handle));
 }
 template <class T>
-void interpolate_add(const TransferView<T>& t, const Field<T>& uc, Field<T>& u, Stream s) {
-  if (on_host(uc, u)) return cpu::interpolate_add(t, uc, u);
-  STRATA_ON_DEVICE(interpolate_add(t, uc, u, s.handle));
-}
-template <class T>
 void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream s) {
   if (on_host(r, u)) return cpu::dense_correct(m, r, u);
   STRATA_ON_DEVICE(dense_correct(m, r, u, s.handle));
@@ -94,7 +89,6 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
                                   const TransferView<T>&, Field<T>&, Stream);                     \
   template void restrict_to(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
   template void prolong_add(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);          \
-  template void interpolate_add(const TransferView<T>&, const Field<T>&, Field<T>&, Stream);      \
   template void dense_correct(const T*, const Field<T>&, Field<T>&, Stream);                      \
   template void extrapolate_ghosts(const GhostRule&, Field<T>&, Stream);
 STRATA_INSTANTIATE(float)

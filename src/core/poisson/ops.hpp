@@ -18,8 +18,6 @@ struct TransferView {
   const T* p_w[3] = {};
   const int* r_idx[3] = {};  // kMaxFine per coarse point
   const T* r_w[3] = {};
-  const int* q_idx[3] = {};  // 4 per fine point: FMG's cubic interpolation of a solution
-  const T* q_w[3] = {};
   // The tables are full weighting on every axis (vertex-centred, Dirichlet): coarse I
   // gathers fine 2I, 2I+1, 2I+2 with weights 1/4, 1/2, 1/4, a fine index n weighing 0.
   bool full_weighting = false;
@@ -67,9 +65,6 @@ void restrict_to(const TransferView<T>& t, const Field<T>& r, Field<T>& fc, Stre
 // u += P ec   (prolongation of the coarse correction)
 template <class T>
 void prolong_add(const TransferView<T>& t, const Field<T>& ec, Field<T>& u, Stream stream);
-// u += Q uc   (FMG's cubic interpolation of the coarse solution)
-template <class T>
-void interpolate_add(const TransferView<T>& t, const Field<T>& uc, Field<T>& u, Stream stream);
 // u += M r for a dense matrix M (the coarsest level's inverse, row-major over C-order points)
 template <class T>
 void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream stream);

@@ -81,8 +81,6 @@ AxisTransfer coarsen_axis(BoundaryKind kind, const AxisGrid& fine) {
     t.r_idx.assign(AxisTransfer::kMaxFine, 0);
     t.r_w.assign(AxisTransfer::kMaxFine, 0.0);
     t.r_w[0] = 1.0;
-    t.q_idx = {0, 0, 0, 0};
-    t.q_w = {1.0, 0.0, 0.0, 0.0};
     return t;
   }
   const Step step = kind == BoundaryKind::dirichlet ? dirichlet_step(fine) : uniform_step(kind, n);
@@ -95,47 +93,18 @@ AxisTransfer coarsen_axis(BoundaryKind kind, const AxisGrid& fine) {
   // A coarse index and weight as a tap on a coarse interior point (weight 0: none).
   auto tap = [&](long long I, double w) -> std::pair<int, double> {
     if (I >= 0 && I < nc) return {int(I), w};
-    if (kind != BoundaryKind::dirichlet) return {ghost_source(kind, int(I), nc), w};  // mirror or wrap
     require(I >= -1 && I <= nc, "internal: interpolation beyond the coarse ghosts");
+    if (kind != BoundaryKind::dirichlet) return {ghost_source(kind, int(I), nc), w};
     return I < 0 ? std::pair<int, double>{0, w * glo} : std::pair<int, double>{nc - 1, w * ghi};
   };
   const double rw = 1.0 / t.ratio;  // restriction = (h / H) P^T per axis
   t.p_idx.assign(2 * std::size_t(n), 0);
   t.p_w.assign(2 * std::size_t(n), 0.0);
-  t.q_idx.assign(4 * std::size_t(n), 0);
-  t.q_w.assign(4 * std::size_t(n), 0.0);
   std::vector<std::vector<std::pair<int, double>>> adj(nc);
-  // A node index for the cubic: the interior, the Dirichlet ghost rule's one ghost, or any
-  // mirrored (Neumann) or wrapped (periodic) index.
-  auto reachable = [&](long long I) { return kind != BoundaryKind::dirichlet || (I >= -1 && I <= nc); };
   for (int i = 0; i < n; ++i) {
     const Position s = step.at(i);
     const long long I0 = floor_div(s.num, s.den);
     const double w1 = double(s.num - I0 * s.den) / double(s.den);
-    {
-      // Cubic Lagrange weights on the nodes I0 - 1 .. I0 + 2 at t = w1 (merged where two
-      // nodes map to one coarse point), else the linear pair below.
-      const double u = w1;
-      const double l[4] = {-u * (u - 1) * (u - 2) / 6, (u + 1) * (u - 1) * (u - 2) / 2,
-                           -(u + 1) * u * (u - 2) / 2, (u + 1) * u * (u - 1) / 6};
-      const bool cubic = nc >= 4 && reachable(I0 - 1) && reachable(I0 + 2);
-      std::vector<std::pair<int, double>> q;
-      auto add = [&](std::pair<int, double> tw) {
-        for (auto& e : q)
-          if (e.first == tw.first) return void(e.second += tw.second);
-        q.push_back(tw);
-      };
-      if (cubic) {
-        for (int k = 0; k < 4; ++k) add(tap(I0 - 1 + k, l[k]));
-      } else {
-        add(tap(I0, 1.0 - w1));
-        add(tap(I0 + 1, w1));
-      }
-      for (std::size_t k = 0; k < 4; ++k) {
-        t.q_idx[4 * i + k] = k < q.size() ? q[k].first : q[0].first;  // unused taps: weight 0
-        t.q_w[4 * i + k] = k < q.size() ? q[k].second : 0.0;
-      }
-    }
     auto a = tap(I0, 1.0 - w1), b = tap(I0 + 1, w1);
     if (a.first == b.first) a.second += b.second, b.second = 0.0;  // both through one ghost rule
     if (a.second == 0.0) a.first = b.first;  // unused tap: repeat the other

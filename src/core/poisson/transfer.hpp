@@ -13,8 +13,8 @@
 //     (odd Neumann and periodic axes) or would push beta below 1/2 (ghost factors below
 //     -1 enlarge the diagonal past what the smoothers' symbol bounds allow).
 // Prolongation is linear interpolation in each axis (through the ghost rule), restriction
-// its transpose times h / H per axis: the textbook full weighting where nested; FMG's
-// solution interpolation is cubic. An axis of one point is not coarsened.
+// its transpose times h / H per axis: the textbook full weighting where nested. An axis of
+// one point is not coarsened.
 #pragma once
 
 #include <vector>
@@ -50,13 +50,6 @@ struct AxisTransfer {
   std::vector<double> p_w;
   std::vector<int> r_idx;
   std::vector<double> r_w;
-  // FMG's interpolation of a coarse solution (not of a correction): cubic, 4 taps per fine
-  // point (fine i = sum_k coarse[q_idx[4i+k]] * q_w[4i+k]), through the same ghosts; linear
-  // (padded with weight 0) where the four nodes would reach past the ghosts. Full multigrid
-  // needs an interpolation of higher order than the discretisation to reach its error in
-  // one V-cycle per level (with linear interpolation one cycle left 5x that error).
-  std::vector<int> q_idx;
-  std::vector<double> q_w;
 };
 
 // The next coarser axis and the tables to it.

@@ -181,27 +181,23 @@ __global__ void __launch_bounds__(CX * CY, sizeof(T) == 4 ? 3 : 4) residual_rest
   }
 }
 
-// u(x, y, z) += the separable interpolation of the coarse field with K taps per fine point
-// and axis (one thread per fine point): K = 2, the trilinear prolongation of a correction;
-// K = 4, FMG's tricubic interpolation of a solution. Tables have no holes (unused taps
-// weigh 0), so the unrolled loops issue every load up front.
-template <class T, int K>
-__global__ void interpolate_kernel(const int* __restrict__ ix, const int* __restrict__ iy, const int* __restrict__ iz,
-                                   const T* __restrict__ wx, const T* __restrict__ wy, const T* __restrict__ wz,
-                                   const T* __restrict__ ec, Geometry gc, T* __restrict__ u, Geometry gf) {
+// u(x, y, z) += trilinear interpolation of the coarse correction (one thread per fine point)
+template <class T>
+__global__ void prolong_kernel(poisson::TransferView<T> t, const T* __restrict__ ec, Geometry gc,
+                               T* __restrict__ u, Geometry gf) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
   if (x >= gf.nx) return;
   T* p = u + z * gf.plane + y * gf.pitch + x;
   const T old = *p;  // issued first: independent of the table lookups
   T acc = 0;
 #pragma unroll
-  for (int c = 0; c < K; ++c)
+  for (int c = 0; c < 2; ++c)
 #pragma unroll
-    for (int b = 0; b < K; ++b) {
-      const T* row = ec + __ldg(iz + K * z + c) * gc.plane + __ldg(iy + K * y + b) * gc.pitch;
-      const T wzy = __ldg(wz + K * z + c) * __ldg(wy + K * y + b);
+    for (int b = 0; b < 2; ++b) {
+      const T* row = ec + __ldg(t.p_idx[2] + 2 * z + c) * gc.plane + __ldg(t.p_idx[1] + 2 * y + b) * gc.pitch;
+      const T wzy = __ldg(t.p_w[2] + 2 * z + c) * __ldg(t.p_w[1] + 2 * y + b);
 #pragma unroll
-      for (int a = 0; a < K; ++a) acc += wzy * __ldg(wx + K * x + a) * __ldg(row + __ldg(ix + K * x + a));
+      for (int a = 0; a < 2; ++a) acc += wzy * __ldg(t.p_w[0] + 2 * x + a) * __ldg(row + __ldg(t.p_idx[0] + 2 * x + a));
     }
   *p = old + acc;
 }
