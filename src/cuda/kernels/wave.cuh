@@ -170,14 +170,18 @@ __device__ __forceinline__ T first_derivative(const T (&d1)[R + 1], const T* w) 
   return du;
 }
 
-// The CPML terms D1 psi + zeta of a layer whose axis is not the march axis, at a point
-// (offset off, dense index idx, coordinate q along the axis of stride su): the 4R + 1 values
-// of u along the axis are gathered once, the 2R + 1 new psi computed from them. Every load
-// comes before the first store, so they are in flight together.
+// The CPML terms D1 psi + zeta of a layer at point (x, y, z), u's value there at c: the
+// 4R + 1 values of u along the layer's axis are gathered once, the 2R + 1 new psi computed
+// from them. Every load comes before the first store, so they are in flight together.
 template <class T, int R>
-__device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, const PmlLayer<T>& L, const T* c,
-                                                  int q, int n_axis, std::int64_t su, std::int64_t idx,
-                                                  std::int64_t sp) {
+__device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, const PmlLayer<T>& L, const T* c, int x,
+                                                  int y, int z) {
+  // Selects, not arrays indexed by the axis: those would live in local memory.
+  const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? y : z, n_axis = ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2];
+  const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
+  const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
+  const std::int64_t sp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;  // along the axis in psi
+  const std::int64_t idx = (std::int64_t(z - L.lo[2]) * ly + (y - L.lo[1])) * lx + (x - L.lo[0]);
   const int qlo = L.lo[L.axis], qhi = L.hi[L.axis];
   T w[4 * R + 1], pin[2 * R + 1], ca[2 * R + 1], cb[2 * R + 1];
 #pragma unroll
@@ -213,25 +217,6 @@ __device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, cons
 // loads one new u and computes one new psi; the neighbours across come through L1. Each
 // point issues all its loads before its stores (the stores may alias later loads as far as
 // the compiler knows, so a load written after a store waits for it).
-template <class T, int R, int M, bool Cross>
-__device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
-                                                    const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
-                                                    T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
-                                                    const T* __restrict__ coef_a, const T* __restrict__ coef_b,
-                                                    const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc,
-                                                    int m0, int m1);
-
-// The layer's arrays as restrict parameters: each is read and written through itself only
-// (psi_in and psi_out are different buffers), which lets a point's loads move above the
-// previous point's stores.
-template <class T, int R, int M, bool Cross>
-__device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out, const T* __restrict__ c2,
-                                             const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc, int m0,
-                                             int m1) {
-  const PmlLayer<T>& L = a.layer[B.layer];
-  shell_column_arrays<T, R, M, Cross>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
-}
-
 template <class T, int R, int M, bool Cross>
 __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
                                                     const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
@@ -332,19 +317,22 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     }
     if constexpr (Cross)
       for (unsigned bits = cross; bits; bits &= bits - 1) {
-        const PmlLayer<T>& L = a.layer[__ffs(int(bits)) - 1];
-        const int p1 = M == 1 ? m : xc, p2 = M == 2 ? m : xc;
-        // Selects, not arrays indexed by the axis: those would live in local memory.
-        const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? p1 : p2;
-        const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
-        const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
-        const std::int64_t lsp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;
-        const std::int64_t lidx = (std::int64_t(p2 - L.lo[2]) * ly + (p1 - L.lo[1])) * lx + (x - L.lo[0]);
-        extra += layer_terms_gathered<T, R>(a, L, c, q, ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2], su, lidx, lsp);
+        extra += layer_terms_gathered<T, R>(a, a.layer[__ffs(int(bits)) - 1], c, x, M == 1 ? m : xc, M == 2 ? m : xc);
       }
     // out is u-'s buffer: this thread alone reads and then writes the point.
     out[off] = fma(c2_here, lap + extra, T(2) * w[2 * R] - u_prev);
   }
+}
+
+// The layer's arrays as restrict parameters: each is read and written through itself only
+// (psi_in and psi_out are different buffers), which lets a point's loads move above the
+// previous point's stores.
+template <class T, int R, int M, bool Cross>
+__device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                                             const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc, int m0,
+                                             int m1) {
+  const PmlLayer<T>& L = a.layer[B.layer];
+  shell_column_arrays<T, R, M, Cross>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
 }
 
 // Edges and corners of the shell (and x slabs that cannot be staged): one thread per point,
@@ -363,13 +351,7 @@ __device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, co
   for (int l = 0; l < a.layers; ++l) {
     const PmlLayer<T>& L = a.layer[l];
     if (x < L.lo[0] || x >= L.hi[0] || y < L.lo[1] || y >= L.hi[1] || z < L.lo[2] || z >= L.hi[2]) continue;
-    // Selects, not arrays indexed by the axis: those would live in local memory.
-    const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? y : z;
-    const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
-    const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
-    const std::int64_t lsp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;
-    const std::int64_t lidx = (std::int64_t(z - L.lo[2]) * ly + (y - L.lo[1])) * lx + (x - L.lo[0]);
-    extra += layer_terms_gathered<T, R>(a, L, c, q, ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2], su, lidx, lsp);
+    extra += layer_terms_gathered<T, R>(a, L, c, x, y, z);
   }
   out[off] = fma(c2_here, lap + extra, T(2) * c[0] - u_prev);
 }
