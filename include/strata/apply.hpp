@@ -6,13 +6,9 @@
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
+#include "strata/stream.hpp"
 
 namespace strata {
-
-// An opaque CUDA stream handle, so public headers need no CUDA headers. Ignored on host.
-struct Stream {
-  void* handle = nullptr;
-};
 
 // Fills `width` ghost layers of every face of f from its interior according to bc
 // (edges and corners included: axes are filled x, then y, then z, as np.pad does).

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <limits>
 
-#include "strata/apply.hpp"  // Stream
 #include "strata/field.hpp"
+#include "strata/stream.hpp"
 
 namespace strata {
 

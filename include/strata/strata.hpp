@@ -1,4 +1,5 @@
-// strata: stencils, solvers and reductions on structured 3D grids, CPU and CUDA.
+// strata: stencils, solvers and reductions on structured 3D grids, CPU and CUDA. Includes
+// every public header.
 #pragma once
 
 #include "strata/apply.hpp"
@@ -7,6 +8,9 @@
 #include "strata/error.hpp"
 #include "strata/field.hpp"
 #include "strata/npy.hpp"
+#include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
 #include "strata/stencil.hpp"
+#include "strata/stream.hpp"
 #include "strata/vector_ops.hpp"
+#include "strata/wave.hpp"

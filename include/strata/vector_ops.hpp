@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "strata/apply.hpp"  // Stream
 #include "strata/field.hpp"
+#include "strata/stream.hpp"
 
 namespace strata {
 
