@@ -20,7 +20,7 @@
 #include "bench/reduce.hpp"
 #include "bench/reduce_common.hpp"
 #include "cuda/check.hpp"
-#include "cuda/reduce_cuda.hpp"
+#include "cuda/rows.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "bench/cuda_timing.cuh"
-#include "core/verify.hpp"
+#include "strata/testing/verify.hpp"
 #include "cuda/stencil_cuda.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"

@@ -12,8 +12,8 @@
 
 #include "bench/cuda_timing.cuh"
 #include "bench/wave.hpp"
-#include "core/wave_solver.hpp"
-#include "cpu/wave_reference.hpp"
+#include "solvers/wave/solver.hpp"
+#include "strata/testing/wave_reference.hpp"
 #include "cuda/stencil_cuda.hpp"
 #include "cuda/wave_cuda.hpp"
 #include "strata/device.hpp"

@@ -10,7 +10,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
-#include "core/host_memory.hpp"
+#include "strata/host_memory.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"

@@ -11,7 +11,7 @@
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/wave.hpp"
-#include "core/atomic_file.hpp"
+#include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
 
 namespace strata::cli {

@@ -8,9 +8,9 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
-#include "core/atomic_file.hpp"
-#include "core/host_memory.hpp"
-#include "core/poisson/manufactured.hpp"
+#include "strata/atomic_file.hpp"
+#include "strata/host_memory.hpp"
+#include "strata/testing/manufactured.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
 #include "strata/poisson.hpp"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include "strata/atomic_file.hpp"
 
 #include "strata/device.hpp"
 #include "strata/error.hpp"

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "core/atomic_file.hpp"
+#include "strata/atomic_file.hpp"
 
 namespace strata::cli {
 

@@ -10,7 +10,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/kernels/reduce.cuh"
-#include "cuda/reduce_cuda.hpp"
+#include "cuda/rows.hpp"
 
 namespace strata::cuda {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/runtime.hpp"
+#include "base/runtime.hpp"
 #include "cuda/check.hpp"
 #include "strata/device.hpp"
 

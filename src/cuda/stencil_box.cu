@@ -1,6 +1,6 @@
 // The 27-point stencils: symmetric (common subexpressions) and general (27 coefficients).
 #include "cuda/stencil_impl.cuh"
-#include "cuda/stencil_policy.hpp"
+#include "cuda/tuning/stencil_policy.hpp"
 
 namespace strata::cuda {
 

@@ -1,7 +1,7 @@
 // The copy kernels the benchmark measures every stencil against: copycube (2.5D copy,
 // the ceiling) and copycube_halo (the data movement of a radius-1 pass, no arithmetic).
 #include "cuda/stencil_impl.cuh"
-#include "cuda/stencil_policy.hpp"
+#include "cuda/tuning/stencil_policy.hpp"
 
 namespace strata::cuda {
 

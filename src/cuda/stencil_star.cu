@@ -1,6 +1,6 @@
 // Star stencils of radius 1..4 (7-point .. 25-point 8th order) with their default tiles.
 #include "cuda/stencil_impl.cuh"
-#include "cuda/stencil_policy.hpp"
+#include "cuda/tuning/stencil_policy.hpp"
 
 namespace strata::cuda {
 

@@ -3,7 +3,7 @@
 // Host code only; the device code is in kernels/vector_ops.cuh.
 #include "cuda/check.hpp"
 #include "cuda/kernels/vector_ops.cuh"
-#include "cuda/reduce_cuda.hpp"
+#include "cuda/rows.hpp"
 
 namespace strata::cuda {
 

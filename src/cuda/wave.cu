@@ -1,4 +1,4 @@
-// The CUDA backend of the wave solver (core/wave_backend.hpp). One step on the stream:
+// The CUDA backend of the wave solver (backend/wave.hpp). One step on the stream:
 // mirror ghosts of the non-pml faces; the fused update over the interior box (the grid
 // less its absorbing layers) into u_prev's buffer; the whole update of the shell that holds
 // the layers, CPML terms included, in one pass; source injection; then the buffers swap.
@@ -11,8 +11,8 @@
 #include <tuple>
 #include <type_traits>
 
-#include "core/wave_backend.hpp"
-#include "core/wave_ghosts.hpp"
+#include "backend/wave.hpp"
+#include "backend/wave_ghosts.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/stencil_cuda.hpp"
@@ -424,7 +424,7 @@ private:
 
   // Each non-pml face as index arithmetic for wave_mirror_ghosts: strides across the face,
   // and per ghost layer the offsets along the axis of the ghost and its source (the same
-  // map as the CPU's fill, core/wave_ghosts.hpp).
+  // map as the CPU's fill, backend/wave_ghosts.hpp).
   void set_mirror_faces(const Layout& L) {
     const int n[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
     const std::int64_t stride[3] = {1, std::int64_t(L.pitch), std::int64_t(L.plane)};

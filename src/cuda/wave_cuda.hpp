@@ -1,6 +1,6 @@
 // Host interface of the fused leapfrog update (no CUDA headers): the policy's kernel per
 // radius and every compiled variant, for the CUDA backend (wave.cu), the GPU tests and the
-// benchmark. The backend itself is reached through core/wave_backend.hpp's factory.
+// benchmark. The backend itself is reached through backend/wave.hpp's factory.
 #pragma once
 
 #include <span>

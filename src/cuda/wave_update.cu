@@ -7,8 +7,8 @@
 #include "cuda/kernels/wave.cuh"
 #include "cuda/stencil_launch.cuh"
 #include "cuda/wave_cuda.hpp"
-#include "cuda/stencil_policy.hpp"
-#include "cuda/wave_policy.hpp"
+#include "cuda/tuning/stencil_policy.hpp"
+#include "cuda/tuning/wave_policy.hpp"
 
 namespace strata::cuda {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/wave_numerics.hpp"
+#include "solvers/wave/numerics.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::test {

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "core/digest.hpp"
+#include "io/digest.hpp"
 
 TEST(Digest, StreamedPiecesEqualTheWhole) {
   std::mt19937_64 rng(3);

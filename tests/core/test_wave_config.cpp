@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error_of.hpp"
-#include "core/wave_numerics.hpp"
+#include "solvers/wave/numerics.hpp"
 #include "strata/wave.hpp"
 
 using namespace strata;

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-#include "core/poisson/manufactured.hpp"
+#include "strata/testing/manufactured.hpp"
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"

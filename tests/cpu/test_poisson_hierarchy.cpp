@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/test_util.hpp"
-#include "core/poisson/hierarchy.hpp"
-#include "core/poisson/transfer.hpp"
+#include "solvers/poisson/hierarchy.hpp"
+#include "solvers/poisson/transfer.hpp"
 #include "strata/apply.hpp"
 #include "strata/poisson.hpp"
 

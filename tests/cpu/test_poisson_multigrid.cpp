@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/test_util.hpp"
-#include "core/poisson/manufactured.hpp"
+#include "strata/testing/manufactured.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;

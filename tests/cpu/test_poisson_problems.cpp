@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/poisson/manufactured.hpp"
+#include "strata/testing/manufactured.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/test_util.hpp"
-#include "core/verify.hpp"
+#include "strata/testing/verify.hpp"
 #include "cpu/padded.hpp"
 #include "strata/apply.hpp"
 

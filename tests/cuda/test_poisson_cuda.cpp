@@ -10,9 +10,9 @@
 
 #include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
-#include "core/poisson/hierarchy.hpp"
-#include "core/poisson/manufactured.hpp"
-#include "core/poisson/operator.hpp"
+#include "solvers/poisson/hierarchy.hpp"
+#include "strata/testing/manufactured.hpp"
+#include "solvers/poisson/operator.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
 

@@ -14,7 +14,7 @@
 #include "strata/device.hpp"
 #include "strata/stencil.hpp"
 #if STRATA_HAVE_CUDA
-#include "cpu/wave_reference.hpp"
+#include "strata/testing/wave_reference.hpp"
 #include "cuda/wave_cuda.hpp"
 #endif
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda/reduce_cuda.hpp"
+#include "cuda/rows.hpp"
 
 namespace strata::cuda::kernels {
 

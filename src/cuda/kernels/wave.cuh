@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/wave_ghosts.hpp"
+#include "backend/wave_ghosts.hpp"
 
 namespace strata::cuda::kernels {
 

@@ -1,6 +1,6 @@
 // Lab: the tile configurations explored besides the policy defaults (built only with
 // -DSTRATA_STENCIL_LAB=ON). `strata bench --variants all` times each of them; the winner
-// per family and precision goes into stencil_policy.hpp.
+// per family and precision goes into tuning/stencil_policy.hpp.
 #pragma once
 
 #include "cuda/stencil_impl.cuh"

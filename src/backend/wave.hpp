@@ -1,0 +1,114 @@
+// The wave solver's backend interface: what the driver (src/solvers/wave/solver.cpp, written
+// once) needs from a device to advance the leapfrog scheme. Everything here is resolved
+// numbers (coefficients in grid units, interpolation taps, CPML constants), so a backend is
+// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strata/wave.hpp"
+
+namespace strata::wave {
+
+// One interpolation / injection weight on an interior grid point.
+struct Tap {
+  int x = 0, y = 0, z = 0;
+  double w = 0;
+};
+
+// A CPML layer on one face: the box of interior points it covers (lo inclusive, hi
+// exclusive per axis), the axis it absorbs along and its constants per layer point
+// (index = coordinate along the axis - lo[axis]).
+struct PmlFace {
+  int face = 0, axis = 0;
+  std::array<int, 3> lo{}, hi{};
+  std::vector<double> a, b;
+  std::size_t points() const {
+    return std::size_t(hi[0] - lo[0]) * std::size_t(hi[1] - lo[1]) * std::size_t(hi[2] - lo[2]);
+  }
+};
+
+// The scheme, in grid units. With c2 = (v dt / h)^2 per point, one step is
+//   u+ = 2u - u- + c2 (Lap u + sum_axes (D1 psi_a + zeta_a)) + sum_sources taps * s(t_n)
+//   psi_a  = b psi_a + a D1_a u                       (before the update, at every step)
+//   zeta_a = b zeta_a + a (D2_a u + D1_a psi_a)
+// where Lap is the star `lap` (sum of the three 1D second derivatives d2), D1 the first
+// derivative d1, psi/zeta are zero outside their layer (and beyond the grid), and u's
+// ghost layers hold: 0 beyond a pml face, the odd (free) / even (rigid) mirror image about
+// the face, or the periodic wrap.
+struct Setup {
+  Extent n;
+  int radius = 1;
+  std::vector<double> lap;  // 3D star, radius + 1 coefficients (c0 = 3 d2[0])
+  std::vector<double> d2;   // 1D second derivative, radius + 1
+  std::vector<double> d1;   // 1D first derivative, radius + 1 (d1[0] = 0)
+  std::array<FaceKind, 6> faces{};
+  std::vector<PmlFace> pml;
+  std::vector<std::vector<Tap>> sources;    // weights include dt^2 / h^3; no repeated point
+  std::vector<std::vector<Tap>> receivers;  // trilinear weights
+  int trace_rows = 0;                       // capacity of the trace buffer
+};
+
+template <class T>
+struct NamedArray {
+  std::string name;
+  std::vector<T> data;
+};
+
+// The checkpointed state arrays of every backend: "u", "u_prev", then "psi_<face>" and
+// "zeta_<face>" per absorbing layer. One place decides names and sizes, so a checkpoint
+// written by one backend restores into the other.
+struct StateSlot {
+  enum Kind { u, u_prev, psi, zeta } kind = u;
+  std::size_t layer = 0;  // psi / zeta: index into Setup::pml
+};
+std::vector<StateSlot> state_slots(const Setup& s);  // in save() order
+std::string state_name(const StateSlot& slot, const Setup& s);
+std::size_t state_size(const StateSlot& slot, const Setup& s);  // values in that array
+// Throws Error for a name the setup does not have, or `values` not that array's size.
+StateSlot state_slot(const std::string& name, std::size_t values, const Setup& s);
+
+template <class T>
+class Backend {
+public:
+  virtual ~Backend() = default;
+  // Velocity model (dense [z][y][x]) and dt / h: the backend forms c2 = (v dt / h)^2.
+  virtual void set_velocity(std::span<const T> v, double dt_over_h) = 0;
+  // The same for a model with one velocity per z plane (constant, layered): nz values.
+  virtual void set_velocity_planes(std::span<const T> planes, double dt_over_h) = 0;
+  // Source amplitudes s_j(t_n) for steps first .. first + count - 1, row-major
+  // (step, source). step() only asks for steps inside the last block given.
+  virtual void set_wavelets(int first, int count, std::span<const double> amplitudes) = 0;
+  // u(n) -> u(n+1), injecting the sources' amplitudes of step n.
+  virtual void step(int n) = 0;
+  // Samples the receivers from the current u into trace row `row`.
+  virtual void record(int row) = 0;
+  // The first `rows` rows of the traces (row-major, row x receiver), and their restore.
+  virtual std::vector<T> traces(int rows) const = 0;
+  virtual void set_traces(std::span<const T> rows_data, int rows) = 0;
+  // Every state array (u, u_prev, the CPML memory), dense, in a fixed order, and restore.
+  virtual std::vector<NamedArray<T>> save() const = 0;
+  // Values first .. first+count-1 of one state array (the order of save()'s arrays: u and
+  // u_prev dense [z][y][x]) into dst, from where it lives; for u and u_prev first and count
+  // are whole planes (nx ny values) but for the end.
+  virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
+  virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
+  // The device's copy rate on a grid of this shape (GB/s counting read + write), measured
+  // with its reference copy kernel; call before the state is set (it may use u's buffers).
+  virtual double copy_gb_per_s() = 0;
+  virtual void synchronize() = 0;
+  // Whether every value of u is finite, checked where u lives (no copy of the grid).
+  virtual bool wavefield_finite() = 0;
+};
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cpu_backend(const Setup& s);
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend(const Setup& s);  // throws without CUDA
+
+}  // namespace strata::wave

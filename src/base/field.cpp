@@ -1,0 +1,126 @@
+// Field storage and layout, and copies between host and device fields. Device memory
+// goes through the CUDA backend's runtime (src/cuda/runtime.cu); this file has no CUDA.
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "base/runtime.hpp"
+#include "strata/field.hpp"
+
+namespace strata {
+
+std::string Extent::str() const {
+  return std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+}
+
+namespace {
+std::ptrdiff_t round_up(std::ptrdiff_t v, std::ptrdiff_t m) { return (v + m - 1) / m * m; }
+}  // namespace
+
+Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
+  require(n.nx >= 1 && n.ny >= 1 && n.nz >= 1,
+          "grid extent " + n.str() + " is invalid: each of nx, ny, nz must be >= 1");
+  require(ghost >= 0 && ghost <= kMaxGhost, "ghost width " + std::to_string(ghost) +
+                                                " is invalid: allowed 0.." +
+                                                std::to_string(kMaxGhost));
+  require(elem_bytes == 4 || elem_bytes == 8, "element size must be 4 or 8 bytes");
+  Layout L;
+  L.n = n;
+  L.ghost = ghost;
+  L.elem_bytes = elem_bytes;
+  const std::ptrdiff_t per128 = 128 / std::ptrdiff_t(elem_bytes);
+  L.xoff = round_up(ghost, per128);
+  L.pitch = round_up(L.xoff + n.nx + ghost, 32);
+  L.rows = n.ny + 2 * std::ptrdiff_t(ghost);
+  L.planes = n.nz + 2 * std::ptrdiff_t(ghost);
+  L.plane = L.pitch * L.rows;
+  const double total = double(L.plane) * double(L.planes) * double(elem_bytes);
+  require(total < double(std::numeric_limits<std::ptrdiff_t>::max()) / 4,
+          "grid " + n.str() + " is too large to address");
+  L.size = std::size_t(L.plane) * std::size_t(L.planes);
+  return L;
+}
+
+namespace detail {
+
+Storage::~Storage() {
+  if (!ptr) return;
+  if (memory == Memory::host)
+    std::free(ptr);
+  else
+    runtime::device_free(ptr);
+}
+
+std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory) {
+  auto s = std::make_unique<Storage>();
+  s->memory = memory;
+  if (memory == Memory::host) {
+    const std::size_t align = 4096;
+    const std::size_t rounded = (bytes + align - 1) / align * align;
+    s->ptr = std::aligned_alloc(align, rounded);
+    if (!s->ptr)
+      throw Error("out of host memory: could not allocate " + std::to_string(bytes) +
+                  " bytes");
+    std::memset(s->ptr, 0, rounded);
+  } else {
+    s->ptr = runtime::device_alloc_zeroed(bytes);
+  }
+  return s;
+}
+
+}  // namespace detail
+
+template <class T>
+Field<T>::Field(Extent n, int ghost, Memory memory)
+    : layout_(Layout::make(n, ghost, sizeof(T))),
+      memory_(memory),
+      storage_(detail::allocate(layout_.bytes(), memory)) {}
+
+template <class T>
+void Field<T>::load_interior(std::span<const T> dense) {
+  const Extent n = extent();
+  require(dense.size() == n.points(), "load_interior: " + std::to_string(dense.size()) +
+                                          " values given, the field's interior " +
+                                          n.str() + " holds " + std::to_string(n.points()));
+  for (int z = 0; z < n.nz; ++z)
+    runtime::copy_2d(data() + layout_.index(0, 0, z), memory_, layout_.pitch * sizeof(T),
+                     dense.data() + std::size_t(z) * n.ny * n.nx, Memory::host,
+                     n.nx * sizeof(T), n.nx * sizeof(T), n.ny);
+}
+
+template <class T>
+void Field<T>::store_interior(std::span<T> dense) const {
+  const Extent n = extent();
+  require(dense.size() == n.points(), "store_interior: " + std::to_string(dense.size()) +
+                                          " values given, the field's interior " +
+                                          n.str() + " holds " + std::to_string(n.points()));
+  for (int z = 0; z < n.nz; ++z)
+    runtime::copy_2d(dense.data() + std::size_t(z) * n.ny * n.nx, Memory::host,
+                     n.nx * sizeof(T), data() + layout_.index(0, 0, z), memory_,
+                     layout_.pitch * sizeof(T), n.nx * sizeof(T), n.ny);
+}
+
+template <class T>
+void copy(const Field<T>& src, Field<T>& dst) {
+  require(!src.empty() && !dst.empty(), "copy: empty field");
+  require(src.extent() == dst.extent(), "copy: extents differ (" + src.extent().str() +
+                                            " to " + dst.extent().str() + ")");
+  if (src.layout() == dst.layout()) {
+    runtime::copy_bytes(dst.data(), dst.memory(), src.data(), src.memory(),
+                        src.layout().bytes());
+    return;
+  }
+  const Extent n = src.extent();
+  const Layout &a = src.layout(), &b = dst.layout();
+  for (int z = 0; z < n.nz; ++z)
+    runtime::copy_2d(dst.data() + b.index(0, 0, z), dst.memory(), b.pitch * sizeof(T),
+                     src.data() + a.index(0, 0, z), src.memory(), a.pitch * sizeof(T),
+                     n.nx * sizeof(T), n.ny);
+}
+
+template class Field<float>;
+template class Field<double>;
+template void copy(const Field<float>&, Field<float>&);
+template void copy(const Field<double>&, Field<double>&);
+
+}  // namespace strata

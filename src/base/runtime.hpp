@@ -1,0 +1,31 @@
+// Memory services the core needs from whichever backend owns the memory: device
+// allocation and copies that may cross host/device. Without CUDA, device requests throw
+// and copies are plain memcpy. Implemented by src/cuda/runtime.cpp or src/nocuda/runtime.cpp.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "strata/field.hpp"
+
+namespace strata::runtime {
+
+void* device_alloc_zeroed(std::size_t bytes);  // checks free memory first
+void device_free(void* p) noexcept;
+// Like memcpy / cudaMemcpy2D between memories of the given kinds; synchronous. Host to
+// host never touches CUDA, so host fields work in a CUDA build on a machine with no GPU.
+void copy_bytes(void* dst, Memory dst_mem, const void* src, Memory src_mem, std::size_t bytes);
+void copy_2d(void* dst, Memory dst_mem, std::size_t dpitch, const void* src, Memory src_mem,
+             std::size_t spitch, std::size_t width_bytes, std::size_t height);
+
+// Streams and CUDA graphs for solvers that replay a fixed sequence of passes. Without CUDA
+// (or for host work) the stream is null and "capture" just returns null: run directly.
+void* stream_create();
+void stream_destroy(void* stream) noexcept;
+void stream_synchronize(void* stream);
+// Records what `enqueue` launches on `stream` into an executable graph.
+void* graph_capture(void* stream, const std::function<void()>& enqueue);
+void graph_launch(void* graph, void* stream);
+void graph_destroy(void* graph) noexcept;
+
+}  // namespace strata::runtime

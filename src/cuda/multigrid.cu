@@ -1,0 +1,186 @@
+// Launchers of the multigrid passes. Smoothing steps and residuals are one 2.5D stencil
+// pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
+// residual 12); transfers and the coarsest solve are small gather kernels.
+#include <algorithm>
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "cuda/kernels/multigrid.cuh"
+#include "cuda/multigrid.hpp"
+#include "cuda/stencil_impl.cuh"
+
+namespace strata::cuda {
+
+namespace {
+
+// One tile shape per precision for every level: 128 x 32 outputs for fp32 (within 2% of
+// the stencil policy at 512^3, small enough for coarse levels); fp64 keeps 4 rows per
+// thread, since the prefetched f and u- plus the centre queue spill at 8 (128 registers).
+template <class T>
+using MgConfig = std::conditional_t<sizeof(T) == 4, TileConfig<Loader::tma, 128, 32, 8, 2>,
+                                    TileConfig<Loader::tma, 128, 16, 4, 2>>;
+
+template <class T>
+kernels::Geometry geometry(const Field<T>& f) {
+  const Extent n = f.extent();
+  return {n.nx, n.ny, n.nz, f.layout().pitch, f.layout().plane};
+}
+
+// Runs the operator's stencil with an epilogue: 7-point stars and symmetric 27-point, and
+// the general 27-point for the anisotropic coarse levels of some non-cubic grids (spacings
+// that differ per axis: solvers/poisson/transfer.hpp). The epilogue's fields share out's
+// layout (checked by the callers); u may have its own.
+template <class T, class Epi>
+void fused_pass(const Stencil& a, const Field<T>& u, Field<T>& out, const Epi& epi, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (a.kind() == StencilKind::star && a.radius() == 1)
+    launch_25d<kernels::StarOp<T, 1>, MgConfig<T>, Epi>(make_op(OpTag<kernels::StarOp<T, 1>>{}, &a), u.data(),
+                                                     u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else if (a.kind() == StencilKind::sym27)
+    launch_25d<kernels::Sym27Op<T>, MgConfig<T>, Epi>(make_op(OpTag<kernels::Sym27Op<T>>{}, &a), u.data(),
+                                                   u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else if (a.kind() == StencilKind::box27)
+    launch_25d<kernels::Box27Op<T>, MgConfig<T>, Epi>(make_op(OpTag<kernels::Box27Op<T>>{}, &a), u.data(),
+                                                   u.layout(), out.origin(), out.layout(), s, 0, epi);
+  else
+    throw Error("internal: the multigrid passes take the fd7 or fe27 operator, got " + a.name());
+}
+
+int multiprocessors() {
+  int device = 0, n = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  return n;
+}
+
+dim3 point_grid(const kernels::Geometry& g, int block) {
+  return dim3(unsigned((g.nx + block - 1) / block), unsigned(g.ny), unsigned(g.nz));
+}
+
+}  // namespace
+
+template <class T>
+void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream) {
+  require(f.layout() == out.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, out, kernels::JacobiEpilogue<T>{f.origin(), T(omega / poisson::diagonal(a))}, stream);
+}
+
+template <class T>
+void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
+               Field<T>& prev_out, void* stream) {
+  require(f.layout() == prev_out.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, prev_out,
+             kernels::ChebyshevEpilogue<T>{f.origin(), prev_out.origin(), T(alpha), T(beta / poisson::diagonal(a))},
+             stream);
+}
+
+template <class T>
+void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void* stream) {
+  require(f.layout() == r.layout(), "internal: multigrid fields of one level must share a layout");
+  fused_pass(a, u, r, kernels::ResidualEpilogue<T>{f.origin()}, stream);
+}
+
+template <class T>
+void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream) {
+  const auto gc = geometry(fc);
+  kernels::restrict_kernel<<<point_grid(gc, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      t, r.origin(), geometry(r), fc.origin(), gc);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const poisson::TransferView<T>& t, Field<T>& fc, void* stream) {
+  require(f.layout() == u.layout(), "internal: multigrid fields of one level must share a layout");
+  // Fused for the 7-point operator only: fe27's 27 shared-memory reads per residual made
+  // the fused pass slower than the two passes (H100, 511^3: V-cycle 5.56 vs 5.36 ms).
+  if (!t.full_weighting || !(a.kind() == StencilKind::star && a.radius() == 1)) {
+    residual(a, u, f, r, stream);
+    restrict_to(t, r, fc, stream);
+    return false;
+  }
+  // fp64 keeps half the rows so that the ring, f and residual planes fit in 48 KiB. The
+  // coarse planes per block shrink on small levels until there are enough blocks to fill
+  // the GPU: a block streams its planes one after another, latency-bound when alone.
+  constexpr int CX = 32, CY = sizeof(T) == 4 ? 8 : 4;
+  const auto gf = geometry(u), gc = geometry(fc);
+  const long tiles = long((gc.nx + CX - 1) / CX) * ((gc.ny + CY - 1) / CY);
+  const long want = 12L * multiprocessors();  // blocks
+  const int zc = int(std::clamp<long>(tiles * gc.nz / want, 1, 16));
+  const auto c = a.coeffs();
+  const dim3 grid(unsigned((gc.nx + CX - 1) / CX), unsigned((gc.ny + CY - 1) / CY), unsigned((gc.nz + zc - 1) / zc));
+  kernels::residual_restrict_fw_kernel<T, CX, CY><<<grid, dim3(CX, CY), 0, static_cast<cudaStream_t>(stream)>>>(
+      u.origin(), f.origin(), gf, fc.origin(), gc, T(c[0]), T(c[1]), zc);
+  STRATA_CUDA_CHECK_LAUNCH();
+  return true;
+}
+
+template <class T>
+void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
+  const auto gf = geometry(u);
+  kernels::prolong_kernel<<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      t, ec.origin(), geometry(ec), u.origin(), gf);
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream) {
+  require(r.extent().points() <= 512, "internal: dense coarse solve limited to 512 points");
+  const int N = int(r.extent().points());
+  const int blocks = (N + 7) / 8;
+  kernels::dense_correct_kernel<<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(
+      m, r.origin(), u.origin(), geometry(u));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream) {
+  // One launch for the faces whose factor is not 0 (a block row per face): the others
+  // keep their zero ghosts, and their edges with a ruled face are written (as 0) by it.
+  kernels::GhostFaces<T> faces{};
+  const Extent n = u.extent();
+  const int ext[3] = {n.nx, n.ny, n.nz};
+  int most = 0;
+  for (int a = 0; a < 3; ++a) {
+    faces.lo[a] = T(g.lo[a]);
+    faces.hi[a] = T(g.hi[a]);
+    for (int side = 0; side < 2; ++side)
+      if ((side ? g.hi[a] : g.lo[a]) != 0) {
+        faces.axis[faces.count] = a;
+        faces.side[faces.count++] = side;
+        most = std::max(most, (ext[(a + 1) % 3] + 2) * (ext[(a + 2) % 3] + 2));
+      }
+  }
+  if (faces.count == 0) return;
+  const dim3 grid(unsigned((most + 255) / 256), unsigned(faces.count));
+  kernels::extrapolate_ghosts_kernel<<<grid, 256, 0, static_cast<cudaStream_t>(stream)>>>(faces, u.origin(),
+                                                                                          geometry(u));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class D, class S>
+void convert(const Field<S>& src, Field<D>& dst, void* stream) {
+  const auto gs = geometry(src);
+  kernels::convert_kernel<<<point_grid(gs, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      src.origin(), gs, dst.origin(), geometry(dst));
+  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+#define STRATA_INSTANTIATE(T)                                                                     \
+  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*); \
+  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
+                          Field<T>&, void*);                                                      \
+  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
+  template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,      \
+                                  const poisson::TransferView<T>&, Field<T>&, void*);             \
+  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
+  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
+  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);                        \
+  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+template void convert(const Field<float>&, Field<double>&, void*);
+template void convert(const Field<double>&, Field<float>&, void*);
+
+}  // namespace strata::cuda

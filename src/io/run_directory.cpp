@@ -1,0 +1,173 @@
+// RunDirectory (see run_directory.hpp). flock(2) rather than a pid file: the kernel drops
+// the lock when the holder dies, so a killed run never leaves the directory locked.
+#include "io/run_directory.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "strata/error.hpp"
+
+namespace strata::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kLock = ".strata.lock";
+
+// The file a temporary stands for (".<name>.tmp.XXXXXX", as AtomicFile names them), or "".
+std::string temporary_of(const std::string& name) {
+  const auto at = name.rfind(".tmp.");
+  if (name.size() < 2 || name[0] != '.' || at == std::string::npos || at < 2 || name.size() != at + 5 + 6) return "";
+  return name.substr(1, at - 1);
+}
+
+bool numbered(const std::string& name, const RunFiles& f) {
+  if (name.compare(0, f.subdir_prefix.size(), f.subdir_prefix) != 0) return false;
+  for (const std::string& suffix : f.subdir_suffixes) {
+    if (name.size() <= f.subdir_prefix.size() + suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string digits = name.substr(f.subdir_prefix.size(), name.size() - f.subdir_prefix.size() - suffix.size());
+    if (digits.find_first_not_of("0123456789") == std::string::npos) return true;
+  }
+  return false;
+}
+
+struct Contents {
+  std::vector<std::string> run;      // the run's files (relative paths), including stale temporaries
+  std::vector<std::string> stale;    // of those, the temporaries
+  std::vector<std::string> foreign;  // anything else
+};
+
+Contents survey(const std::string& dir, const RunFiles& f) {
+  Contents c;
+  std::error_code ec;
+  auto ours = [&](const std::string& name, bool in_subdir) {
+    return in_subdir ? numbered(name, f) : std::find(f.files.begin(), f.files.end(), name) != f.files.end();
+  };
+  auto classify = [&](const std::string& name, bool in_subdir) {
+    const std::string of = temporary_of(name);
+    const bool temp = !of.empty() && ours(of, in_subdir);
+    const std::string rel = in_subdir ? f.subdir + "/" + name : name;
+    if (ours(name, in_subdir) || temp) c.run.push_back(rel);
+    else c.foreign.push_back(rel);
+    if (temp) c.stale.push_back(rel);
+  };
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == kLock) continue;
+    if (!f.subdir.empty() && name == f.subdir && e.is_directory(ec) && !e.is_symlink(ec)) {
+      for (const auto& s : fs::directory_iterator(e.path(), ec)) classify(s.path().filename().string(), true);
+      continue;
+    }
+    classify(name, false);
+  }
+  if (ec) throw Error("cannot list output directory '" + dir + "': " + ec.message());
+  std::sort(c.run.begin(), c.run.end());
+  std::sort(c.foreign.begin(), c.foreign.end());
+  return c;
+}
+
+std::string some(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size() && i < 6; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > 6) s += " and " + std::to_string(names.size() - 6) + " more";
+  return s;
+}
+
+// Refuses what the mode does not allow in the directory.
+void check_contents(const std::string& dir, const Contents& c, RunDirectory::Mode mode) {
+  using Mode = RunDirectory::Mode;
+  if (c.run.empty() && c.foreign.empty()) return;
+  if (mode == Mode::fresh)
+    throw Error("output directory '" + dir + "' is not empty (it holds " + some(c.foreign.empty() ? c.run : c.foreign) +
+                "): a run writes into an empty directory, so that every file in it belongs to that run; use "
+                "--overwrite to replace a previous run's files, --restart to continue it, or another --out-dir");
+  if (!c.foreign.empty())
+    throw Error("output directory '" + dir + "' holds files strata did not write (" + some(c.foreign) + "): " +
+                (mode == Mode::overwrite ? "--overwrite replaces only a previous run's files" :
+                                           "a continued run writes beside its own files only") +
+                "; move them or use another --out-dir");
+}
+
+// Whether another process holds the lock (without creating the lock file).
+bool locked_by_another(const std::string& dir) {
+  const int fd = ::open((fs::path(dir) / kLock).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool busy = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases it if we took it
+  return busy;
+}
+
+[[noreturn]] void in_use(const std::string& dir) {
+  throw Error("output directory '" + dir + "' is in use by another strata run (it holds the lock " +
+              (fs::path(dir) / kLock).string() + "): wait for it to finish, or use another --out-dir");
+}
+
+}  // namespace
+
+void RunDirectory::preflight(const std::string& dir, const RunFiles& files, Mode mode) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT) throw Error("output directory '" + dir + "': " + std::strerror(errno));
+    // Created later: the nearest existing ancestor must let us.
+    fs::path p = fs::absolute(dir);
+    while (!p.empty() && ::stat(p.c_str(), &st) != 0) p = p.parent_path();
+    if (!S_ISDIR(st.st_mode))
+      throw Error("cannot create output directory '" + dir + "': '" + p.string() + "' is not a directory");
+    if (::faccessat(AT_FDCWD, p.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+      throw Error("cannot create output directory '" + dir + "' in '" + p.string() + "': " + std::strerror(errno));
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) throw Error("output directory '" + dir + "' exists and is not a directory");
+  if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+    throw Error("cannot write into output directory '" + dir + "': " + std::strerror(errno));
+  if (locked_by_another(dir)) in_use(dir);
+  check_contents(dir, survey(dir, files), mode);
+}
+
+RunDirectory::RunDirectory(const std::string& dir, const RunFiles& files, Mode mode) : dir_(dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
+  const std::string lock = (fs::path(dir) / kLock).string();
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw Error("cannot create the lock file '" + lock + "': " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (err == EWOULDBLOCK) in_use(dir);
+    throw Error("cannot lock output directory '" + dir + "': " + std::strerror(err));
+  }
+  try {
+    // Again under the lock: another run may have filled it since the preflight.
+    const Contents c = survey(dir, files);
+    check_contents(dir, c, mode);
+    for (const std::string& rel : c.stale) fs::remove(fs::path(dir) / rel, ec);
+    if (mode == Mode::overwrite) {
+      for (const std::string& rel : c.run)
+        if (!fs::remove(fs::path(dir) / rel, ec) && ec)
+          throw Error("cannot remove the previous run's '" + (fs::path(dir) / rel).string() + "': " + ec.message());
+    } else {
+      for (const std::string& rel : c.run)
+        if (std::find(c.stale.begin(), c.stale.end(), rel) == c.stale.end()) previous_.push_back(rel);
+    }
+  } catch (...) {
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+RunDirectory::~RunDirectory() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock; the empty lock file stays (see header)
+}
+
+}  // namespace strata::io

@@ -1,0 +1,45 @@
+// The runtime services for a build without CUDA: device requests are refused with a
+// clear message, copies are host memcpy.
+#include <cstring>
+
+#include "base/runtime.hpp"
+#include "strata/device.hpp"
+#include "strata/error.hpp"
+
+namespace strata {
+
+namespace runtime {
+
+void* device_alloc_zeroed(std::size_t) {
+  throw Error("strata was built without CUDA: device fields are unavailable (rebuild with "
+              "-DSTRATA_CUDA=ON on a machine with nvcc)");
+}
+void device_free(void*) noexcept {}
+void copy_bytes(void* dst, Memory, const void* src, Memory, std::size_t bytes) {
+  std::memcpy(dst, src, bytes);
+}
+void copy_2d(void* dst, Memory, std::size_t dpitch, const void* src, Memory, std::size_t spitch,
+             std::size_t width, std::size_t height) {
+  for (std::size_t r = 0; r < height; ++r)
+    std::memcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                width);
+}
+
+void* stream_create() { return nullptr; }
+void stream_destroy(void*) noexcept {}
+void stream_synchronize(void*) {}
+void* graph_capture(void*, const std::function<void()>&) { return nullptr; }
+void graph_launch(void*, void*) { throw Error("CUDA graphs need a CUDA build"); }
+void graph_destroy(void*) noexcept {}
+
+}  // namespace runtime
+
+bool cuda_available() { return false; }
+std::vector<DeviceInfo> cuda_devices() { return {}; }
+std::string cuda_unavailable_reason() { return "built without CUDA"; }
+void require_device_memory(std::size_t, const std::string& what) {
+  throw Error(what + ": strata was built without CUDA, so no device memory is available");
+}
+void device_synchronize() {}
+
+}  // namespace strata

@@ -1,0 +1,45 @@
+// From a parsed configuration and its velocity model to everything a run is checked
+// against before any step or file: boundary consistency, layer fit, sources and receivers
+// inside the grid, the CFL condition, the dispersion warning, the physics digest, and the
+// backend's Setup. Throws Error with the key and the allowed values.
+#pragma once
+
+#include <span>
+
+#include "backend/wave.hpp"
+
+namespace strata::wave {
+
+struct Resolved {
+  Plan plan;
+  Setup setup;
+};
+
+// `velocity`: the model's values (VelocityModel::values()).
+template <class T>
+Resolved resolve(const Config& c, std::span<const T> velocity);
+
+// "cpu" or "cuda" for the configuration's device ("auto": cuda when a GPU can be used).
+// Throws Error for "cuda" without a usable GPU.
+std::string run_device(const Config& c);
+
+// The host memory a run holds at its peak, estimated from the configuration alone (before
+// anything is read or allocated): on the CPU the fields with their ghosts, (v dt/h)^2, the
+// CPML memory, the traces and the receivers' taps; on either device the staging copies
+// (the velocity model while setting up; a dense copy of the whole state and the traces
+// for a snapshot, a checkpoint, a restart or the final outputs). `parts` lists them.
+struct MemoryEstimate {
+  double bytes = 0;
+  std::string parts;
+};
+MemoryEstimate host_memory_estimate(const Config& c, const std::string& device);
+// Throws Error naming the estimate, its parts and the memory available when it does not fit.
+void require_host_memory(const Config& c, const std::string& device);
+
+// The digest of the physics: the configuration without steps, outputs and device, with dt
+// resolved, plus a hash of the velocity values (one per z plane for constant and layered
+// models, every point's for a .npy model). Equal digests: a checkpoint can continue.
+template <class T>
+std::string physics_digest(const Config& c, double dt, std::span<const T> velocity);
+
+}  // namespace strata::wave

@@ -1,0 +1,220 @@
+// The wave driver (see solver.hpp) and wave::Solver's forwarding. Source amplitudes
+// are evaluated here, in double, in blocks of steps, so every backend injects the same
+// numbers and a restarted run recomputes exactly what the uninterrupted one used.
+#include "solvers/wave/solver.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "solvers/wave/checkpoint.hpp"
+#include "solvers/wave/model.hpp"
+#include "solvers/wave/numerics.hpp"
+#include "solvers/wave/plan.hpp"
+
+namespace strata::wave {
+
+namespace {
+
+constexpr int kWaveletBlock = 1024;  // steps of source amplitudes handed over at once
+
+template <class T>
+std::unique_ptr<Backend<T>> make_backend(const std::string& device, const Setup& s) {
+  if (device == "cpu") return make_cpu_backend<T>(s);
+#if STRATA_HAVE_CUDA
+  return make_cuda_backend<T>(s);
+#else
+  throw Error("device \"" + device + "\": strata was built without CUDA");
+#endif
+}
+
+// The sections of two configurations' physics that differ, for a refused restart.
+std::string differing_sections(const std::string& a_json, const std::string& b_json) {
+  const auto a = nlohmann::json::parse(a_json, nullptr, false), b = nlohmann::json::parse(b_json, nullptr, false);
+  if (a.is_discarded() || b.is_discarded()) return "";
+  std::string out;
+  for (const char* key : {"grid", "model", "scheme", "sources", "receivers", "boundary"})
+    if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) out += (out.empty() ? "" : ", ") + std::string(key);
+  const auto dt = [](const nlohmann::json& j) { return j.contains("time") ? j["time"].value("dt", nlohmann::json()) : nlohmann::json(); };
+  if (dt(a) != dt(b)) out += (out.empty() ? "" : ", ") + std::string("time.dt");
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+SolverT<T>::SolverT(const Config& c) : cfg_(c) {
+  require_host_memory(cfg_, run_device(cfg_));  // before the model is read or anything allocated
+  const VelocityModel<T> v = load_velocity<T>(cfg_);
+  Resolved r = resolve<T>(cfg_, v.values());
+  plan_ = std::move(r.plan);
+  setup_ = std::move(r.setup);
+  backend_ = make_backend<T>(plan_.device, setup_);
+  if (v.planes.empty()) backend_->set_velocity(v.dense, plan_.dt / cfg_.spacing);
+  else backend_->set_velocity_planes(v.planes, plan_.dt / cfg_.spacing);
+}
+
+template <class T>
+void SolverT<T>::ensure_first_row() const {
+  if (rows_ > 0) return;
+  backend_->record(0);
+  rows_ = 1;
+}
+
+template <class T>
+void SolverT<T>::load_wavelets(int first) {
+  const int count = std::max(1, std::min(kWaveletBlock, cfg_.steps - first));
+  const std::size_t ns = cfg_.sources.size();
+  std::vector<double> amps(std::size_t(count) * ns);
+  for (int i = 0; i < count; ++i)
+    for (std::size_t j = 0; j < ns; ++j) {
+      const Source& s = cfg_.sources[j];
+      const double t = double(first + i) * plan_.dt;
+      amps[std::size_t(i) * ns + j] = s.amplitude * ricker(t, s.frequency, s.delay ? *s.delay : default_delay(s.frequency));
+    }
+  backend_->set_wavelets(first, count, amps);
+  wl_first_ = first;
+  wl_count_ = count;
+}
+
+template <class T>
+void SolverT<T>::advance(int steps) {
+  require(steps >= 0 && n_ + steps <= cfg_.steps,
+          "cannot advance " + std::to_string(steps) + " steps from step " + std::to_string(n_) +
+              ": the configuration has time.steps = " + std::to_string(cfg_.steps));
+  ensure_first_row();
+  const int every = cfg_.receiver_every;
+  for (int i = 0; i < steps; ++i) {
+    if (!cfg_.sources.empty() && (n_ < wl_first_ || n_ >= wl_first_ + wl_count_)) load_wavelets(n_);
+    backend_->step(n_);
+    ++n_;
+    if (n_ % every == 0) {
+      backend_->record(n_ / every);
+      rows_ = n_ / every + 1;
+    }
+  }
+}
+
+template <class T>
+void SolverT<T>::set_state(std::span<const double> u, std::span<const double> u_prev) {
+  require(n_ == 0, "set_state: the state can only be replaced at step 0");
+  const std::size_t n = cfg_.shape.points();
+  require(u.size() == n && u_prev.size() == n,
+          "set_state: u and u_prev must each hold nx*ny*nz = " + std::to_string(n) + " values");
+  std::vector<NamedArray<T>> arrays(2);
+  arrays[0].name = "u";
+  arrays[1].name = "u_prev";
+  arrays[0].data.assign(u.begin(), u.end());
+  arrays[1].data.assign(u_prev.begin(), u_prev.end());
+  backend_->load(arrays);
+  rows_ = 0;  // row 0 samples the new u
+}
+
+template <class T>
+std::vector<T> SolverT<T>::field_values() const {
+  for (auto& a : backend_->save())
+    if (a.name == "u") return std::move(a.data);
+  throw Error("internal: the backend saved no 'u'");
+}
+
+template <class T>
+std::vector<T> SolverT<T>::trace_values() const {
+  ensure_first_row();
+  return backend_->traces(rows_);
+}
+
+template <class T>
+std::vector<double> SolverT<T>::wavefield() const {
+  const std::vector<T> v = field_values();
+  return {v.begin(), v.end()};
+}
+
+template <class T>
+std::vector<double> SolverT<T>::traces() const {
+  const std::vector<T> v = trace_values();
+  return {v.begin(), v.end()};
+}
+
+template <class T>
+void SolverT<T>::save_checkpoint(const std::string& path) const {
+  ensure_first_row();
+  Checkpoint<T> c;
+  c.step = n_;
+  c.trace_rows = rows_;
+  c.digest = plan_.digest;
+  c.config_json = to_json(cfg_);
+  // Streamed from where the state lives: the host never holds a copy of the grids.
+  std::vector<ArraySource<T>> sources;
+  for (const StateSlot& slot : state_slots(setup_)) {
+    const bool field = slot.kind == StateSlot::u || slot.kind == StateSlot::u_prev;
+    sources.push_back({state_name(slot, setup_), state_size(slot, setup_),
+                       field ? std::size_t(setup_.n.nx) * setup_.n.ny : 1,
+                       [this, slot](std::size_t first, std::size_t n, T* dst) { backend_->read_state(slot, first, n, dst); }});
+  }
+  const std::vector<T> traces = backend_->traces(rows_);
+  sources.push_back({"traces", traces.size(), 1, [&traces](std::size_t first, std::size_t n, T* dst) {
+                       std::copy_n(traces.data() + first, n, dst);
+                     }});
+  write_checkpoint(path, c, sources);
+}
+
+template <class T>
+void SolverT<T>::load_checkpoint(const std::string& path) {
+  // Everything the header says is checked before the data is read: the configuration's
+  // digest, the step, the trace rows, and (in read_checkpoint) each array's name and size.
+  Checkpoint<T> c = read_checkpoint<T>(path, [&](const Checkpoint<T>& h) {
+    if (h.digest != plan_.digest) {
+      const std::string diff = differing_sections(h.config_json, to_json(cfg_));
+      throw Error("checkpoint '" + path + "' was written by a different configuration (digest " + h.digest +
+                  ", this configuration " + plan_.digest + ")" + (diff.empty() ? "" : "; differing: " + diff) +
+                  ". The grid, model, time.dt, scheme, sources, receivers and boundaries must be the same; "
+                  "time.steps, output and device may change");
+    }
+    require(h.step <= cfg_.steps, "checkpoint '" + path + "' is at step " + std::to_string(h.step) +
+                                      ", past time.steps = " + std::to_string(cfg_.steps));
+    require(h.trace_rows == h.step / cfg_.receiver_every + 1,
+            "checkpoint '" + path + "' holds " + std::to_string(h.trace_rows) + " trace rows for step " +
+                std::to_string(h.step) + "; receivers.every = " + std::to_string(cfg_.receiver_every) + " makes " +
+                std::to_string(h.step / cfg_.receiver_every + 1));
+    std::vector<ArraySpec> want;
+    for (const StateSlot& slot : state_slots(setup_)) want.push_back({state_name(slot, setup_), state_size(slot, setup_)});
+    want.push_back({"traces", std::size_t(h.trace_rows) * setup_.receivers.size()});
+    return want;
+  });
+  std::vector<NamedArray<T>> state;
+  const NamedArray<T>* traces = nullptr;
+  for (auto& a : c.arrays) {
+    if (a.name == "traces") traces = &a;
+    else state.push_back(std::move(a));
+  }
+  backend_->load(state);
+  backend_->set_traces(traces->data, c.trace_rows);
+  n_ = c.step;
+  rows_ = c.trace_rows;
+  wl_count_ = 0;
+}
+
+template class SolverT<float>;
+template class SolverT<double>;
+
+// ---- wave::Solver -------------------------------------------------------------------
+
+Solver::Solver(const Config& cfg) {
+  if (cfg.precision == Precision::f32) impl_ = std::make_unique<SolverT<float>>(cfg);
+  else impl_ = std::make_unique<SolverT<double>>(cfg);
+}
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+const Config& Solver::config() const { return impl_->config(); }
+const Plan& Solver::plan() const { return impl_->plan(); }
+int Solver::step() const { return impl_->step(); }
+void Solver::advance(int steps) { impl_->advance(steps); }
+void Solver::set_state(std::span<const double> u, std::span<const double> u_prev) { impl_->set_state(u, u_prev); }
+std::vector<double> Solver::wavefield() const { return impl_->wavefield(); }
+std::vector<double> Solver::traces() const { return impl_->traces(); }
+int Solver::trace_rows_recorded() const { return impl_->rows(); }
+void Solver::save_checkpoint(const std::string& path) const { impl_->save_checkpoint(path); }
+void Solver::load_checkpoint(const std::string& path) { impl_->load_checkpoint(path); }
+
+}  // namespace strata::wave

@@ -1,0 +1,182 @@
+// Generated Poisson problems. The manufactured solution is separable, u* = offset + X(x) Y(y)
+// Z(z): one table per axis, and every point multiplies three entries in the same order on
+// the host and on the device, so both write the same values.
+#include "strata/testing/manufactured.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "backend/problem_values.hpp"
+#include "strata/poisson.hpp"
+#include "strata/reduce.hpp"
+#if STRATA_HAVE_CUDA
+#include "cuda/problems.hpp"
+#endif
+
+namespace strata::poisson {
+
+namespace {
+
+#if !STRATA_HAVE_CUDA
+[[noreturn]] void no_cuda() { throw Error("strata was built without CUDA: device fields are unavailable"); }
+#endif
+
+struct Mode {
+  std::vector<double> t[3];  // the factor of each axis at its points
+  double k2 = 0;             // -Lap(X Y Z) = k2 X Y Z
+  double offset = 0;         // the Dirichlet boundary value
+};
+
+Mode mode_of(const Boundary& bc, double h, Extent n) {
+  const double pi = std::numbers::pi;
+  const int len[3] = {n.nx, n.ny, n.nz};
+  const double mult = bc.kind == BoundaryKind::periodic ? 2.0 : 1.0;
+  Mode m;
+  for (int a = 0; a < 3; ++a) {
+    const double L = bc.kind == BoundaryKind::dirichlet ? (len[a] + 1) * h : len[a] * h;  // the box
+    const double k = mult * pi / L;
+    m.k2 += k * k;
+    m.t[a].resize(std::size_t(len[a]));
+    for (int i = 0; i < len[a]; ++i) {
+      const double c = poisson_coordinate(bc, i, h);
+      m.t[a][std::size_t(i)] = bc.kind == BoundaryKind::neumann ? std::cos(k * c) : std::sin(k * c);
+    }
+  }
+  m.offset = bc.kind == BoundaryKind::dirichlet ? bc.value : 0.0;
+  return m;
+}
+
+double product(const Mode& m, int x, int y, int z) {
+  double v = 1;  // this order, here and in the kernels
+  v *= m.t[0][std::size_t(x)];
+  v *= m.t[1][std::size_t(y)];
+  v *= m.t[2][std::size_t(z)];
+  return v;
+}
+
+double mean_of(const Mode& m) {
+  double s[3] = {0, 0, 0};
+  for (int a = 0; a < 3; ++a)
+    for (double v : m.t[a]) s[a] += v;
+  return s[0] / double(m.t[0].size()) * (s[1] / double(m.t[1].size())) * (s[2] / double(m.t[2].size()));
+}
+
+ErrorNorms norms(double max_abs, double d2, double e2) {
+  return {max_abs, e2 > 0 ? std::sqrt(d2 / e2) : std::sqrt(d2)};
+}
+
+}  // namespace
+
+template <class T>
+void manufactured(const Boundary& bc, double h, Field<T>& f, Field<T>* exact, Stream stream) {
+  const Extent n = f.extent();
+  const Mode m = mode_of(bc, h, n);
+  if (f.memory() == Memory::device) {
+#if STRATA_HAVE_CUDA
+    cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.k2, 0.0, f, stream.handle);
+    if (exact) {
+      require(exact->extent() == n && exact->memory() == Memory::device, "manufactured: exact must match f");
+      cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), 1.0, m.offset, *exact, stream.handle);
+    }
+    return;
+#else
+    (void)stream;
+    no_cuda();
+#endif
+  }
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const double v = product(m, x, y, z);
+        f(x, y, z) = T(scaled_value(m.k2, v, 0.0));
+        if (exact) (*exact)(x, y, z) = T(scaled_value(1.0, v, m.offset));
+      }
+}
+
+template <class T>
+ErrorNorms manufactured_error(const Boundary& bc, double h, const Field<T>& u, Stream stream) {
+  const Extent n = u.extent();
+  const Mode m = mode_of(bc, h, n);
+  // Neumann and periodic solutions are compared with zero mean.
+  const bool shift = bc.kind != BoundaryKind::dirichlet;
+  const double mu = shift ? sum(u, stream) / double(n.points()) : 0.0;
+  const double me = shift ? m.offset + mean_of(m) : 0.0;
+  if (u.memory() == Memory::device) {
+#if STRATA_HAVE_CUDA
+    double r[3];
+    cuda::product_error(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.offset, mu, me, u, r, stream.handle);
+    return norms(r[0], r[1], r[2]);
+#else
+    no_cuda();
+#endif
+  }
+  double mx = 0, d2 = 0, e2 = 0;
+#pragma omp parallel for reduction(max : mx) reduction(+ : d2, e2)
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const double e = m.offset + product(m, x, y, z) - me;
+        const double d = (double(u(x, y, z)) - mu) - e;
+        mx = std::max(mx, std::fabs(d));
+        d2 += d * d;
+        e2 += e * e;
+      }
+  return norms(mx, d2, e2);
+}
+
+template <class T>
+ErrorNorms solution_error(const Boundary& bc, const Field<T>& u, const Field<T>& exact) {
+  require(u.memory() == Memory::host && exact.memory() == Memory::host, "solution_error: host fields");
+  const Extent n = u.extent();
+  double mu = 0, me = 0;
+  if (bc.kind != BoundaryKind::dirichlet) {
+    for (int z = 0; z < n.nz; ++z)
+      for (int y = 0; y < n.ny; ++y)
+        for (int x = 0; x < n.nx; ++x) mu += u(x, y, z), me += exact(x, y, z);
+    mu /= double(n.points());
+    me /= double(n.points());
+  }
+  double mx = 0, d2 = 0, e2 = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const double d = (u(x, y, z) - mu) - (exact(x, y, z) - me);
+        mx = std::max(mx, std::fabs(d));
+        d2 += d * d;
+        e2 += (exact(x, y, z) - me) * (exact(x, y, z) - me);
+      }
+  return norms(mx, d2, e2);
+}
+
+template <class T>
+void random_rhs(Field<T>& f, std::uint64_t seed, Stream stream) {
+  const Extent n = f.extent();
+  if (f.memory() == Memory::device) {
+#if STRATA_HAVE_CUDA
+    cuda::fill_random(f, seed, stream.handle);
+    return;
+#else
+    (void)stream;
+    no_cuda();
+#endif
+  }
+#pragma omp parallel for
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        f(x, y, z) = T(random_value(seed, (std::uint64_t(z) * n.ny + y) * n.nx + x));
+}
+
+#define STRATA_INSTANTIATE(T)                                                          \
+  template void manufactured(const Boundary&, double, Field<T>&, Field<T>*, Stream);   \
+  template ErrorNorms manufactured_error(const Boundary&, double, const Field<T>&, Stream); \
+  template ErrorNorms solution_error(const Boundary&, const Field<T>&, const Field<T>&); \
+  template void random_rhs(Field<T>&, std::uint64_t, Stream);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata::poisson
