@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/device_array.hpp"
+#include "bench/cuda_timing.cuh"
 #include "bench/reduce.hpp"
 #include "bench/reduce_common.hpp"
 #include "cuda/check.hpp"
@@ -101,18 +103,16 @@ struct Cub {
 
 // ---- plumbing -------------------------------------------------------------------------------
 
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes, const std::string& what) {
-    require_device_memory(bytes, what);
-    STRATA_CUDA_CHECK(cudaMalloc(&p, bytes));
+// Raw bytes on the device, viewed as T (the input, its copy, CUB's scratch and results).
+struct DeviceBytes {
+  DeviceArray<std::byte> bytes;
+  DeviceBytes(std::size_t n, const std::string& what) {
+    require_device_memory(n, what);
+    bytes = DeviceArray<std::byte>(n);
   }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   template <class T>
   T* as() const {
-    return static_cast<T*>(p);
+    return reinterpret_cast<T*>(bytes.get());
   }
 };
 
@@ -124,37 +124,11 @@ struct OwnedStream {
   OwnedStream& operator=(const OwnedStream&) = delete;
 };
 
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    STRATA_CUDA_CHECK(cudaEventCreate(&start));
-    STRATA_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
-
-// Events around each call: the device time of that call alone (nothing printed inside).
+// Events around each call, the stream drained after each: the device time of that call
+// alone (nothing printed inside).
 template <class F>
 Timing time_events(const Options& opt, cudaStream_t s, F&& launch) {
-  EventPair ev;
-  for (int i = 0; i < opt.warmup; ++i) launch();
-  STRATA_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<double> ms;
-  for (int i = 0; i < std::max(opt.reps, 20); ++i) {
-    STRATA_CUDA_CHECK(cudaEventRecord(ev.start, s));
-    launch();
-    STRATA_CUDA_CHECK(cudaEventRecord(ev.stop, s));
-    STRATA_CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    float t = 0;
-    STRATA_CUDA_CHECK(cudaEventElapsedTime(&t, ev.start, ev.stop));
-    ms.push_back(t);
-  }
-  return summarize(ms);
+  return time_launches(launch, opt.warmup, std::max(opt.reps, 20), s, Pace::each);
 }
 
 // Host clock around a whole synchronous public-API call (launch, result copy, sync).
@@ -197,8 +171,8 @@ void run(const Options& opt, std::vector<Result>& out) {
     std::cerr << "reduce (cuda, " << to_string(p) << "): " << n << " values, "
               << double(n) * tsize / double(1u << 30) << " GiB per call\n";
 
-  DeviceBuffer a(n * sizeof(T), "reduce bench input"), b(n * sizeof(T), "reduce bench copy");
-  DeviceBuffer outs(64, "reduce bench results");
+  DeviceBytes a(n * sizeof(T), "reduce bench input"), b(n * sizeof(T), "reduce bench copy");
+  DeviceBytes outs(64, "reduce bench results");
   OwnedStream st;
   cuda::Workspace ws;
   init_flat<<<1024, 256, 0, st.s>>>(a.as<T>(), n);
@@ -212,16 +186,16 @@ void run(const Options& opt, std::vector<Result>& out) {
     STRATA_CUDA_CHECK(cub_ops.run(op, nullptr, bytes, st.s));
     tmp_bytes = std::max(tmp_bytes, bytes);
   }
-  DeviceBuffer tmp(std::max<std::size_t>(tmp_bytes, 16), "CUB temp storage");  // once, untimed
+  DeviceBytes tmp(std::max<std::size_t>(tmp_bytes, 16), "CUB temp storage");  // once, untimed
   const auto run_cub = [&](CubOp op) {
     std::size_t bytes = tmp_bytes;
     STRATA_CUDA_CHECK(cub_ops.run(op, tmp.p, bytes, st.s));
   };
 
-  const cuda::RowShape flat{n, 1, 1}, halves{half, 1, 1};
-  const cuda::Strided<const T> whole{a.as<const T>(), 0, 0}, second{a.as<const T>() + half, 0, 0};
-  const auto run_strata = [&](cuda::ReduceKind kind, const cuda::RowShape& s,
-                              cuda::Strided<const T> x, cuda::Strided<const T> y) {
+  const RowShape flat{n, 1, 1}, halves{half, 1, 1};
+  const Strided<const T> whole{a.as<const T>(), 0, 0}, second{a.as<const T>() + half, 0, 0};
+  const auto run_strata = [&](cuda::ReduceKind kind, const RowShape& s,
+                              Strided<const T> x, Strided<const T> y) {
     cuda::enqueue_reduce<T>(kind, s, x, y, ws, st.s);
   };
 
@@ -307,14 +281,14 @@ void run(const Options& opt, std::vector<Result>& out) {
                                           std::size_t(field_shape.ny), std::size_t(field_shape.nz),
                                           L.pitch, L.plane);
     STRATA_CUDA_CHECK_LAUNCH();
-    const cuda::RowShape shape{std::size_t(field_shape.nx), std::size_t(field_shape.ny),
+    const RowShape shape{std::size_t(field_shape.nx), std::size_t(field_shape.ny),
                                std::size_t(field_shape.nz)};
-    const cuda::Strided<const T> field{f.origin(), L.pitch, L.plane};
+    const Strided<const T> field{f.origin(), L.pitch, L.plane};
     const Timing ts =
         time_events(opt, st.s, [&] { run_strata(cuda::ReduceKind::sum, shape, field, field); });
     const double mine = ws.fetch(st.s).value;
     if (m <= n) {
-      run_strata(cuda::ReduceKind::sum, cuda::RowShape{m, 1, 1}, whole, whole);
+      run_strata(cuda::ReduceKind::sum, RowShape{m, 1, 1}, whole, whole);
       const double ref = ws.fetch(st.s).value;
       check(std::fabs(mine - ref) <= 2 * tol(m),
             "field sum " + std::to_string(mine) + " but the flat sum says " + std::to_string(ref));

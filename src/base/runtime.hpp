@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 
 #include "strata/field.hpp"
 
@@ -12,6 +13,9 @@ namespace strata::runtime {
 
 void* device_alloc_zeroed(std::size_t bytes);  // checks free memory first
 void device_free(void* p) noexcept;
+// Throws Error unless p is device (or managed) memory of the current device; `what` names
+// the call for the message. Without CUDA every pointer is refused.
+void require_device_pointer(const void* p, const std::string& what);
 // Like memcpy / cudaMemcpy2D between memories of the given kinds; synchronous. Host to
 // host never touches CUDA, so host fields work in a CUDA build on a machine with no GPU.
 void copy_bytes(void* dst, Memory dst_mem, const void* src, Memory src_mem, std::size_t bytes);

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "backend/rows.hpp"
 #include "cpu/cpu.hpp"
-#include "cpu/rows.hpp"
 
 namespace strata::cpu {
 
@@ -40,6 +40,21 @@ struct Neumaier {
   // Once s is inf or NaN, c is meaningless (inf - inf): report s.
   double value() const { return std::isfinite(s) ? s + c : s; }
 };
+
+// The shape and one operand together, as the loops below walk them.
+template <class T>
+struct Rows {
+  T* origin;
+  std::size_t nx, ny, nz;
+  std::ptrdiff_t pitch, plane;
+  T* row(std::size_t y, std::size_t z) const {
+    return origin + std::ptrdiff_t(z) * plane + std::ptrdiff_t(y) * pitch;
+  }
+};
+template <class T>
+Rows<T> rows(const RowShape& s, Strided<T> a) {
+  return {a.origin, s.nx, s.ny, s.nz, a.pitch, a.plane};
+}
 
 // One piece of the iteration: values [x0, x1) of row `row` (row = z * ny + y).
 struct Piece {
@@ -125,7 +140,8 @@ T extreme(Rows<const T> a, T init, Pick pick) {
 }  // namespace
 
 template <class T>
-double sum(Rows<const T> a) {
+double sum(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return compensated(a, [&](std::size_t row) {
     const T* r = row_of(a, row);
     return [r](Neumaier& acc, std::size_t x) { acc.add(double(r[x])); };
@@ -133,7 +149,9 @@ double sum(Rows<const T> a) {
 }
 
 template <class T>
-double dot(Rows<const T> a, Rows<const T> b) {
+double dot(const RowShape& s, Strided<const T> a_op, Strided<const T> b_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
+  const Rows<const T> b = rows(s, b_op);
   return compensated(a, [&](std::size_t row) {
     const T* ra = row_of(a, row);
     const T* rb = row_of(b, row);
@@ -142,7 +160,8 @@ double dot(Rows<const T> a, Rows<const T> b) {
 }
 
 template <class T>
-double sum_squares(Rows<const T> a) {
+double sum_squares(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return compensated(a, [&](std::size_t row) {
     const T* r = row_of(a, row);
     return [r](Neumaier& acc, std::size_t x) { acc.add_product(r[x], r[x]); };
@@ -150,7 +169,8 @@ double sum_squares(Rows<const T> a) {
 }
 
 template <class T>
-T max_abs(Rows<const T> a) {
+T max_abs(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return reduce_pieces(
       a, T(0),
       [&](const Piece& q) {
@@ -163,17 +183,20 @@ T max_abs(Rows<const T> a) {
 }
 
 template <class T>
-T min_value(Rows<const T> a) {
+T min_value(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return extreme(a, std::numeric_limits<T>::infinity(), take_min<T>);
 }
 
 template <class T>
-T max_value(Rows<const T> a) {
+T max_value(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return extreme(a, -std::numeric_limits<T>::infinity(), take_max<T>);
 }
 
 template <class T>
-FiniteReport<T> check_finite(Rows<const T> a) {
+FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a_op, void*) {
+  const Rows<const T> a = rows(s, a_op);
   return reduce_pieces(
       a, FiniteReport<T>{},
       [&](const Piece& q) {
@@ -196,7 +219,8 @@ FiniteReport<T> check_finite(Rows<const T> a) {
 }
 
 template <class T>
-void fill(Rows<T> y, T value) {
+void fill(const RowShape& s, Strided<T> y_op, T value, void*) {
+  const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
     T* d = row_of(y, q.row);
     std::fill(d + q.x0, d + q.x1, value);
@@ -204,16 +228,19 @@ void fill(Rows<T> y, T value) {
 }
 
 template <class T>
-void copy(Rows<const T> x, Rows<T> y) {
+void copy(const RowShape& s, Strided<const T> x_op, Strided<T> y_op, void*) {
+  const Rows<const T> x = rows(s, x_op);
+  const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
-    const T* s = row_of(x, q.row);
+    const T* src = row_of(x, q.row);
     T* d = row_of(y, q.row);
-    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = s[i];
+    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = src[i];
   });
 }
 
 template <class T>
-void scale(Rows<T> y, T a) {
+void scale(const RowShape& s, T a, Strided<T> y_op, void*) {
+  const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
     T* d = row_of(y, q.row);
     for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = a * d[i];
@@ -221,55 +248,64 @@ void scale(Rows<T> y, T a) {
 }
 
 template <class T>
-void axpy(T a, Rows<const T> x, Rows<T> y) {
+void axpy(const RowShape& s, T a, Strided<const T> x_op, Strided<T> y_op, void*) {
+  const Rows<const T> x = rows(s, x_op);
+  const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
-    const T* s = row_of(x, q.row);
+    const T* src = row_of(x, q.row);
     T* d = row_of(y, q.row);
-    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = a * s[i] + d[i];
+    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = a * src[i] + d[i];
   });
 }
 
 template <class T>
-void axpby(T a, Rows<const T> x, T b, Rows<T> y) {
+void axpby(const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, void*) {
+  const Rows<const T> x = rows(s, x_op);
+  const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
-    const T* s = row_of(x, q.row);
+    const T* src = row_of(x, q.row);
     T* d = row_of(y, q.row);
-    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = a * s[i] + b * d[i];
+    for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = a * src[i] + b * d[i];
   });
 }
 
 template <class T>
-double axpby_sum_squares(T a, Rows<const T> x, T b, Rows<T> y) {
-  axpby(a, x, b, y);
-  return sum_squares(Rows<const T>{y.origin, y.nx, y.ny, y.nz, y.pitch, y.plane});
+double axpby_sum_squares(const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, void*) {
+  axpby(s, a, x_op, b, y_op, nullptr);
+  return sum_squares(s, as_const(y_op), nullptr);
 }
 
 template <class T>
-double sub_sum_squares(Rows<const T> b, Rows<const T> y, Rows<T> r) {
+double sub_sum_squares(const RowShape& s, Strided<const T> b_op, Strided<const T> y_op, Strided<T> r_op, void*) {
+  const Rows<const T> b = rows(s, b_op);
+  const Rows<const T> y = rows(s, y_op);
+  const Rows<T> r = rows(s, r_op);
   for_pieces(r, [&](const Piece& q) {
     const T* sb = row_of(b, q.row);
     const T* sy = row_of(y, q.row);
     T* d = row_of(r, q.row);
     for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = sb[i] - sy[i];
   });
-  return sum_squares(Rows<const T>{r.origin, r.nx, r.ny, r.nz, r.pitch, r.plane});
+  return sum_squares(s, as_const(r_op), nullptr);
 }
 
-#define STRATA_INSTANTIATE(T)                                                   \
-  template double sum(Rows<const T>);                                           \
-  template double dot(Rows<const T>, Rows<const T>);                            \
-  template double sum_squares(Rows<const T>);                                   \
-  template T max_abs(Rows<const T>);                                            \
-  template T min_value(Rows<const T>);                                          \
-  template T max_value(Rows<const T>);                                          \
-  template FiniteReport<T> check_finite(Rows<const T>);                         \
-  template void fill(Rows<T>, T);                                               \
-  template void copy(Rows<const T>, Rows<T>);                                   \
-  template void scale(Rows<T>, T);                                              \
-  template void axpy(T, Rows<const T>, Rows<T>);                                \
-  template void axpby(T, Rows<const T>, T, Rows<T>);                            \
-  template double axpby_sum_squares(T, Rows<const T>, T, Rows<T>);              \
-  template double sub_sum_squares(Rows<const T>, Rows<const T>, Rows<T>);
+#define STRATA_INSTANTIATE(T)                                                             \
+  template double sum(const RowShape&, Strided<const T>, void*);                          \
+  template double dot(const RowShape&, Strided<const T>, Strided<const T>, void*);        \
+  template double sum_squares(const RowShape&, Strided<const T>, void*);                  \
+  template T max_abs(const RowShape&, Strided<const T>, void*);                           \
+  template T min_value(const RowShape&, Strided<const T>, void*);                         \
+  template T max_value(const RowShape&, Strided<const T>, void*);                         \
+  template FiniteReport<T> check_finite(const RowShape&, Strided<const T>, void*);        \
+  template void fill(const RowShape&, Strided<T>, T, void*);                              \
+  template void copy(const RowShape&, Strided<const T>, Strided<T>, void*);               \
+  template void scale(const RowShape&, T, Strided<T>, void*);                             \
+  template void axpy(const RowShape&, T, Strided<const T>, Strided<T>, void*);            \
+  template void axpby(const RowShape&, T, Strided<const T>, T, Strided<T>, void*);        \
+  template double axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>,  \
+                                    void*);                                               \
+  template double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,    \
+                                  Strided<T>, void*);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -11,13 +11,14 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/reduce.cuh"
 #include "cuda/rows.hpp"
+#include "cuda/tuning/rows_policy.hpp"
 
 namespace strata::cuda {
 
 namespace {
 
-constexpr int kBlock = kernels::RowPolicy::kBlock;
-constexpr int kUnroll = kernels::RowPolicy::kUnroll;
+constexpr int kBlock = RowPolicy::kBlock;
+constexpr int kUnroll = RowPolicy::kUnroll;
 
 int current_device() {
   int d = 0;
@@ -60,37 +61,20 @@ void launch(const RowShape& s, Strided<const T> a, Strided<const T> b, Workspace
 
 // ---- Workspace -----------------------------------------------------------------------
 
-Workspace::Workspace() {
-  try {
-    device_ = current_device();
-    max_blocks_ = multiprocessors(device_) * kMaxBlocksPerSm;
-    STRATA_CUDA_CHECK(cudaMalloc(&partials_, std::size_t(max_blocks_) * kMaxPartialBytes));
-    STRATA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ticket_), sizeof(unsigned)));
-    STRATA_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&out_), sizeof(ReduceOut)));
-    STRATA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), sizeof(ReduceOut)));
-    STRATA_CUDA_CHECK(cudaMemset(ticket_, 0, sizeof(unsigned)));
-    STRATA_CUDA_CHECK(cudaMemset(out_, 0, sizeof(ReduceOut)));
-    // The memsets run on the legacy stream; a non-blocking stream must not overtake them.
-    STRATA_CUDA_CHECK(cudaDeviceSynchronize());
-  } catch (...) {
-    release();
-    throw;
-  }
+Workspace::Workspace()
+    : device_(current_device()),
+      max_blocks_(multiprocessors(device_) * kMaxBlocksPerSm),
+      partials_(std::size_t(max_blocks_) * kMaxPartialBytes),
+      ticket_(1),
+      out_(1) {  // zeroed, and synchronised with the device before any stream uses them
+  STRATA_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), sizeof(ReduceOut)));
 }
 
-Workspace::~Workspace() { release(); }
-
-void Workspace::release() noexcept {
-  cudaFree(partials_);
-  cudaFree(ticket_);
-  cudaFree(out_);
-  cudaFreeHost(host_);
-  partials_ = nullptr, ticket_ = nullptr, out_ = nullptr, host_ = nullptr;
-}
+Workspace::~Workspace() { cudaFreeHost(host_); }
 
 ReduceOut Workspace::fetch(void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
-  STRATA_CUDA_CHECK(cudaMemcpyAsync(host_, out_, sizeof(ReduceOut), cudaMemcpyDeviceToHost, s));
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(host_, out_.get(), sizeof(ReduceOut), cudaMemcpyDeviceToHost, s));
   STRATA_CUDA_CHECK(cudaStreamSynchronize(s));
   return *host_;
 }
@@ -139,19 +123,6 @@ bool vector_aligned(const void* origin, std::ptrdiff_t pitch, std::ptrdiff_t pla
          bytes(plane) % 16 == 0;
 }
 
-void require_device_pointer(const void* p, const char* what) {
-  cudaPointerAttributes attr{};
-  STRATA_CUDA_CHECK(cudaPointerGetAttributes(&attr, p));
-  require(attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged,
-          std::string(what) +
-              ": Memory::device was given but the pointer is not device memory "
-              "(pass Memory::host for host arrays)");
-  const int device = current_device();
-  require(attr.device == device, std::string(what) + ": the array lives on device " +
-                                     std::to_string(attr.device) + " but device " +
-                                     std::to_string(device) + " is current");
-}
-
 // ---- reductions ------------------------------------------------------------------------
 
 template <class T>
@@ -178,11 +149,54 @@ ReduceOut reduce(ReduceKind kind, const RowShape& s, Strided<const T> a, Strided
   return ws.fetch(stream);
 }
 
+// ---- the seam (backend/rows.hpp) ---------------------------------------------------------
+
+template <class T>
+double sum(const RowShape& s, Strided<const T> a, void* stream) {
+  return reduce(ReduceKind::sum, s, a, a, stream).value;
+}
+template <class T>
+double dot(const RowShape& s, Strided<const T> a, Strided<const T> b, void* stream) {
+  return reduce(ReduceKind::dot, s, a, b, stream).value;
+}
+template <class T>
+double sum_squares(const RowShape& s, Strided<const T> a, void* stream) {
+  return reduce(ReduceKind::sum_squares, s, a, a, stream).value;
+}
+template <class T>
+T max_abs(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::max_abs, s, a, a, stream).hi);
+}
+template <class T>
+T min_value(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::min_max, s, a, a, stream).lo);
+}
+template <class T>
+T max_value(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::min_max, s, a, a, stream).hi);
+}
+template <class T>
+FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a, void* stream) {
+  const ReduceOut out = reduce(ReduceKind::finite, s, a, a, stream);
+  FiniteReport<T> r;
+  r.all_finite = out.count == 0;
+  r.count = std::size_t(out.count);
+  if (!r.all_finite) r.index = std::size_t(out.first), r.value = T(out.first_value);
+  return r;
+}
+
 #define STRATA_INSTANTIATE(T)                                                                 \
   template void enqueue_reduce(ReduceKind, const RowShape&, Strided<const T>, Strided<const T>, \
                                Workspace&, void*);                                            \
   template ReduceOut reduce(ReduceKind, const RowShape&, Strided<const T>, Strided<const T>,   \
-                            void*);
+                            void*);                                                           \
+  template double sum(const RowShape&, Strided<const T>, void*);                              \
+  template double dot(const RowShape&, Strided<const T>, Strided<const T>, void*);            \
+  template double sum_squares(const RowShape&, Strided<const T>, void*);                      \
+  template T max_abs(const RowShape&, Strided<const T>, void*);                               \
+  template T min_value(const RowShape&, Strided<const T>, void*);                             \
+  template T max_value(const RowShape&, Strided<const T>, void*);                             \
+  template FiniteReport<T> check_finite(const RowShape&, Strided<const T>, void*);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

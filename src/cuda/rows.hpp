@@ -1,28 +1,16 @@
-// Host-side interface of the CUDA reductions and vector operations (no CUDA headers, so the
-// core can include it). Two levels, like CUB: enqueue_* leave the result in a caller-owned
-// Workspace on the stream (benchmarks, later fused solver steps); the plain calls lock the
+// The CUDA backend's own side of the row operations (no CUDA headers): beyond the seam in
+// backend/rows.hpp, two levels like CUB: enqueue_* leave the result in a caller-owned
+// Workspace on the stream (benchmarks, fused solver steps); the seam's calls lock the
 // device's default Workspace, enqueue, fetch the result and synchronise the stream.
 #pragma once
 
 #include <cstddef>
 #include <mutex>
 
+#include "backend/rows.hpp"  // RowShape, Strided, and the row operations every backend has
+#include "base/device_array.hpp"
+
 namespace strata::cuda {
-
-// The iteration space of every kernel here: ny*nz rows of nx contiguous elements (a Field's
-// interior, or a flat array as one row of n). The linear index of (x, y, z) is
-// (z*ny + y)*nx + x: the C order used for "first" in the finite check.
-struct RowShape {
-  std::size_t nx, ny, nz;
-};
-
-// One operand: element (x, y, z) lives at origin[z*plane + y*pitch + x]. Operands of one
-// call share the RowShape but may have different strides (different ghost widths).
-template <class T>
-struct Strided {
-  T* origin;
-  std::ptrdiff_t pitch, plane;
-};
 
 // What a reduction leaves in device memory (plain data, the same bytes on both sides).
 struct ReduceOut {
@@ -53,7 +41,7 @@ public:
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
-  GridScratch scratch() const { return {partials_, ticket_, out_}; }
+  GridScratch scratch() const { return {partials_.get(), ticket_.get(), out_.get()}; }
   int device() const { return device_; }
   int max_blocks() const { return max_blocks_; }
   // Copies the result of the last launch on `stream` to the host; synchronises `stream`.
@@ -61,12 +49,11 @@ public:
   std::mutex& mutex() { return mutex_; }
 
 private:
-  void release() noexcept;
   int device_ = 0, max_blocks_ = 0;
-  void* partials_ = nullptr;
-  unsigned* ticket_ = nullptr;
-  ReduceOut* out_ = nullptr;
-  ReduceOut* host_ = nullptr;
+  DeviceArray<std::byte> partials_;
+  DeviceArray<unsigned> ticket_;
+  DeviceArray<ReduceOut> out_;
+  ReduceOut* host_ = nullptr;  // pinned
   std::mutex mutex_;
 };
 
@@ -86,32 +73,14 @@ template <class T>
 ReduceOut reduce(ReduceKind kind, const RowShape& shape, Strided<const T> a,
                  Strided<const T> b, void* stream);
 
-// Element-wise operations, asynchronous on `stream`.
-template <class T>
-void fill(const RowShape& shape, Strided<T> y, T value, void* stream);
-template <class T>
-void copy(const RowShape& shape, Strided<const T> x, Strided<T> y, void* stream);
-template <class T>
-void scale(const RowShape& shape, T a, Strided<T> y, void* stream);
-template <class T>
-void axpy(const RowShape& shape, T a, Strided<const T> x, Strided<T> y, void* stream);
-template <class T>
-void axpby(const RowShape& shape, T a, Strided<const T> x, T b, Strided<T> y, void* stream);
-
-// Fused update + sum of squares of the stored result; the enqueue_ forms leave it in
-// ws (ReduceOut::value), the plain forms return it (synchronous, default workspace).
+// Fused update + sum of squares of the stored result, left in ws (ReduceOut::value); the
+// seam's axpby_sum_squares and sub_sum_squares return it.
 template <class T>
 void enqueue_axpby_sum_squares(const RowShape& shape, T a, Strided<const T> x, T b,
                                Strided<T> y, Workspace& ws, void* stream);
 template <class T>
-double axpby_sum_squares(const RowShape& shape, T a, Strided<const T> x, T b, Strided<T> y,
-                         void* stream);
-template <class T>
 void enqueue_sub_sum_squares(const RowShape& shape, Strided<const T> b, Strided<const T> y,
                              Strided<T> r, Workspace& ws, void* stream);
-template <class T>
-double sub_sum_squares(const RowShape& shape, Strided<const T> b, Strided<const T> y,
-                       Strided<T> r, void* stream);
 
 // ---- shared by the launchers (reduce.cu, vector_ops.cu) -------------------------------
 
@@ -126,7 +95,5 @@ int grid_blocks(const void* kernel, int block_threads, std::size_t warps_wanted)
 // True when every row of the operand starts on a 16-byte boundary (vector loads allowed).
 bool vector_aligned(const void* origin, std::ptrdiff_t pitch, std::ptrdiff_t plane,
                     std::size_t elem_bytes);
-// Throws Error unless p is device (or managed) memory of the current device.
-void require_device_pointer(const void* p, const char* what);
 
 }  // namespace strata::cuda

@@ -51,6 +51,19 @@ void* device_alloc_zeroed(std::size_t bytes) {
 
 void device_free(void* p) noexcept { cudaFree(p); }
 
+void require_device_pointer(const void* p, const std::string& what) {
+  cudaPointerAttributes attr{};
+  STRATA_CUDA_CHECK(cudaPointerGetAttributes(&attr, p));
+  require(attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged,
+          what + ": Memory::device was given but the pointer is not device memory "
+                 "(pass Memory::host for host arrays)");
+  int device = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  require(attr.device == device, what + ": the array lives on device " +
+                                     std::to_string(attr.device) + " but device " +
+                                     std::to_string(device) + " is current");
+}
+
 void copy_bytes(void* dst, Memory dm, const void* src, Memory sm, std::size_t bytes) {
   if (dm == Memory::host && sm == Memory::host) {
     std::memcpy(dst, src, bytes);

@@ -4,13 +4,14 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/vector_ops.cuh"
 #include "cuda/rows.hpp"
+#include "cuda/tuning/rows_policy.hpp"
 
 namespace strata::cuda {
 
 namespace {
 
-constexpr int kBlock = kernels::RowPolicy::kBlock;
-constexpr int kUnroll = kernels::RowPolicy::kUnroll;
+constexpr int kBlock = RowPolicy::kBlock;
+constexpr int kUnroll = RowPolicy::kUnroll;
 
 template <class M, bool kNorm, class T, int V>
 void launch_v(const RowShape& s, M m, Strided<const T> x, Strided<const T> y, Strided<T> out,
@@ -36,11 +37,6 @@ void launch(const RowShape& s, M m, Strided<const T> x, Strided<const T> y, Stri
     launch_v<M, kNorm, T, kVec>(s, m, x, y, out, g, st);
   else
     launch_v<M, kNorm, T, 1>(s, m, x, y, out, g, st);
-}
-
-template <class T>
-Strided<const T> as_const(Strided<T> a) {
-  return {a.origin, a.pitch, a.plane};
 }
 
 Workspace& checked(Workspace& ws) {

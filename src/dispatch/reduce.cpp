@@ -1,71 +1,39 @@
 // The public reductions and vector operations: every call is validated once, turned into
-// one shape (ny*nz rows of nx values; a flat array is one row) plus strided operands, and
-// handed to the backend that owns the memory (CPU reference or, if built, CUDA).
+// one RowShape (ny*nz rows of nx values; a flat array is one row) plus Strided operands, and
+// handed to the backend that owns the memory through the seam in backend/rows.hpp. This is
+// the only place that chooses between them.
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "cpu/rows.hpp"
+#include "backend/rows.hpp"
+#include "base/runtime.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
-#if STRATA_HAVE_CUDA
-#include "cuda/rows.hpp"
-#endif
 
 namespace strata {
 
 namespace {
 
-struct Shape {
-  std::size_t nx = 0, ny = 1, nz = 1;
-  std::size_t points() const { return nx * ny * nz; }
-};
-
-// Element (x, y, z) of an operand is origin[z*plane + y*pitch + x].
 template <class T>
-struct Operand {
-  T* origin = nullptr;
-  std::ptrdiff_t pitch = 0, plane = 0;
-};
-
-template <class T>
-Shape shape_of(const Field<T>& f) {
+RowShape shape_of(const Field<T>& f) {
   const Extent n = f.extent();
   return {std::size_t(n.nx), std::size_t(n.ny), std::size_t(n.nz)};
 }
 template <class T>
-Operand<const T> operand(const Field<T>& f) {
+Strided<const T> operand(const Field<T>& f) {
   return {f.origin(), f.layout().pitch, f.layout().plane};
 }
 template <class T>
-Operand<T> operand(Field<T>& f) {
+Strided<T> operand(Field<T>& f) {
   return {f.origin(), f.layout().pitch, f.layout().plane};
 }
 template <class T>
-Operand<T> flat(T* p) {
+Strided<T> flat(T* p) {
   return {p, 0, 0};
 }
-
-template <class T>
-cpu::Rows<T> cpu_rows(const Shape& s, Operand<T> o) {
-  return {o.origin, s.nx, s.ny, s.nz, o.pitch, o.plane};
-}
-#if STRATA_HAVE_CUDA
-cuda::RowShape cuda_shape(const Shape& s) { return {s.nx, s.ny, s.nz}; }
-template <class T>
-cuda::Strided<T> cuda_op(Operand<T> o) {
-  return {o.origin, o.pitch, o.plane};
-}
-#endif
-
-#if !STRATA_HAVE_CUDA
-// Unreachable in practice: device fields cannot be made and check_flat refuses device
-// arrays without CUDA; kept so every path ends in a clear message.
-[[noreturn]] void no_cuda() {
-  throw Error("device memory given but strata was built without CUDA");
-}
-#endif
+RowShape flat_shape(std::size_t n) { return {n, 1, 1}; }
 
 // ---- validation --------------------------------------------------------------------------
 
@@ -91,109 +59,114 @@ void check_flat(const std::string& fn, const void* p, std::size_t n, Memory memo
   require(p != nullptr, fn + ": null pointer for " + std::to_string(n) + " values");
   if (memory == Memory::host) return;
   require(cuda_available(), fn + ": Memory::device given but " + cuda_unavailable_reason());
-#if STRATA_HAVE_CUDA
-  cuda::require_device_pointer(p, fn.c_str());
-#endif
+  runtime::require_device_pointer(p, fn);
 }
 
 // ---- reductions --------------------------------------------------------------------------
-
-#if STRATA_HAVE_CUDA
-template <class T>
-cuda::ReduceOut on_device(cuda::ReduceKind kind, const Shape& s, Operand<const T> a,
-                          Operand<const T> b, Stream st) {
-  return cuda::reduce<T>(kind, cuda_shape(s), cuda_op(a), cuda_op(b), st.handle);
-}
-#endif
+// Empty shapes are answered here; the backends see at least one value.
 
 template <class T>
-double sum_of(const Shape& s, Operand<const T> a, Memory m, Stream st) {
-  if (s.points() == 0) return 0;
-  if (m == Memory::host) return cpu::sum(cpu_rows(s, a));
-#if STRATA_HAVE_CUDA
-  return on_device(cuda::ReduceKind::sum, s, a, a, st).value;
-#else
-  (void)st;
-  no_cuda();
-#endif
+double sum_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
+  if (points(s) == 0) return 0;
+  return m == Memory::host ? cpu::sum(s, a, st.handle) : cuda::sum(s, a, st.handle);
 }
 
 template <class T>
-double dot_of(const Shape& s, Operand<const T> a, Operand<const T> b, Memory m, Stream st) {
-  if (s.points() == 0) return 0;
-  if (m == Memory::host) return cpu::dot(cpu_rows(s, a), cpu_rows(s, b));
-#if STRATA_HAVE_CUDA
-  return on_device(cuda::ReduceKind::dot, s, a, b, st).value;
-#else
-  (void)st;
-  no_cuda();
-#endif
+double dot_of(const RowShape& s, Strided<const T> a, Strided<const T> b, Memory m, Stream st) {
+  if (points(s) == 0) return 0;
+  return m == Memory::host ? cpu::dot(s, a, b, st.handle) : cuda::dot(s, a, b, st.handle);
 }
 
 template <class T>
-double norm2_of(const Shape& s, Operand<const T> a, Memory m, Stream st) {
-  if (s.points() == 0) return 0;
-  if (m == Memory::host) return std::sqrt(cpu::sum_squares(cpu_rows(s, a)));
-#if STRATA_HAVE_CUDA
-  return std::sqrt(on_device(cuda::ReduceKind::sum_squares, s, a, a, st).value);
-#else
-  (void)st;
-  no_cuda();
-#endif
+double norm2_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
+  if (points(s) == 0) return 0;
+  return std::sqrt(m == Memory::host ? cpu::sum_squares(s, a, st.handle)
+                                     : cuda::sum_squares(s, a, st.handle));
 }
 
 template <class T>
-T max_abs_of(const Shape& s, Operand<const T> a, Memory m, Stream st) {
-  if (s.points() == 0) return T(0);
-  if (m == Memory::host) return cpu::max_abs(cpu_rows(s, a));
-#if STRATA_HAVE_CUDA
-  return T(on_device(cuda::ReduceKind::max_abs, s, a, a, st).hi);
-#else
-  (void)st;
-  no_cuda();
-#endif
+T max_abs_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
+  if (points(s) == 0) return T(0);
+  return m == Memory::host ? cpu::max_abs(s, a, st.handle) : cuda::max_abs(s, a, st.handle);
 }
 
 // lo: the minimum, otherwise the maximum.
 template <class T>
-T extreme_of(bool lo, const Shape& s, Operand<const T> a, Memory m, Stream st) {
-  if (s.points() == 0)
+T extreme_of(bool lo, const RowShape& s, Strided<const T> a, Memory m, Stream st) {
+  if (points(s) == 0)
     return lo ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
   if (m == Memory::host)
-    return lo ? cpu::min_value(cpu_rows(s, a)) : cpu::max_value(cpu_rows(s, a));
-#if STRATA_HAVE_CUDA
-  const cuda::ReduceOut out = on_device(cuda::ReduceKind::min_max, s, a, a, st);
-  return T(lo ? out.lo : out.hi);
-#else
-  (void)st;
-  no_cuda();
-#endif
+    return lo ? cpu::min_value(s, a, st.handle) : cpu::max_value(s, a, st.handle);
+  return lo ? cuda::min_value(s, a, st.handle) : cuda::max_value(s, a, st.handle);
 }
 
 // For fields, also turns the linear index into (x, y, z).
 template <class T>
-FiniteReport<T> finite_of(const Shape& s, Operand<const T> a, Memory m, Stream st, bool field) {
-  FiniteReport<T> r;
-  if (s.points() == 0) return r;
-  if (m == Memory::host) {
-    r = cpu::check_finite(cpu_rows(s, a));
-  } else {
-#if STRATA_HAVE_CUDA
-    const cuda::ReduceOut out = on_device(cuda::ReduceKind::finite, s, a, a, st);
-    r.all_finite = out.count == 0;
-    r.count = std::size_t(out.count);
-    if (!r.all_finite) r.index = std::size_t(out.first), r.value = T(out.first_value);
-#else
-    (void)st;
-    no_cuda();
-#endif
-  }
+FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st,
+                          bool field) {
+  if (points(s) == 0) return {};
+  FiniteReport<T> r = m == Memory::host ? cpu::check_finite(s, a, st.handle)
+                                        : cuda::check_finite(s, a, st.handle);
   if (field && !r.all_finite) {
     r.x = int(r.index % s.nx);
     r.y = int(r.index / s.nx % s.ny);
     r.z = int(r.index / s.nx / s.ny);
   }
   return r;
+}
+
+// ---- vector operations ---------------------------------------------------------------------
+
+template <class T>
+void fill_of(const RowShape& s, Strided<T> y, T v, Memory m, Stream st) {
+  if (points(s) == 0) return;
+  if (m == Memory::host) return cpu::fill(s, y, v, st.handle);
+  cuda::fill(s, y, v, st.handle);
+}
+
+template <class T>
+void copy_of(const RowShape& s, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
+  if (points(s) == 0) return;
+  if (m == Memory::host) return cpu::copy(s, x, y, st.handle);
+  cuda::copy(s, x, y, st.handle);
+}
+
+template <class T>
+void scale_of(const RowShape& s, T a, Strided<T> y, Memory m, Stream st) {
+  if (points(s) == 0) return;
+  if (m == Memory::host) return cpu::scale(s, a, y, st.handle);
+  cuda::scale(s, a, y, st.handle);
+}
+
+template <class T>
+void axpy_of(const RowShape& s, T a, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
+  if (points(s) == 0) return;
+  if (m == Memory::host) return cpu::axpy(s, a, x, y, st.handle);
+  cuda::axpy(s, a, x, y, st.handle);
+}
+
+template <class T>
+void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
+              Stream st) {
+  if (points(s) == 0) return;
+  if (m == Memory::host) return cpu::axpby(s, a, x, b, y, st.handle);
+  cuda::axpby(s, a, x, b, y, st.handle);
+}
+
+template <class T>
+double axpby_norm2_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
+                      Stream st) {
+  if (points(s) == 0) return 0;
+  return std::sqrt(m == Memory::host ? cpu::axpby_sum_squares(s, a, x, b, y, st.handle)
+                                     : cuda::axpby_sum_squares(s, a, x, b, y, st.handle));
+}
+
+template <class T>
+double sub_norm2_of(const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
+                    Memory m, Stream st) {
+  if (points(s) == 0) return 0;
+  return std::sqrt(m == Memory::host ? cpu::sub_sum_squares(s, b, y, r, st.handle)
+                                     : cuda::sub_sum_squares(s, b, y, r, st.handle));
 }
 
 }  // namespace
@@ -206,7 +179,7 @@ double sum(const Field<T>& f, Stream st) {
 template <class T>
 double sum(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("sum", data, n, m);
-  return sum_of(Shape{n}, flat(data), m, st);
+  return sum_of(flat_shape(n), flat(data), m, st);
 }
 
 template <class T>
@@ -218,7 +191,7 @@ template <class T>
 double dot(const T* a, const T* b, std::size_t n, Memory m, Stream st) {
   check_flat("dot", a, n, m);
   check_flat("dot", b, n, m);
-  return dot_of(Shape{n}, flat(a), flat(b), m, st);
+  return dot_of(flat_shape(n), flat(a), flat(b), m, st);
 }
 
 template <class T>
@@ -229,7 +202,7 @@ double norm2(const Field<T>& f, Stream st) {
 template <class T>
 double norm2(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("norm2", data, n, m);
-  return norm2_of(Shape{n}, flat(data), m, st);
+  return norm2_of(flat_shape(n), flat(data), m, st);
 }
 
 template <class T>
@@ -240,7 +213,7 @@ T max_abs(const Field<T>& f, Stream st) {
 template <class T>
 T max_abs(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("max_abs", data, n, m);
-  return max_abs_of(Shape{n}, flat(data), m, st);
+  return max_abs_of(flat_shape(n), flat(data), m, st);
 }
 
 template <class T>
@@ -251,7 +224,7 @@ T min(const Field<T>& f, Stream st) {
 template <class T>
 T min(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("min", data, n, m);
-  return extreme_of(true, Shape{n}, flat(data), m, st);
+  return extreme_of(true, flat_shape(n), flat(data), m, st);
 }
 template <class T>
 T max(const Field<T>& f, Stream st) {
@@ -261,7 +234,7 @@ T max(const Field<T>& f, Stream st) {
 template <class T>
 T max(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("max", data, n, m);
-  return extreme_of(false, Shape{n}, flat(data), m, st);
+  return extreme_of(false, flat_shape(n), flat(data), m, st);
 }
 
 template <class T>
@@ -272,103 +245,8 @@ FiniteReport<T> check_finite(const Field<T>& f, Stream st) {
 template <class T>
 FiniteReport<T> check_finite(const T* data, std::size_t n, Memory m, Stream st) {
   check_flat("check_finite", data, n, m);
-  return finite_of(Shape{n}, flat(data), m, st, false);
+  return finite_of(flat_shape(n), flat(data), m, st, false);
 }
-
-// ---- vector operations ---------------------------------------------------------------------
-
-namespace {
-
-template <class T>
-void fill_of(const Shape& s, Operand<T> y, T v, Memory m, Stream st) {
-  if (s.points() == 0) return;
-  if (m == Memory::host) return cpu::fill(cpu_rows(s, y), v);
-#if STRATA_HAVE_CUDA
-  cuda::fill(cuda_shape(s), cuda_op(y), v, st.handle);
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-void copy_of(const Shape& s, Operand<const T> x, Operand<T> y, Memory m, Stream st) {
-  if (s.points() == 0) return;
-  if (m == Memory::host) return cpu::copy(cpu_rows(s, x), cpu_rows(s, y));
-#if STRATA_HAVE_CUDA
-  cuda::copy(cuda_shape(s), cuda_op(x), cuda_op(y), st.handle);
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-void scale_of(const Shape& s, T a, Operand<T> y, Memory m, Stream st) {
-  if (s.points() == 0) return;
-  if (m == Memory::host) return cpu::scale(cpu_rows(s, y), a);
-#if STRATA_HAVE_CUDA
-  cuda::scale(cuda_shape(s), a, cuda_op(y), st.handle);
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-void axpy_of(const Shape& s, T a, Operand<const T> x, Operand<T> y, Memory m, Stream st) {
-  if (s.points() == 0) return;
-  if (m == Memory::host) return cpu::axpy(a, cpu_rows(s, x), cpu_rows(s, y));
-#if STRATA_HAVE_CUDA
-  cuda::axpy(cuda_shape(s), a, cuda_op(x), cuda_op(y), st.handle);
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-void axpby_of(const Shape& s, T a, Operand<const T> x, T b, Operand<T> y, Memory m, Stream st) {
-  if (s.points() == 0) return;
-  if (m == Memory::host) return cpu::axpby(a, cpu_rows(s, x), b, cpu_rows(s, y));
-#if STRATA_HAVE_CUDA
-  cuda::axpby(cuda_shape(s), a, cuda_op(x), b, cuda_op(y), st.handle);
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-double axpby_norm2_of(const Shape& s, T a, Operand<const T> x, T b,
-                      Operand<T> y, Memory m, Stream st) {
-  if (s.points() == 0) return 0;
-  if (m == Memory::host)
-    return std::sqrt(cpu::axpby_sum_squares(a, cpu_rows(s, x), b, cpu_rows(s, y)));
-#if STRATA_HAVE_CUDA
-  return std::sqrt(cuda::axpby_sum_squares(cuda_shape(s), a, cuda_op(x), b, cuda_op(y), st.handle));
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-template <class T>
-double sub_norm2_of(const Shape& s, Operand<const T> b, Operand<const T> y,
-                    Operand<T> r, Memory m, Stream st) {
-  if (s.points() == 0) return 0;
-  if (m == Memory::host)
-    return std::sqrt(cpu::sub_sum_squares(cpu_rows(s, b), cpu_rows(s, y), cpu_rows(s, r)));
-#if STRATA_HAVE_CUDA
-  return std::sqrt(
-      cuda::sub_sum_squares(cuda_shape(s), cuda_op(b), cuda_op(y), cuda_op(r), st.handle));
-#else
-  (void)st;
-  no_cuda();
-#endif
-}
-
-}  // namespace
 
 template <class T>
 void fill(Field<T>& f, scalar_t<T> value, Stream st) {
@@ -378,7 +256,7 @@ void fill(Field<T>& f, scalar_t<T> value, Stream st) {
 template <class T>
 void fill(T* data, std::size_t n, scalar_t<T> value, Memory m, Stream st) {
   check_flat("fill", data, n, m);
-  fill_of(Shape{n}, flat(data), value, m, st);
+  fill_of(flat_shape(n), flat(data), value, m, st);
 }
 
 template <class T>
@@ -390,7 +268,7 @@ template <class T>
 void copy(const T* src, T* dst, std::size_t n, Memory m, Stream st) {
   check_flat("copy", src, n, m);
   check_flat("copy", dst, n, m);
-  copy_of(Shape{n}, flat(src), flat(dst), m, st);
+  copy_of(flat_shape(n), flat(src), flat(dst), m, st);
 }
 
 template <class T>
@@ -401,7 +279,7 @@ void scale(Field<T>& f, scalar_t<T> a, Stream st) {
 template <class T>
 void scale(T* data, std::size_t n, scalar_t<T> a, Memory m, Stream st) {
   check_flat("scale", data, n, m);
-  scale_of(Shape{n}, a, flat(data), m, st);
+  scale_of(flat_shape(n), a, flat(data), m, st);
 }
 
 template <class T>
@@ -413,7 +291,7 @@ template <class T>
 void axpy(scalar_t<T> a, const T* x, T* y, std::size_t n, Memory m, Stream st) {
   check_flat("axpy", x, n, m);
   check_flat("axpy", y, n, m);
-  axpy_of(Shape{n}, a, flat(x), flat(y), m, st);
+  axpy_of(flat_shape(n), a, flat(x), flat(y), m, st);
 }
 
 template <class T>
@@ -425,7 +303,7 @@ template <class T>
 void axpby(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n, Memory m, Stream st) {
   check_flat("axpby", x, n, m);
   check_flat("axpby", y, n, m);
-  axpby_of(Shape{n}, a, flat(x), b, flat(y), m, st);
+  axpby_of(flat_shape(n), a, flat(x), b, flat(y), m, st);
 }
 
 template <class T>
@@ -439,7 +317,7 @@ double axpby_norm2(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n
                    Stream st) {
   check_flat("axpby_norm2", x, n, m);
   check_flat("axpby_norm2", y, n, m);
-  return axpby_norm2_of(Shape{n}, a, flat(x), b, flat(y), m, st);
+  return axpby_norm2_of(flat_shape(n), a, flat(x), b, flat(y), m, st);
 }
 
 template <class T>
@@ -454,7 +332,7 @@ double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream s
   check_flat("sub_norm2", b, n, m);
   check_flat("sub_norm2", y, n, m);
   check_flat("sub_norm2", r, n, m);
-  return sub_norm2_of(Shape{n}, flat(b), flat(y), flat(r), m, st);
+  return sub_norm2_of(flat_shape(n), flat(b), flat(y), flat(r), m, st);
 }
 
 #define STRATA_INSTANTIATE(T)                                                               \

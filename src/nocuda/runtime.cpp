@@ -15,6 +15,9 @@ void* device_alloc_zeroed(std::size_t) {
               "-DSTRATA_CUDA=ON on a machine with nvcc)");
 }
 void device_free(void*) noexcept {}
+void require_device_pointer(const void*, const std::string& what) {
+  throw Error(what + ": Memory::device given but strata was built without CUDA");
+}
 void copy_bytes(void* dst, Memory, const void* src, Memory, std::size_t bytes) {
   std::memcpy(dst, src, bytes);
 }

@@ -16,15 +16,6 @@ namespace strata::cuda::kernels {
 
 inline constexpr int kWarp = 32;
 
-// The tuning policy of every row kernel (reductions and vector ops), set by reasoning and to
-// be confirmed with `strata bench --kernel reduce`: 256 threads = 8 warps per block; U = 4
-// 16-byte loads in flight per lane per chunk (64 B/thread, ~100 KiB/SM at the occupancies
-// these kernels reach, far above the ~20 KiB/SM that H100's bandwidth-latency product needs).
-struct RowPolicy {
-  static constexpr int kBlock = 256;
-  static constexpr int kUnroll = 4;
-};
-
 // ======================================================================= thread level
 
 // Knuth's TwoSum: s + e == a + b exactly, branch-free. The _rn intrinsics keep the
