@@ -2,6 +2,7 @@
 // CUDA kernels are tested against, so it shares no code with them beyond the index map.
 #pragma once
 
+#include "backend/stencil.hpp"  // fill_ghosts, apply_interior
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
@@ -13,11 +14,6 @@ namespace strata::cpu {
 // one): about a million points. Smaller passes run on one thread.
 inline bool threaded(std::size_t points) { return points >= (std::size_t(1) << 20); }
 
-template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int width);
-
-template <class T>
-void apply_interior(const Stencil& stencil, const Field<T>& in, Field<T>& out);
 
 // out = in on the interior: the copy kernel the CPU benchmark compares against.
 template <class T>

@@ -5,7 +5,7 @@
 namespace strata::cpu {
 
 template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int w) {
+void fill_ghosts(Field<T>& f, const Boundary& bc, int w, void*) {
   const Extent n = f.extent();
   const bool dir = bc.kind == BoundaryKind::dirichlet;
   const T v = T(bc.value);
@@ -34,7 +34,7 @@ void fill_ghosts(Field<T>& f, const Boundary& bc, int w) {
       }
 }
 
-template void fill_ghosts(Field<float>&, const Boundary&, int);
-template void fill_ghosts(Field<double>&, const Boundary&, int);
+template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
+template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
 
 }  // namespace strata::cpu

@@ -45,7 +45,7 @@ void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& 
 }  // namespace
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out) {
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*) {
   if (s.kind() == StencilKind::star)
     apply_star(s.radius(), s.coeffs(), in, out);
   else
@@ -61,8 +61,8 @@ void copy_interior(const Field<T>& in, Field<T>& out) {
       for (int x = 0; x < n.nx; ++x) out(x, y, z) = in(x, y, z);
 }
 
-template void apply_interior(const Stencil&, const Field<float>&, Field<float>&);
-template void apply_interior(const Stencil&, const Field<double>&, Field<double>&);
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

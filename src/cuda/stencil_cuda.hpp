@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/stencil.hpp"  // fill_ghosts, apply_interior
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
@@ -37,11 +38,5 @@ const StencilImpl<T>& default_impl(std::string_view kernel);
 
 // The implementation family name of a stencil ("7pt", "star4", "sym27", "box27").
 inline std::string kernel_name(const Stencil& s) { return s.name(); }
-
-template <class T>
-void apply_interior(const Stencil& stencil, const Field<T>& in, Field<T>& out, void* stream);
-
-template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream);
 
 }  // namespace strata::cuda

@@ -1,10 +1,7 @@
 // The public stencil API: validates the request once, then hands it to the backend that
-// owns the fields' memory.
-#include "cpu/cpu.hpp"
+// owns the fields' memory through the seam in backend/stencil.hpp.
+#include "backend/stencil.hpp"
 #include "strata/apply.hpp"
-#if STRATA_HAVE_CUDA
-#include "cuda/stencil_cuda.hpp"
-#endif
 
 namespace strata {
 
@@ -24,10 +21,6 @@ void check_pair(const Stencil& s, const Field<T>& in, const Field<T>& out) {
                                         std::to_string(in.ghost()) + " ghost layers");
 }
 
-#if !STRATA_HAVE_CUDA
-[[noreturn]] void no_cuda() { throw Error("strata was built without CUDA: device fields are unavailable"); }
-#endif
-
 }  // namespace
 
 template <class T>
@@ -36,25 +29,15 @@ void fill_ghosts(Field<T>& f, const Boundary& bc, int width, Stream stream) {
   require(width >= 1 && width <= f.ghost(),
           "fill_ghosts: width " + std::to_string(width) + " is outside 1.." +
               std::to_string(f.ghost()) + " (the field's ghost width)");
-  if (f.memory() == Memory::host) return cpu::fill_ghosts(f, bc, width);
-#if STRATA_HAVE_CUDA
+  if (f.memory() == Memory::host) return cpu::fill_ghosts(f, bc, width, stream.handle);
   cuda::fill_ghosts(f, bc, width, stream.handle);
-#else
-  (void)stream;
-  no_cuda();
-#endif
 }
 
 template <class T>
 void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, Stream stream) {
   check_pair(s, in, out);
-  if (in.memory() == Memory::host) return cpu::apply_interior(s, in, out);
-#if STRATA_HAVE_CUDA
+  if (in.memory() == Memory::host) return cpu::apply_interior(s, in, out, stream.handle);
   cuda::apply_interior(s, in, out, stream.handle);
-#else
-  (void)stream;
-  no_cuda();
-#endif
 }
 
 template <class T>

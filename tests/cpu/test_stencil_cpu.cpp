@@ -5,6 +5,7 @@
 
 #include "common/test_util.hpp"
 #include "strata/testing/verify.hpp"
+#include "cpu/cpu.hpp"
 #include "cpu/padded.hpp"
 #include "strata/apply.hpp"
 

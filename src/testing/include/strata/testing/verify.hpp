@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "cpu/cpu.hpp"
 #include "strata/apply.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
@@ -80,15 +79,15 @@ Mismatch compare(const Field<T>& got, const Field<T>& ref, const Field<T>& mag, 
 }
 
 // Checks `got` (a host field) against the CPU reference of stencil on `in` (a host field
-// whose ghosts already hold the boundary values).
+// whose ghosts already hold the boundary values; host fields run on the CPU backend).
 template <class T>
 Mismatch against_reference(const Stencil& s, const Field<T>& in, const Field<T>& got) {
   const Extent n = in.extent();
   Field<T> ref(n, in.ghost()), mag(n, in.ghost()), abs_in(n, in.ghost());
-  cpu::apply_interior(s, in, ref);
+  apply_interior(s, in, ref);
   const Layout& L = in.layout();
   for (std::size_t i = 0; i < L.size; ++i) abs_in.data()[i] = std::fabs(in.data()[i]);
-  cpu::apply_interior(abs_stencil(s), abs_in, mag);
+  apply_interior(abs_stencil(s), abs_in, mag);
   return compare(got, ref, mag, terms_of(s));
 }
 
@@ -139,7 +138,7 @@ Mismatch laplacian_exactness(const Stencil& laplacian, int degree, Extent n, dou
           exact(x, y, z) = T(p.laplacian(cx, cy, cz));
       }
   // The exact value's own rounding to T and the sampling of u in T add |u|-sized errors.
-  cpu::apply_interior(abs_stencil(laplacian), abs_u, mag);
+  apply_interior(abs_stencil(laplacian), abs_u, mag);
   if (mem == Memory::host) {
     apply_interior(laplacian, u, got);
   } else {

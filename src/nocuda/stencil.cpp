@@ -1,0 +1,24 @@
+// The CUDA side of the stencil seam (backend/stencil.hpp) in a build without CUDA: device
+// fields cannot be made there, so these only keep every path ending in a clear message.
+#include "backend/stencil.hpp"
+#include "strata/error.hpp"
+
+namespace strata::cuda {
+
+namespace {
+[[noreturn]] void refuse() {
+  throw Error("strata was built without CUDA: device fields are unavailable");
+}
+}  // namespace
+
+template <class T>
+void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
+template <class T>
+void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*) { refuse(); }
+
+template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
+template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*);
+
+}  // namespace strata::cuda
