@@ -1,5 +1,5 @@
-// Event timing for the GPU benchmarks: warm-up launches, then one event pair around each
-// timed launch (no host work inside the timed region), median over the repetitions.
+// Event timing for the GPU benchmarks (the only place they create events), and the
+// deterministic device fill they time on.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,15 +11,26 @@
 
 namespace strata::bench {
 
+// How the timed launches follow each other. queued: back to back on the stream, one event
+// pair around each (the steady-state rate of a pipeline of passes). each: the stream is
+// drained after every launch, so each time is that call alone from an idle device (the
+// reductions, whose result the caller waits for).
+enum class Pace { queued, each };
+
+// The one GPU timer of the benchmarks: `warmup` untimed launches, then `reps` timed ones,
+// one event pair around each (no host work inside a timed region); median and spread.
 template <class Launch>
-Timing time_launches(Launch&& launch, int warmup, int reps, cudaStream_t stream) {
+Timing time_launches(Launch&& launch, int warmup, int reps, cudaStream_t stream,
+                     Pace pace = Pace::queued) {
   for (int i = 0; i < warmup; ++i) launch();
+  if (pace == Pace::each) STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<cudaEvent_t> ev(2 * std::size_t(reps));
   for (auto& e : ev) STRATA_CUDA_CHECK(cudaEventCreate(&e));
   for (int r = 0; r < reps; ++r) {
     STRATA_CUDA_CHECK(cudaEventRecord(ev[2 * r], stream));
     launch();
     STRATA_CUDA_CHECK(cudaEventRecord(ev[2 * r + 1], stream));
+    if (pace == Pace::each) STRATA_CUDA_CHECK(cudaEventSynchronize(ev[2 * r + 1]));
   }
   STRATA_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<double> ms(reps);

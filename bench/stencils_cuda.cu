@@ -17,6 +17,13 @@ namespace strata::bench {
 
 namespace {
 
+int device_multiprocessors() {
+  int device = 0, sms = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 // Diagnostic: the interior copied row by row with 16-byte vectors, no tiling and no shared
 // memory. It tells whether a gap to cudaMemcpy comes from the 2.5D tiling or from the
 // padded row layout itself.
@@ -79,8 +86,9 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
             }, opt.warmup, opt.reps, stream));
 
   Result flat = base("copy_flat", "rows-16B");
+  const int flat_blocks = 16 * device_multiprocessors();  // 16 resident blocks per SM
   set_rates(flat, time_launches([&] {
-              copy_rows<<<16 * 132, 128, 0, stream>>>(in.origin(), dst.origin(), L.pitch, L.plane,
+              copy_rows<<<flat_blocks, 128, 0, stream>>>(in.origin(), dst.origin(), L.pitch, L.plane,
                                                      shape.nx, shape.ny, shape.nz);
               STRATA_CUDA_CHECK_LAUNCH();
             }, opt.warmup, opt.reps, stream));
