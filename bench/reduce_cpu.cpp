@@ -107,10 +107,4 @@ std::vector<Result> reduce_cpu(const Options& opt) {
   return out;
 }
 
-#if !STRATA_HAVE_CUDA
-std::vector<Result> reduce_cuda(const Options&) {
-  throw Error("strata bench --kernel reduce --device cuda: strata was built without CUDA");
-}
-#endif
-
 }  // namespace strata::bench

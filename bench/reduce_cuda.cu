@@ -189,7 +189,7 @@ void run(const Options& opt, std::vector<Result>& out) {
   DeviceBytes tmp(std::max<std::size_t>(tmp_bytes, 16), "CUB temp storage");  // once, untimed
   const auto run_cub = [&](CubOp op) {
     std::size_t bytes = tmp_bytes;
-    STRATA_CUDA_CHECK(cub_ops.run(op, tmp.p, bytes, st.s));
+    STRATA_CUDA_CHECK(cub_ops.run(op, tmp.as<void>(), bytes, st.s));
   };
 
   const RowShape flat{n, 1, 1}, halves{half, 1, 1};
@@ -201,7 +201,7 @@ void run(const Options& opt, std::vector<Result>& out) {
 
   // The bandwidth reference: 2 GiB device-to-device copy (n points of 2*sizeof(T) bytes).
   const Timing tcopy = time_events(opt, st.s, [&] {
-    STRATA_CUDA_CHECK(cudaMemcpyAsync(b.p, a.p, n * sizeof(T), cudaMemcpyDeviceToDevice, st.s));
+    STRATA_CUDA_CHECK(cudaMemcpyAsync(b.as<void>(), a.as<void>(), n * sizeof(T), cudaMemcpyDeviceToDevice, st.s));
   });
   Result copy =
       make_result("cuda", "copy", "memcpy", p, Extent{int(n), 1, 1}, double(n), 2 * tsize, tcopy);

@@ -77,10 +77,4 @@ std::vector<Result> wave_cpu(const Options& opt) {
   return out;
 }
 
-#if !STRATA_HAVE_CUDA
-std::vector<Result> wave_cuda(const Options&) {
-  throw Error("the GPU benchmark needs a CUDA build: strata was built without CUDA");
-}
-#endif
-
 }  // namespace strata::bench

@@ -8,9 +8,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
-#include "bench/poisson.hpp"
-#include "bench/reduce.hpp"
-#include "bench/wave.hpp"
+#include "bench/families.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
 
@@ -97,59 +95,55 @@ void add_bench(CLI::App& app) {
       const auto s = sweep_shapes();
       opt.shapes.insert(opt.shapes.end(), s.begin(), s.end());
     }
-    // Split the kernel list into the two families; an empty family list means "all of it".
-    const auto& known = bench::stencil_kernels();
-    const std::vector<std::string> reductions = {"sum", "dot", "max_abs"};
-    bool run_stencils = false, run_reduce = false, run_poisson = false, run_wave = false;
-    bench::Options ropt = opt;
+    // Each --kernel token names a family (all of it), one of a family's kernels, or all.
+    const auto& families = bench::families();
+    struct Selected {
+      bool run = false, whole = false;
+      std::vector<std::string> kernels;
+    };
+    std::vector<Selected> pick(families.size());
     std::stringstream ss(a->kernels);
     std::string k;
     while (std::getline(ss, k, ',')) {
-      if (k == "stencils" || k == "all") run_stencils = true;
-      if (k == "reduce" || k == "all") run_reduce = true;
-      if (k == "poisson" || (k == "all" && dev == DeviceChoice::cuda)) run_poisson = true;
-      if (k == "all" && dev != DeviceChoice::cuda)
-        std::cerr << "strata bench: poisson skipped: its benchmark times the GPU solvers (--device cuda)\n";
-      if (k == "wave" || k == "all") run_wave = true;
-      if (k == "stencils" || k == "reduce" || k == "poisson" || k == "wave" || k == "all") continue;
-      if (std::find(known.begin(), known.end(), k) != known.end()) {
-        opt.kernels.push_back(k);
-        run_stencils = true;
-      } else if (std::find(reductions.begin(), reductions.end(), k) != reductions.end()) {
-        ropt.kernels.push_back(k);
-        run_reduce = true;
-      } else {
-        throw Error("unknown kernel '" + k +
-                    "': allowed stencils, copy, copy_halo, 7pt, star2, star3, star4, sym27, box27, "
-                    "reduce, sum, dot, max_abs, poisson, wave, all");
+      bool known = false;
+      for (std::size_t f = 0; f < families.size(); ++f) {
+        const bench::Family& fam = families[f];
+        const bool gpu_only = fam.cpu == nullptr;
+        if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
+          std::cerr << "strata bench: " << fam.name << " skipped: its benchmark times the GPU solvers (--device cuda)\n";
+          known = true;
+        } else if (k == "all" || k == fam.name) {
+          pick[f].run = pick[f].whole = known = true;
+        } else if (std::find(fam.members.begin(), fam.members.end(), k) != fam.members.end()) {
+          pick[f].run = known = true;
+          pick[f].kernels.push_back(k);
+        }
+      }
+      if (!known) {
+        std::string allowed;
+        for (const bench::Family& fam : families) {
+          allowed += fam.name + ", ";
+          for (const std::string& m : fam.members) allowed += m + ", ";
+        }
+        throw Error("unknown kernel '" + k + "': allowed " + allowed + "all");
       }
     }
-    if (a->kernels.find("stencils") != std::string::npos || a->kernels.find("all") != std::string::npos)
-      opt.kernels.clear();
-    if (a->kernels.find("reduce") != std::string::npos || a->kernels.find("all") != std::string::npos)
-      ropt.kernels.clear();
+    for (std::size_t f = 0; f < families.size(); ++f)
+      if (pick[f].run && !families[f].cpu && dev != DeviceChoice::cuda)
+        throw Error("--kernel " + families[f].name + " benchmarks the GPU: it needs --device cuda");
     std::cerr << "strata bench on " << to_string(dev) << " (" << opt.reps << " timed runs each)\n";
     std::vector<bench::Result> results;
-    if (run_stencils)
-      results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
-    if (run_reduce) {
-      ropt.shapes = {};  // reductions size themselves (2 GiB per call on the GPU) unless --size or --shape
-      for (int n : a->sizes) ropt.shapes.push_back({n, n, n});
-      for (const auto& s : a->shapes) ropt.shapes.push_back(parse_shape(s));
-      const auto r = dev == DeviceChoice::cuda ? bench::reduce_cuda(ropt) : bench::reduce_cpu(ropt);
-      results.insert(results.end(), r.begin(), r.end());
-    }
-    if (run_wave) {
-      bench::Options wopt = opt;  // the sweep is the stencils' study: waves take explicit shapes only
-      wopt.shapes.clear();
-      for (int n : a->sizes) wopt.shapes.push_back({n, n, n});
-      for (const auto& s : a->shapes) wopt.shapes.push_back(parse_shape(s));
-      const auto r = dev == DeviceChoice::cuda ? bench::wave_cuda(wopt) : bench::wave_cpu(wopt);
-      results.insert(results.end(), r.begin(), r.end());
-    }
-    if (run_poisson) {
-      if (dev != DeviceChoice::cuda) throw Error("--kernel poisson benchmarks the GPU: it needs --device cuda");
-      const auto r = bench::poisson_cuda(opt);
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      if (!pick[f].run) continue;
+      const bench::Family& fam = families[f];
+      bench::Options fopt = opt;
+      fopt.kernels = pick[f].whole ? std::vector<std::string>{} : pick[f].kernels;
+      if (!fam.sweeps) {  // the sweep is the stencils' study: the others take explicit shapes only
+        fopt.shapes.clear();
+        for (int n : a->sizes) fopt.shapes.push_back({n, n, n});
+        for (const auto& s : a->shapes) fopt.shapes.push_back(parse_shape(s));
+      }
+      const auto r = dev == DeviceChoice::cuda ? fam.cuda(fopt) : fam.cpu(fopt);
       results.insert(results.end(), r.begin(), r.end());
     }
     bench::print_table(std::cout, results);
