@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "backend/multigrid.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/multigrid.cuh"
-#include "cuda/multigrid.hpp"
 #include "cuda/stencil_impl.cuh"
 
 namespace strata::cuda {
@@ -166,21 +166,6 @@ void convert(const Field<S>& src, Field<D>& dst, void* stream) {
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
-#define STRATA_INSTANTIATE(T)                                                                     \
-  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*); \
-  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
-                          Field<T>&, void*);                                                      \
-  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
-  template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,      \
-                                  const poisson::TransferView<T>&, Field<T>&, void*);             \
-  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);                        \
-  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
-template void convert(const Field<float>&, Field<double>&, void*);
-template void convert(const Field<double>&, Field<float>&, void*);
+#include "backend/multigrid_instances.inc"
 
 }  // namespace strata::cuda

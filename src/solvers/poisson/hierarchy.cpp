@@ -11,7 +11,7 @@
 
 #include "solvers/poisson/operator.hpp"
 #include "cpu/cpu.hpp"
-#include "cpu/multigrid.hpp"
+#include "backend/multigrid.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
@@ -33,7 +33,7 @@ std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc, con
     const int x = int(j % n.nx), y = int((j / n.nx) % n.ny), z = int(j / (std::size_t(n.nx) * n.ny));
     e(x, y, z) = 1.0;
     if (bc.kind != BoundaryKind::dirichlet) fill_ghosts(e, bc, 1);
-    else cpu::extrapolate_ghosts(rule, e);
+    else cpu::extrapolate_ghosts(rule, e, nullptr);
     cpu::apply_interior(a, e, ae);
     e(x, y, z) = 0.0;
     std::size_t i = 0;
