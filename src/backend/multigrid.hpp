@@ -1,9 +1,10 @@
-// The multigrid backend interface: the few fused passes the Poisson algorithms are written
-// against. Each runs on the backend that owns its fields (CPU reference or CUDA kernels).
-// Stencil passes read `u`'s ghost layers, which the caller fills first.
+// What a multigrid backend implements: the data the passes take (transfer tables, ghost
+// rules) and the passes themselves, declared once in backend/multigrid_passes.inc and
+// included here for each backend. The CPU defines them in src/cpu/multigrid.cpp, CUDA in
+// src/cuda/multigrid.cu and, in a build without CUDA, src/nocuda/multigrid.cpp refuses
+// them; src/dispatch/multigrid.cpp picks the backend that owns the fields.
 #pragma once
 
-#include "strata/apply.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
 
@@ -41,38 +42,12 @@ inline double diagonal(const Stencil& a) {
   return a.kind() == StencilKind::box27 ? a.coeffs()[13] : a.coeffs()[0];
 }
 
-// out = u + omega/diag * (f - A u)
-template <class T>
-void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out,
-            Stream stream);
-// One Chebyshev step in three-term form: prev_out holds the previous iterate on entry and
-// u + alpha (u - prev) + beta/diag * (f - A u) on exit.
-template <class T>
-void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& prev_out, Stream stream);
-// r = f - A u
-template <class T>
-void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream stream);
-// fc = R (f - A u)   (the residual restricted to the coarse level). Returns true when one
-// fused pass did it (r left unwritten), false when it took a residual pass into r and a
-// restriction.
-template <class T>
-bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
-                       const TransferView<T>& t, Field<T>& fc, Stream stream);
-// fc = R r   (restriction to the coarse level)
-template <class T>
-void restrict_to(const TransferView<T>& t, const Field<T>& r, Field<T>& fc, Stream stream);
-// u += P ec   (prolongation of the coarse correction)
-template <class T>
-void prolong_add(const TransferView<T>& t, const Field<T>& ec, Field<T>& u, Stream stream);
-// u += M r for a dense matrix M (the coarsest level's inverse, row-major over C-order points)
-template <class T>
-void dense_correct(const T* m, const Field<T>& r, Field<T>& u, Stream stream);
-// Fills the ghost layer (width 1) of u by the rule.
-template <class T>
-void extrapolate_ghosts(const GhostRule& g, Field<T>& u, Stream stream);
-// dst = src, changing precision (interiors)
-template <class D, class S>
-void convert(const Field<S>& src, Field<D>& dst, Stream stream);
-
 }  // namespace strata::poisson
+
+namespace strata::cpu {
+#include "backend/multigrid_passes.inc"
+}  // namespace strata::cpu
+
+namespace strata::cuda {
+#include "backend/multigrid_passes.inc"
+}  // namespace strata::cuda

@@ -1,13 +1,15 @@
-// Multigrid passes on the host: the reference stencil pass into the output, then a plain
-// point-wise loop; transfers as separable sums over the per-axis tables.
-#include "cpu/multigrid.hpp"
+// Multigrid passes on the host (declared in backend/multigrid_passes.inc): the reference
+// stencil pass into the output, then a plain point-wise loop; transfers as separable sums
+// over the per-axis tables. Nothing runs on a stream: `stream` is ignored.
+#include <vector>
 
+#include "backend/multigrid.hpp"
 #include "cpu/cpu.hpp"
 
 namespace strata::cpu {
 
 template <class T>
-void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out) {
+void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void*) {
   cpu::apply_interior(a, u, out);  // out = A u
   const double w = omega / poisson::diagonal(a);
   const Extent n = u.extent();
@@ -20,7 +22,7 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
 
 template <class T>
 void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& prev_out) {
+               Field<T>& prev_out, void*) {
   Field<T> au(u.extent(), 0);  // A u (the reference pass needs its own output)
   cpu::apply_interior(a, u, au);
   const double b = beta / poisson::diagonal(a);
@@ -34,7 +36,7 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 }
 
 template <class T>
-void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r) {
+void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void*) {
   cpu::apply_interior(a, u, r);
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -44,7 +46,7 @@ void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& 
 }
 
 template <class T>
-void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc) {
+void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void*) {
   constexpr int K = poisson::TransferView<T>::kMaxFine;
   const Extent n = fc.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -69,8 +71,17 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
       }
 }
 
+// No fused pass on the host: the residual into r, then its restriction.
 template <class T>
-void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u) {
+bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+                       const poisson::TransferView<T>& t, Field<T>& fc, void* stream) {
+  residual(a, u, f, r, stream);
+  restrict_to(t, r, fc, stream);
+  return false;
+}
+
+template <class T>
+void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void*) {
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
@@ -95,7 +106,7 @@ void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>
 }
 
 template <class T>
-void dense_correct(const T* m, const Field<T>& r, Field<T>& u) {
+void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void*) {
   const Extent n = r.extent();
   const long N = long(n.points());
   std::vector<double> rv(N);
@@ -116,7 +127,7 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u) {
 // Every ghost point (a coordinate at -1 or n on some axes): the product of those axes'
 // factors times the interior point next to it.
 template <class T>
-void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u) {
+void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void*) {
   const Extent n = u.extent();
   const int ext[3] = {n.nx, n.ny, n.nz};
   for (int z = -1; z <= n.nz; ++z)
@@ -136,7 +147,7 @@ void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u) {
 }
 
 template <class D, class S>
-void convert(const Field<S>& src, Field<D>& dst) {
+void convert(const Field<S>& src, Field<D>& dst, void*) {
   const Extent n = src.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
@@ -144,19 +155,6 @@ void convert(const Field<S>& src, Field<D>& dst) {
       for (int x = 0; x < n.nx; ++x) dst(x, y, z) = D(src(x, y, z));
 }
 
-#define STRATA_INSTANTIATE(T)                                                                  \
-  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&);   \
-  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,    \
-                          Field<T>&);                                                          \
-  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&);         \
-  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
-  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&);      \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&);                            \
-  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
-template void convert(const Field<float>&, Field<double>&);
-template void convert(const Field<double>&, Field<float>&);
+#include "backend/multigrid_instances.inc"
 
 }  // namespace strata::cpu

@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "cuda/check.hpp"
-#include "cuda/fft.hpp"
+#include "backend/fft.hpp"
 
 namespace strata::cuda {
 

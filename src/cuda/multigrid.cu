@@ -2,23 +2,21 @@
 // pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
 // residual 12); transfers and the coarsest solve are small gather kernels.
 #include <algorithm>
-#include <type_traits>
 
+#include "backend/multigrid.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/multigrid.cuh"
-#include "cuda/multigrid.hpp"
 #include "cuda/stencil_impl.cuh"
+#include "cuda/tuning/multigrid_policy.hpp"
 
 namespace strata::cuda {
 
 namespace {
 
-// One tile shape per precision for every level: 128 x 32 outputs for fp32 (within 2% of
-// the stencil policy at 512^3, small enough for coarse levels); fp64 keeps 4 rows per
-// thread, since the prefetched f and u- plus the centre queue spill at 8 (128 registers).
+// One tile shape per precision for every level (tuning/multigrid_policy.hpp).
 template <class T>
-using MgConfig = std::conditional_t<sizeof(T) == 4, TileConfig<Loader::tma, 128, 32, 8, 2>,
-                                    TileConfig<Loader::tma, 128, 16, 4, 2>>;
+using MgConfig = typename MultigridPolicy<T>::tile;
+constexpr int kPointBlock = MultigridLaunch::point_block;  // point-wise gathers
 
 template <class T>
 kernels::Geometry geometry(const Field<T>& f) {
@@ -83,7 +81,7 @@ void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& 
 template <class T>
 void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream) {
   const auto gc = geometry(fc);
-  kernels::restrict_kernel<<<point_grid(gc, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+  kernels::restrict_kernel<<<point_grid(gc, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       t, r.origin(), geometry(r), fc.origin(), gc);
   STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -102,11 +100,11 @@ bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, F
   // fp64 keeps half the rows so that the ring, f and residual planes fit in 48 KiB. The
   // coarse planes per block shrink on small levels until there are enough blocks to fill
   // the GPU: a block streams its planes one after another, latency-bound when alone.
-  constexpr int CX = 32, CY = sizeof(T) == 4 ? 8 : 4;
+  constexpr int CX = MultigridPolicy<T>::fused_cx, CY = MultigridPolicy<T>::fused_cy;
   const auto gf = geometry(u), gc = geometry(fc);
   const long tiles = long((gc.nx + CX - 1) / CX) * ((gc.ny + CY - 1) / CY);
-  const long want = 12L * multiprocessors();  // blocks
-  const int zc = int(std::clamp<long>(tiles * gc.nz / want, 1, 16));
+  const long want = long(MultigridLaunch::fused_blocks_per_sm) * multiprocessors();  // blocks
+  const int zc = int(std::clamp<long>(tiles * gc.nz / want, 1, MultigridLaunch::fused_max_planes));
   const auto c = a.coeffs();
   const dim3 grid(unsigned((gc.nx + CX - 1) / CX), unsigned((gc.ny + CY - 1) / CY), unsigned((gc.nz + zc - 1) / zc));
   kernels::residual_restrict_fw_kernel<T, CX, CY><<<grid, dim3(CX, CY), 0, static_cast<cudaStream_t>(stream)>>>(
@@ -118,7 +116,7 @@ bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, F
 template <class T>
 void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
   const auto gf = geometry(u);
-  kernels::prolong_kernel<<<point_grid(gf, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+  kernels::prolong_kernel<<<point_grid(gf, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       t, ec.origin(), geometry(ec), u.origin(), gf);
   STRATA_CUDA_CHECK_LAUNCH();
 }
@@ -161,26 +159,11 @@ void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream) 
 template <class D, class S>
 void convert(const Field<S>& src, Field<D>& dst, void* stream) {
   const auto gs = geometry(src);
-  kernels::convert_kernel<<<point_grid(gs, 128), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+  kernels::convert_kernel<<<point_grid(gs, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       src.origin(), gs, dst.origin(), geometry(dst));
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
-#define STRATA_INSTANTIATE(T)                                                                     \
-  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*); \
-  template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
-                          Field<T>&, void*);                                                      \
-  template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*);     \
-  template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,      \
-                                  const poisson::TransferView<T>&, Field<T>&, void*);             \
-  template void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*);  \
-  template void dense_correct(const T*, const Field<T>&, Field<T>&, void*);                        \
-  template void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
-template void convert(const Field<float>&, Field<double>&, void*);
-template void convert(const Field<double>&, Field<float>&, void*);
+#include "backend/multigrid_instances.inc"
 
 }  // namespace strata::cuda

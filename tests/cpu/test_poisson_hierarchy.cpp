@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/test_util.hpp"
+#include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "solvers/poisson/transfer.hpp"
 #include "strata/apply.hpp"

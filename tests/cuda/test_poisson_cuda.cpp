@@ -10,6 +10,7 @@
 
 #include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
+#include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "strata/testing/manufactured.hpp"
 #include "solvers/poisson/operator.hpp"

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <utility>
 
+#include "dispatch/multigrid.hpp"
 #include "solvers/poisson/operator.hpp"
-#include "cpu/cpu.hpp"
-#include "cpu/multigrid.hpp"
+#include "strata/apply.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
@@ -24,7 +24,8 @@ Boundary homogeneous(BoundaryKind kind) {
                                                                           : Boundary::periodic());
 }
 
-// Dense matrix of the stencil with homogeneous boundary conditions (column j = A e_j).
+// Dense matrix of the stencil with homogeneous boundary conditions (column j = A e_j), by
+// the public stencil pass and the dispatched ghost rule on host fields (the CPU backend).
 std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc, const GhostRule& rule) {
   const std::size_t N = n.points();
   std::vector<double> m(N * N);
@@ -33,8 +34,8 @@ std::vector<double> assemble(const Stencil& a, Extent n, const Boundary& bc, con
     const int x = int(j % n.nx), y = int((j / n.nx) % n.ny), z = int(j / (std::size_t(n.nx) * n.ny));
     e(x, y, z) = 1.0;
     if (bc.kind != BoundaryKind::dirichlet) fill_ghosts(e, bc, 1);
-    else cpu::extrapolate_ghosts(rule, e);
-    cpu::apply_interior(a, e, ae);
+    else extrapolate_ghosts(rule, e, Stream{});
+    apply_interior(a, e, ae);
     e(x, y, z) = 0.0;
     std::size_t i = 0;
     for (int zz = 0; zz < n.nz; ++zz)

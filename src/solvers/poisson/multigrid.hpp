@@ -1,5 +1,5 @@
 // V-cycles and full multigrid on a Hierarchy, written once against the backend interface
-// (backend/multigrid.hpp) and the public vector operations; the fields' memory decides
+// (dispatch/multigrid.hpp) and the public vector operations; the fields' memory decides
 // whether the CPU or the GPU runs them. Every level's `u` names the same buffer after a
 // cycle as before it, so a captured CUDA graph of one cycle can be replayed.
 #pragma once
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <utility>
 
+#include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "strata/vector_ops.hpp"
 

@@ -1,0 +1,106 @@
+// Conjugate gradients on A e = r0: plain (cg), or preconditioned by one V-cycle from zero
+// (mgcg), the cycle in float under a double CG when mixed precision is asked for. The
+// recursive residual is the one recorded; solve.cpp restarts from the recomputed one.
+#include <string>
+#include <type_traits>
+
+#include "dispatch/multigrid.hpp"
+#include "solvers/poisson/method.hpp"
+#include "solvers/poisson/multigrid_cycle.hpp"
+#include "strata/error.hpp"
+
+namespace strata::poisson {
+
+namespace {
+
+// One run of (preconditioned) CG; precondition(r, z) sets z = M^-1 r.
+template <class T, class Precondition>
+Stop conjugate_gradients(Solve<T>& S, const Precondition& precondition) {
+  Field<T> r(S.n, 1, S.mem), p(S.n, 1, S.mem), q(S.n, 1, S.mem), z(S.n, 1, S.mem);
+  copy_interior(S.r0, r, S.s);
+  fill(S.e, T(0), S.s);
+  precondition(r, z);
+  copy_interior(z, p, S.s);
+  double rz = dot(r, z, S.s);
+  for (;;) {
+    ++S.it;
+    S.fill_error_ghosts(p);
+    apply_interior(S.a, p, q, S.s);
+    const double pq = dot(p, q, S.s);
+    if (!(pq > 0))
+      throw Error("conjugate gradients broke down at iteration " + std::to_string(S.it) + ": p.Ap = " +
+                  std::to_string(pq) +
+                  " (the operator or preconditioner is not positive definite, or the arithmetic overflowed)");
+    const double alpha = rz / pq;
+    axpy(T(alpha), p, S.e, S.s);
+    axpy(T(-alpha), q, r, S.s);
+    if (S.singular) remove_mean(r, z, S.s);
+    if (S.record(norm2(r, S.s), [&] { return S.norm_with(S.e); })) return S.mon->reason();
+    precondition(r, z);
+    const double rz_next = dot(r, z, S.s);
+    axpby(T(1), z, T(rz_next / rz), p, S.s);
+    rz = rz_next;
+  }
+}
+
+// An iteration: A p (3 values a point), p.q (2), two axpys (3 each); after every iteration
+// but a run's last, the new direction: r.z (2), axpby (3) and z (1). The preconditioner's
+// cycles count their own passes.
+template <class T>
+double cg_bytes(const Solve<T>& S) {
+  return S.grid_bytes((3 + 2 + 3 + 3) * double(S.it) + (2 + 3 + 1) * double(S.it - S.runs));
+}
+
+template <class T>
+class PlainCg final : public Method<T> {
+public:
+  Stop run(Solve<T>& S) override {
+    return conjugate_gradients(S, [&](const Field<T>& r, Field<T>& z) { copy_interior(r, z, S.s); });
+  }
+  double bytes(const Solve<T>& S) const override { return cg_bytes(S); }
+};
+
+// CG in T preconditioned by a V-cycle in P (P = T, or float under double).
+template <class T, class P>
+class MultigridCg final : public Method<T> {
+public:
+  explicit MultigridCg(Solve<T>& S) : mg_(S.o, S.n, S.h, S.mem, S.s) {}
+
+  Stop run(Solve<T>& S) override {
+    return conjugate_gradients(S, [&](const Field<T>& r, Field<T>& z) {
+      Level<P>& L0 = mg_.H.levels[0];
+      if constexpr (std::is_same_v<P, T>) copy_interior(r, L0.f, S.s);
+      else convert(r, L0.f, S.s);
+      fill(L0.u, P(0), S.s);
+      mg_.vcycle();
+      if constexpr (std::is_same_v<P, T>) copy_interior(L0.u, z, S.s);
+      else convert(L0.u, z, S.s);
+    });
+  }
+  double bytes(const Solve<T>& S) const override { return cg_bytes(S) + mg_.M.bytes(); }
+  std::vector<PoissonLevelInfo> levels(const Solve<T>&) const override { return mg_.levels(); }
+
+private:
+  MultigridCycle<P> mg_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Method<T>> make_cg(Solve<T>&) {
+  return std::make_unique<PlainCg<T>>();
+}
+
+template <class T>
+std::unique_ptr<Method<T>> make_mgcg(Solve<T>& S) {
+  if constexpr (std::is_same_v<T, double>)
+    if (S.o.mixed_precision) return std::make_unique<MultigridCg<double, float>>(S);
+  return std::make_unique<MultigridCg<T, T>>(S);
+}
+
+template std::unique_ptr<Method<float>> make_cg(Solve<float>&);
+template std::unique_ptr<Method<double>> make_cg(Solve<double>&);
+template std::unique_ptr<Method<float>> make_mgcg(Solve<float>&);
+template std::unique_ptr<Method<double>> make_mgcg(Solve<double>&);
+
+}  // namespace strata::poisson
