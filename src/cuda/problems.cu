@@ -6,7 +6,7 @@
 
 #include "backend/problem_values.hpp"
 #include "cuda/check.hpp"
-#include "cuda/problems.hpp"
+#include "backend/problems.hpp"
 
 namespace strata::cuda {
 

@@ -11,17 +11,11 @@
 #include "backend/problem_values.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
-#if STRATA_HAVE_CUDA
-#include "cuda/problems.hpp"
-#endif
+#include "backend/problems.hpp"
 
 namespace strata::poisson {
 
 namespace {
-
-#if !STRATA_HAVE_CUDA
-[[noreturn]] void no_cuda() { throw Error("strata was built without CUDA: device fields are unavailable"); }
-#endif
 
 struct Mode {
   std::vector<double> t[3];  // the factor of each axis at its points
@@ -74,17 +68,12 @@ void manufactured(const Boundary& bc, double h, Field<T>& f, Field<T>* exact, St
   const Extent n = f.extent();
   const Mode m = mode_of(bc, h, n);
   if (f.memory() == Memory::device) {
-#if STRATA_HAVE_CUDA
     cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.k2, 0.0, f, stream.handle);
     if (exact) {
       require(exact->extent() == n && exact->memory() == Memory::device, "manufactured: exact must match f");
       cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), 1.0, m.offset, *exact, stream.handle);
     }
     return;
-#else
-    (void)stream;
-    no_cuda();
-#endif
   }
 #pragma omp parallel for
   for (int z = 0; z < n.nz; ++z)
@@ -105,13 +94,9 @@ ErrorNorms manufactured_error(const Boundary& bc, double h, const Field<T>& u, S
   const double mu = shift ? sum(u, stream) / double(n.points()) : 0.0;
   const double me = shift ? m.offset + mean_of(m) : 0.0;
   if (u.memory() == Memory::device) {
-#if STRATA_HAVE_CUDA
     double r[3];
     cuda::product_error(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.offset, mu, me, u, r, stream.handle);
     return norms(r[0], r[1], r[2]);
-#else
-    no_cuda();
-#endif
   }
   double mx = 0, d2 = 0, e2 = 0;
 #pragma omp parallel for reduction(max : mx) reduction(+ : d2, e2)
@@ -155,13 +140,8 @@ template <class T>
 void random_rhs(Field<T>& f, std::uint64_t seed, Stream stream) {
   const Extent n = f.extent();
   if (f.memory() == Memory::device) {
-#if STRATA_HAVE_CUDA
     cuda::fill_random(f, seed, stream.handle);
     return;
-#else
-    (void)stream;
-    no_cuda();
-#endif
   }
 #pragma omp parallel for
   for (int z = 0; z < n.nz; ++z)

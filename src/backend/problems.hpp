@@ -1,4 +1,5 @@
-// Host interface of the device side of the Poisson problems the CLI and tests generate:
+// The device side of the Poisson problems the CLI and tests generate, the seam the testing
+// layer calls (src/cuda/problems.cu; src/nocuda/problems.cpp refuses without CUDA):
 // separable products of per-axis tables (the manufactured right-hand sides and their exact
 // solutions) and counter-based random fields, written and measured where the field lives,
 // so a GPU run never builds a grid on the host. The values are those of the host loops in
