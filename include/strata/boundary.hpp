@@ -27,21 +27,4 @@ struct Boundary {
   bool operator==(const Boundary&) const = default;
 };
 
-// Source interior index for ghost index i (i < 0 or i >= n) along an axis of n points,
-// for neumann and periodic. Shared by the CPU and CUDA ghost fills (host/device).
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline int ghost_source(BoundaryKind kind, int i, int n) {
-  if (kind == BoundaryKind::periodic) {
-    int m = i % n;
-    return m < 0 ? m + n : m;
-  }
-  // symmetric reflection has period 2n: ... n-1 | 0 .. n-1 | n-1 .. 0 | 0 ...
-  int p = 2 * n;
-  int m = i % p;
-  if (m < 0) m += p;
-  return m < n ? m : p - 1 - m;
-}
-
 }  // namespace strata

@@ -1,5 +1,6 @@
 // Ghost-layer fill on the host: x faces over the interior rows, then y faces over full
 // (ghosted) rows, then z faces over full planes, so edges and corners come out as np.pad's.
+#include "base/ghost_index.hpp"
 #include "cpu/cpu.hpp"
 
 namespace strata::cpu {

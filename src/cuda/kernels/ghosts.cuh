@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "base/ghost_index.hpp"
 #include "strata/boundary.hpp"
 
 namespace strata::cuda::kernels {

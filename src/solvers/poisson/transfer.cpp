@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "base/ghost_index.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
