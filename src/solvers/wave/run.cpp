@@ -409,8 +409,8 @@ Report run(const Config& cfg, const RunOptions& opt) {
   Solver solver(cfg);  // every check; throws before any file is written
   times.add_since("setup", t_setup);
   Report r = cfg.precision == Precision::f32
-                 ? run_t(dynamic_cast<SolverT<float>&>(solver.impl()), opt, mode, t0, times)
-                 : run_t(dynamic_cast<SolverT<double>&>(solver.impl()), opt, mode, t0, times);
+                 ? run_t(dynamic_cast<SolverT<float>&>(detail::impl_of(solver)), opt, mode, t0, times)
+                 : run_t(dynamic_cast<SolverT<double>&>(detail::impl_of(solver)), opt, mode, t0, times);
   return r;
 }
 

@@ -216,5 +216,8 @@ std::vector<double> Solver::traces() const { return impl_->traces(); }
 int Solver::trace_rows_recorded() const { return impl_->rows(); }
 void Solver::save_checkpoint(const std::string& path) const { impl_->save_checkpoint(path); }
 void Solver::load_checkpoint(const std::string& path) { impl_->load_checkpoint(path); }
+void Solver::synchronize() { impl_->synchronize(); }
+
+detail::SolverImpl& detail::impl_of(Solver& s) { return *s.impl_; }
 
 }  // namespace strata::wave

@@ -1,7 +1,8 @@
 // The wave driver, written once for every backend: owns the configuration, the resolved
 // plan and a Backend<T>, and runs the time loop's bookkeeping (step counter, wavelet
 // blocks, receiver rows, checkpoints). SolverT<T> is what wave::Solver hides behind its
-// pImpl; the run driver (run.cpp) uses its typed accessors to write outputs in T.
+// pImpl (detail::SolverImpl, reached with detail::impl_of); the run driver (run.cpp) uses
+// its typed accessors to write outputs in T.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,8 @@
 #include "strata/wave.hpp"
 
 namespace strata::wave {
+
+namespace detail {
 
 class SolverImpl {
 public:
@@ -31,8 +34,10 @@ public:
   virtual void synchronize() = 0;
 };
 
+}  // namespace detail
+
 template <class T>
-class SolverT final : public SolverImpl {
+class SolverT final : public detail::SolverImpl {
 public:
   explicit SolverT(const Config& c);
 
