@@ -98,9 +98,6 @@ public:
   // are whole planes (nx ny values) but for the end.
   virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
   virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
-  // The device's copy rate on a grid of this shape (GB/s counting read + write), measured
-  // with its reference copy kernel; call before the state is set (it may use u's buffers).
-  virtual double copy_gb_per_s() = 0;
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;

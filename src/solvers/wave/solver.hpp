@@ -30,7 +30,6 @@ public:
   virtual int rows() const = 0;
   virtual void save_checkpoint(const std::string& path) const = 0;
   virtual void load_checkpoint(const std::string& path) = 0;
-  virtual double copy_gb_per_s() = 0;
   virtual void synchronize() = 0;
 };
 
@@ -51,7 +50,6 @@ public:
   int rows() const override { return rows_ == 0 ? 1 : rows_; }
   void save_checkpoint(const std::string& path) const override;
   void load_checkpoint(const std::string& path) override;
-  double copy_gb_per_s() override { return backend_->copy_gb_per_s(); }
   void synchronize() override { backend_->synchronize(); }
 
   // Whether u is finite everywhere, checked where it lives (no copy).
