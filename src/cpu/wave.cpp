@@ -271,12 +271,16 @@ private:
 
 }  // namespace
 
+}  // namespace strata::wave
+
+namespace strata::cpu {
+
 template <class T>
-std::unique_ptr<Backend<T>> make_cpu_backend(const Setup& s) {
-  return std::make_unique<CpuBackend<T>>(s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s) {
+  return std::make_unique<wave::CpuBackend<T>>(s);
 }
 
-template std::unique_ptr<Backend<float>> make_cpu_backend(const Setup&);
-template std::unique_ptr<Backend<double>> make_cpu_backend(const Setup&);
+template std::unique_ptr<wave::Backend<float>> make_wave_backend(const wave::Setup&);
+template std::unique_ptr<wave::Backend<double>> make_wave_backend(const wave::Setup&);
 
-}  // namespace strata::wave
+}  // namespace strata::cpu

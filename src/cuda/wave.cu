@@ -460,12 +460,16 @@ private:
 
 }  // namespace
 
+}  // namespace strata::wave
+
+namespace strata::cuda {
+
 template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend(const Setup& s) {
-  return std::make_unique<CudaBackend<T>>(s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s) {
+  return std::make_unique<wave::CudaBackend<T>>(s);
 }
 
-template std::unique_ptr<Backend<float>> make_cuda_backend(const Setup&);
-template std::unique_ptr<Backend<double>> make_cuda_backend(const Setup&);
+template std::unique_ptr<wave::Backend<float>> make_wave_backend(const wave::Setup&);
+template std::unique_ptr<wave::Backend<double>> make_wave_backend(const wave::Setup&);
 
-}  // namespace strata::wave
+}  // namespace strata::cuda
