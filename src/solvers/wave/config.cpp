@@ -1,7 +1,8 @@
 // The `strata wave` configuration: JSON text + "key.path=value" overrides -> wave::Config,
 // its canonical dump and its commented defaults, all from one schema table per section
 // below (schema.hpp walks them). Defaults are Config's member initializers. Checks that need
-// the model or the grid as a whole live in plan.cpp.
+// the model or the grid as a whole live in plan.cpp. Owns the keys, their ranges, names and
+// comments; uses schema.hpp and io/json_reader.hpp only (no model, plan, backend or file).
 #include <charconv>
 #include <cmath>
 #include <limits>

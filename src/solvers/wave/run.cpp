@@ -4,7 +4,9 @@
 // request between them, and write every file through io::AtomicFile, the results last. It
 // prints nothing: progress and warnings go to RunOptions' callbacks. Stepping time is
 // measured between device synchronisations at segment ends, so output I/O never counts
-// against the reported rate.
+// against the reported rate. Owns the output directory and its files; uses the Solver
+// (solver.hpp), io/ for every file, and dispatch/copy_rate.hpp for the GPU's copy yardstick;
+// never a backend directly.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -18,14 +20,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "strata/atomic_file.hpp"
 #include "dispatch/copy_rate.hpp"
-#include "solvers/wave/checkpoint.hpp"
 #include "io/colormap.hpp"
 #include "io/json_reader.hpp"
 #include "io/run_directory.hpp"
 #include "io/vti.hpp"
+#include "solvers/wave/checkpoint.hpp"
 #include "solvers/wave/solver.hpp"
+#include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
 #include "strata/npy.hpp"
 #include "strata/vector_ops.hpp"

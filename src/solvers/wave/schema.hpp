@@ -4,6 +4,7 @@
 // dump and the commented text are all walks of the same table (config.cpp holds the wave's),
 // and an enum's names are one Names table used both ways. Defaults are the struct's member
 // initializers: a read starts from a default-constructed struct and keeps what is absent.
+// Knows no configuration (no wave type): uses io/json_reader.hpp and nlohmann only.
 #pragma once
 
 #include <cstddef>

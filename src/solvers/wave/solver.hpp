@@ -2,7 +2,9 @@
 // plan and a Backend<T>, and runs the time loop's bookkeeping (step counter, wavelet
 // blocks, receiver rows, checkpoints). SolverT<T> is what wave::Solver hides behind its
 // pImpl (detail::SolverImpl, reached with detail::impl_of); the run driver (run.cpp) uses
-// its typed accessors to write outputs in T.
+// its typed accessors to write outputs in T. Owns the time loop and the state's round trip
+// (checkpoints); uses model, plan, numerics, checkpoint and the backend seam (backend/wave.hpp,
+// where it picks the cpu:: or cuda:: factory); no output directory, nothing printed.
 #pragma once
 
 #include <memory>
