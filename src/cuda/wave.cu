@@ -15,11 +15,9 @@
 #include "backend/wave_ghosts.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
-#include "cuda/stencil_cuda.hpp"
 #include "cuda/wave_cuda.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
-#include "strata/vector_ops.hpp"
 
 namespace strata::wave {
 
