@@ -12,7 +12,6 @@
 
 #include "bench/cuda_timing.cuh"
 #include "bench/wave.hpp"
-#include "solvers/wave/solver.hpp"
 #include "strata/testing/wave_reference.hpp"
 #include "cuda/stencil_cuda.hpp"
 #include "cuda/wave_cuda.hpp"
@@ -120,7 +119,7 @@ Result time_solver_step(const Options& opt, Extent shape, int pml_width, LayerSh
   c.receiver_lines = {{{100.0, shape.ny * 5.0, 50.0}, {shape.nx * 10.0 - 100, shape.ny * 5.0, 50.0}, 64}};
   wave::Solver s(c);
   s.advance(opt.warmup);
-  s.impl().synchronize();
+  s.synchronize();
   cudaEvent_t e0, e1;
   STRATA_CUDA_CHECK(cudaEventCreate(&e0));
   STRATA_CUDA_CHECK(cudaEventCreate(&e1));
@@ -128,7 +127,7 @@ Result time_solver_step(const Options& opt, Extent shape, int pml_width, LayerSh
   STRATA_CUDA_CHECK(cudaEventRecord(e0, nullptr));
   s.advance(opt.reps);
   STRATA_CUDA_CHECK(cudaEventRecord(e1, nullptr));
-  s.impl().synchronize();
+  s.synchronize();
   const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   float ms = 0;
   STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));

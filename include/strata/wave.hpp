@@ -137,7 +137,11 @@ struct Plan {
   double bytes_per_point = 0;        // fused update at the optimal footprint: 4 sizeof(T)
 };
 
-class SolverImpl;
+class Solver;
+namespace detail {
+class SolverImpl;                 // the library's side of a Solver: not part of the API
+SolverImpl& impl_of(Solver& s);   // for the library's run driver
+}  // namespace detail
 
 // Builds everything a run needs: validates the configuration against the model (positive,
 // finite velocities; sources and receivers inside the grid; the CFL condition), reads the
@@ -170,11 +174,13 @@ public:
   void save_checkpoint(const std::string& path) const;
   void load_checkpoint(const std::string& path);
 
-  SolverImpl& impl() { return *impl_; }
-  const SolverImpl& impl() const { return *impl_; }
+  // Waits until the steps advance() queued have finished: on the GPU advance() returns once
+  // they are queued (time a run between two calls). Every other member waits by itself.
+  void synchronize();
 
 private:
-  std::unique_ptr<SolverImpl> impl_;
+  friend detail::SolverImpl& detail::impl_of(Solver& s);
+  std::unique_ptr<detail::SolverImpl> impl_;
 };
 
 // Where a run stands, for a progress display.

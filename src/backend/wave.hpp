@@ -1,7 +1,8 @@
 // The wave solver's backend interface: what the driver (src/solvers/wave/solver.cpp, written
 // once) needs from a device to advance the leapfrog scheme. Everything here is resolved
 // numbers (coefficients in grid units, interpolation taps, CPML constants), so a backend is
-// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu.
+// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu (stub:
+// src/nocuda/wave.cpp).
 #pragma once
 
 #include <array>
@@ -98,17 +99,21 @@ public:
   // are whole planes (nx ny values) but for the end.
   virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
   virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
-  // The device's copy rate on a grid of this shape (GB/s counting read + write), measured
-  // with its reference copy kernel; call before the state is set (it may use u's buffers).
-  virtual double copy_gb_per_s() = 0;
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;
 };
 
-template <class T>
-std::unique_ptr<Backend<T>> make_cpu_backend(const Setup& s);
-template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend(const Setup& s);  // throws without CUDA
-
 }  // namespace strata::wave
+
+// Each backend's factory, declared once here and picked by the driver (solver.cpp) from the
+// plan's device. A build without CUDA links src/nocuda/wave.cpp's, which refuses.
+namespace strata::cpu {
+template <class T>
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s);
+}  // namespace strata::cpu
+
+namespace strata::cuda {
+template <class T>
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s);
+}  // namespace strata::cuda

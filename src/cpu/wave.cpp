@@ -3,7 +3,6 @@
 // and the CPML corrections of a point are summed before the one store (no second pass).
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 
 #include "backend/wave.hpp"
@@ -114,16 +113,6 @@ public:
         case StateSlot::zeta: zeta_[slot.layer] = a.data; break;
       }
     }
-  }
-
-  double copy_gb_per_s() override {
-    double best = 1e300;
-    for (int rep = 0; rep < 3; ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      cpu::copy_interior(u_, up_);
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return 2.0 * sizeof(T) * double(s_.n.points()) / best / 1e9;
   }
 
   void synchronize() override {}
@@ -282,12 +271,16 @@ private:
 
 }  // namespace
 
+}  // namespace strata::wave
+
+namespace strata::cpu {
+
 template <class T>
-std::unique_ptr<Backend<T>> make_cpu_backend(const Setup& s) {
-  return std::make_unique<CpuBackend<T>>(s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s) {
+  return std::make_unique<wave::CpuBackend<T>>(s);
 }
 
-template std::unique_ptr<Backend<float>> make_cpu_backend(const Setup&);
-template std::unique_ptr<Backend<double>> make_cpu_backend(const Setup&);
+template std::unique_ptr<wave::Backend<float>> make_wave_backend(const wave::Setup&);
+template std::unique_ptr<wave::Backend<double>> make_wave_backend(const wave::Setup&);
 
-}  // namespace strata::wave
+}  // namespace strata::cpu

@@ -15,11 +15,9 @@
 #include "backend/wave_ghosts.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
-#include "cuda/stencil_cuda.hpp"
 #include "cuda/wave_cuda.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
-#include "strata/vector_ops.hpp"
 
 namespace strata::wave {
 
@@ -253,31 +251,6 @@ public:
     }
   }
 
-  // The 2.5D copy kernel (the benchmark's reference) over c2 -> u_prev, timed with events;
-  // u_prev's interior is zeroed again afterwards (ghosts are never written by the copy).
-  double copy_gb_per_s() override {
-    const auto& copy = cuda::default_impl<T>("copy");
-    const cudaStream_t st = stream();
-    cudaEvent_t e0, e1;
-    STRATA_CUDA_CHECK(cudaEventCreate(&e0));
-    STRATA_CUDA_CHECK(cudaEventCreate(&e1));
-    float best = 1e30f;
-    for (int rep = 0; rep < 6; ++rep) {
-      STRATA_CUDA_CHECK(cudaEventRecord(e0, st));
-      copy.launch(nullptr, c2_, up_, st, 0);
-      STRATA_CUDA_CHECK(cudaEventRecord(e1, st));
-      STRATA_CUDA_CHECK(cudaEventSynchronize(e1));
-      float ms = 0;
-      STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      if (rep > 0) best = std::min(best, ms);  // the first launch warms up
-    }
-    STRATA_CUDA_CHECK(cudaEventDestroy(e0));
-    STRATA_CUDA_CHECK(cudaEventDestroy(e1));
-    fill(up_, T(0), Stream{st});
-    STRATA_CUDA_CHECK(cudaStreamSynchronize(st));
-    return 2.0 * sizeof(T) * double(s_.n.points()) / (double(best) * 1e-3) / 1e9;
-  }
-
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
 private:
@@ -485,12 +458,16 @@ private:
 
 }  // namespace
 
+}  // namespace strata::wave
+
+namespace strata::cuda {
+
 template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend(const Setup& s) {
-  return std::make_unique<CudaBackend<T>>(s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s) {
+  return std::make_unique<wave::CudaBackend<T>>(s);
 }
 
-template std::unique_ptr<Backend<float>> make_cuda_backend(const Setup&);
-template std::unique_ptr<Backend<double>> make_cuda_backend(const Setup&);
+template std::unique_ptr<wave::Backend<float>> make_wave_backend(const wave::Setup&);
+template std::unique_ptr<wave::Backend<double>> make_wave_backend(const wave::Setup&);
 
-}  // namespace strata::wave
+}  // namespace strata::cuda

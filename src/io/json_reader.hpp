@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -191,6 +192,10 @@ public:
 
   std::string choice(const std::string& key, const std::string& def,
                      std::initializer_list<const char*> allowed) {
+    return choice(key, def, std::span<const char* const>(allowed.begin(), allowed.size()));
+  }
+  // The same with the allowed names held elsewhere (a schema table's).
+  std::string choice(const std::string& key, const std::string& def, std::span<const char* const> allowed) {
     const json* v = find(key);
     if (!v) return def;
     std::string list;

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "strata/atomic_file.hpp"
 #include "io/digest.hpp"
 #include "io/json_reader.hpp"
+#include "strata/atomic_file.hpp"
 
 namespace strata::wave {
 

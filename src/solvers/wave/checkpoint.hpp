@@ -5,6 +5,8 @@
 // configuration), zero padding to 64 bytes, then the raw little-endian arrays. The digest
 // covers the header text and every array, so an edited step, a renamed or swapped array or
 // a changed count is refused like corrupt data.
+// Owns the file format only; uses backend/wave.hpp's NamedArray and io/ (atomic file,
+// digest, JSON); knows nothing of the Solver, the configuration's keys or a device.
 #pragma once
 
 #include <cstddef>

@@ -1,11 +1,14 @@
-// The `strata wave` configuration: JSON text + "key.path=value" overrides -> wave::Config.
-// The reads below are the schema (key, type, default, range); anything not read is an
-// unknown key. Checks that need the model or the grid as a whole live in plan.cpp.
+// The `strata wave` configuration: JSON text + "key.path=value" overrides -> wave::Config,
+// its canonical dump and its commented defaults, all from one schema table per section
+// below (schema.hpp walks them). Defaults are Config's member initializers. Checks that need
+// the model or the grid as a whole live in plan.cpp. Owns the keys, their ranges, names and
+// comments; uses schema.hpp and io/json_reader.hpp only (no model, plan, backend or file).
 #include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "io/json_reader.hpp"
+#include "solvers/wave/schema.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
@@ -13,24 +16,275 @@ namespace strata::wave {
 namespace {
 
 using json = nlohmann::json;
-using ordered = nlohmann::ordered_json;
-using json_reader::ObjectReader;
+using schema::Key;
+using schema::Keys;
+using schema::Names;
+using schema::ObjectReader;
+using schema::ordered;
+using schema::Range;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const char* const kAxes[3] = {"x", "y", "z"};
+constexpr Range kPositive{0, kInf, true, true};  // (0, inf)
+constexpr Range kFinite{-kInf, kInf, true, true};
 
-int axis_of(const std::string& s) { return s == "x" ? 0 : s == "y" ? 1 : 2; }
+// ---- the names of each enum, both ways ---------------------------------------------------
 
-FaceKind face_kind(const std::string& s) {
-  if (s == "pml") return FaceKind::pml;
-  if (s == "free") return FaceKind::free;
-  if (s == "rigid") return FaceKind::rigid;
-  return FaceKind::periodic;
+const Names<ModelKind> kModelKinds = {
+    {ModelKind::constant, "constant"}, {ModelKind::layered, "layered"}, {ModelKind::npy, "npy"}};
+const Names<Precision> kPrecisions = {{Precision::f32, to_string(Precision::f32)},
+                                      {Precision::f64, to_string(Precision::f64)}};
+const Names<FaceKind> kFaceKinds = {
+    {FaceKind::pml, "pml"}, {FaceKind::free, "free"}, {FaceKind::rigid, "rigid"}, {FaceKind::periodic, "periodic"}};
+const Names<int> kAxes = {{0, "x"}, {1, "y"}, {2, "z"}};
+
+// ---- the schema: one table per section -------------------------------------------------
+
+ordered vec3_json(const Vec3& v) { return ordered::array({v.x, v.y, v.z}); }
+
+// [x, y, z] in metres: three finite numbers.
+template <class S>
+Key<S> vec3(std::string name, Vec3 S::*m, std::string doc = "") {
+  return schema::custom<S>(
+      name,
+      [name, m](ObjectReader& in, S& s, const std::string&) {
+        const auto v = in.numbers(name, {(s.*m).x, (s.*m).y, (s.*m).z}, 3);
+        s.*m = {v[0], v[1], v[2]};
+      },
+      [m](const S& s) { return vec3_json(s.*m); }, std::move(doc));
 }
 
-Vec3 vec3(ObjectReader& r, const std::string& key, Vec3 def) {
-  const auto v = r.numbers(key, {def.x, def.y, def.z}, 3);
-  return {v[0], v[1], v[2]};
+const Keys<Config>& grid_keys() {
+  static const Keys<Config> k = {
+      schema::custom<Config>(
+          "shape",
+          [](ObjectReader& g, Config& c, const std::string&) {
+            const auto s = g.numbers("shape", {double(c.shape.nx), double(c.shape.ny), double(c.shape.nz)}, 3);
+            for (double d : s)
+              if (!(d >= 1 && d <= (1 << 20) && d == std::floor(d)))
+                g.fail("shape", "must be three whole numbers [nx, ny, nz], each in [1, 1048576], got " + json(s).dump());
+            c.shape = {int(s[0]), int(s[1]), int(s[2])};
+          },
+          [](const Config& c) { return ordered::array({c.shape.nx, c.shape.ny, c.shape.nz}); },
+          "interior points [nx, ny, nz]"),
+      schema::number<Config>("spacing", &Config::spacing, kPositive, "h (m), the same on every axis"),
+  };
+  return k;
+}
+
+const Keys<Layer>& layer_keys() {
+  static const Keys<Layer> k = {
+      schema::number<Layer>("top", &Layer::top, {-kInf, kInf}, ""),
+      schema::required(schema::number<Layer>("velocity", &Layer::velocity, kPositive, ""), "m/s, > 0"),
+  };
+  return k;
+}
+
+// Tops start at the surface and go down.
+void check_layer(ObjectReader& l, const Layer& L, const std::vector<Layer>& before) {
+  if (before.empty() && L.top != 0) l.fail("top", "of the first layer must be 0 (the surface)");
+  if (!before.empty() && !(L.top > before.back().top))
+    l.fail("top", "must be deeper than the previous layer's top (" + json(before.back().top).dump() + ")");
+}
+
+const Keys<Config>& model_keys() {
+  static const Keys<Config> k = {
+      schema::choice<Config>("type", &Config::model, kModelKinds, "{choices}"),
+      schema::number<Config>("velocity", &Config::velocity, kPositive, "constant: v (m/s)"),
+      schema::list<Config, Layer>("layers", &Config::layers, layer_keys(),
+                                  "layered: [{\"top\": 0, \"velocity\": 1500}, {\"top\": 200, \"velocity\": 2500}]\n"
+                                  "tops in m, ascending, the first at 0",
+                                  check_layer),
+      schema::text<Config>("file", &Config::model_file, true, "npy: (nz, ny, nx) float32/float64 array of v (m/s)"),
+  };
+  return k;
+}
+
+// What each model type needs beside it.
+void check_model(ObjectReader& m, const Config& c) {
+  if (c.model == ModelKind::layered && c.layers.empty())
+    m.missing("layers", "model.type \"layered\" needs [{\"top\": 0, \"velocity\": V}, ...]");
+  if (c.model == ModelKind::npy && c.model_file.empty())
+    m.missing("file", "model.type \"npy\" needs a (nz, ny, nx) float32/float64 .npy of velocities");
+}
+
+const Keys<Config>& time_keys() {
+  static const Keys<Config> k = {
+      schema::integer<Config>("steps", &Config::steps, 0, 100000000, "time steps to run (total, counting from step 0)"),
+      schema::optional_number<Config>("dt", &Config::dt, {0, kInf, true}, "s; null: cfl_safety * the stability limit"),
+      schema::number<Config>("cfl_safety", &Config::cfl_safety, {0, 1, true, false},
+                             "fraction of the limit dt <= 2 / (v_max sqrt(lambda_max))"),
+  };
+  return k;
+}
+
+const Keys<Config>& scheme_keys() {
+  static const Keys<Config> k = {
+      schema::custom<Config>(
+          "order",
+          [](ObjectReader& s, Config& c, const std::string&) {
+            const long long order = s.integer("order", c.order, 2, 8);
+            if (order % 2) s.fail("order", "must be 2, 4, 6 or 8, got " + std::to_string(order));
+            c.order = int(order);
+          },
+          [](const Config& c) { return ordered(c.order); }, "space order 2 | 4 | 6 | 8 (stencil radius order/2)"),
+      schema::choice<Config>("precision", &Config::precision, kPrecisions, "{choices}"),
+  };
+  return k;
+}
+
+const Keys<Source>& source_keys() {
+  static const Keys<Source> k = {
+      schema::required(vec3<Source>("position", &Source::position), "[x, y, z] in metres"),
+      schema::number<Source>("frequency", &Source::frequency, kPositive, ""),
+      schema::number<Source>("amplitude", &Source::amplitude, kFinite, ""),
+      schema::optional_number<Source>("delay", &Source::delay, {0, kInf}, ""),
+  };
+  return k;
+}
+
+const Keys<ReceiverLine>& line_keys() {
+  static const Keys<ReceiverLine> k = {
+      schema::required(vec3<ReceiverLine>("start", &ReceiverLine::start), "[x, y, z] in metres"),
+      schema::required(vec3<ReceiverLine>("end", &ReceiverLine::end), "[x, y, z] in metres"),
+      schema::integer<ReceiverLine>("count", &ReceiverLine::count, 1, 10000000, ""),
+  };
+  return k;
+}
+
+const Keys<ReceiverPlane>& plane_keys() {
+  static const Keys<ReceiverPlane> k = {
+      schema::choice<ReceiverPlane>("axis", &ReceiverPlane::axis, kAxes, ""),
+      schema::required(schema::number<ReceiverPlane>("position", &ReceiverPlane::position, kFinite, ""),
+                       "the plane's coordinate along its axis (m)"),
+      schema::integer<ReceiverPlane>("stride", &ReceiverPlane::stride, 1, 1 << 20, ""),
+  };
+  return k;
+}
+
+const Keys<Config>& receiver_keys() {
+  static const Keys<Config> k = {
+      schema::integer<Config>("every", &Config::receiver_every, 1, 100000000,
+                              "sample u every this many steps (row 0 is step 0)"),
+      schema::custom<Config>(
+          "points",
+          [](ObjectReader& r, Config& c, const std::string&) {
+            const json* pts = r.array("points");
+            if (!pts) return;
+            c.receiver_points.clear();
+            for (std::size_t i = 0; i < pts->size(); ++i) {
+              const json& p = (*pts)[i];
+              bool ok = p.is_array() && p.size() == 3;
+              for (std::size_t a = 0; ok && a < 3; ++a) ok = p[a].is_number() && std::isfinite(p[a].get<double>());
+              if (!ok) r.fail("points." + std::to_string(i), "must be [x, y, z]: three finite numbers (m), got " + p.dump());
+              c.receiver_points.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+            }
+          },
+          [](const Config& c) {
+            ordered a = ordered::array();
+            for (const Vec3& p : c.receiver_points) a.push_back(vec3_json(p));
+            return a;
+          },
+          "[[x, y, z], ...]", schema::Layout::list),
+      schema::list<Config, ReceiverLine>("lines", &Config::receiver_lines, line_keys(),
+                                         "count points evenly from start to end (both included)"),
+      schema::list<Config, ReceiverPlane>("planes", &Config::receiver_planes, plane_keys(),
+                                          "[{\"axis\": \"z\", \"position\": 100.0, \"stride\": 4}]: every\n"
+                                          "stride-th grid point of the plane, interpolated along axis"),
+  };
+  return k;
+}
+
+const Keys<Config>& pml_keys() {
+  static const Keys<Config> k = {
+      schema::integer<Config>("width", &Config::pml_width, 1, 1000, "points per absorbing layer"),
+      schema::number<Config>("reflection", &Config::pml_reflection, {0, 1, true, true},
+                             "target reflection coefficient at normal incidence"),
+      schema::number<Config>("power", &Config::pml_power, {1, 6}, "damping profile d0 * (depth in layer)^power"),
+      schema::optional_number<Config>("alpha", &Config::pml_alpha, {0, kInf},
+                                      "frequency shift (1/s) at the inner edge; null: pi * f_peak"),
+  };
+  return k;
+}
+
+const Keys<Config>& boundary_keys() {
+  static const Keys<Config> k = [] {
+    Keys<Config> keys;
+    for (int f = 0; f < 6; ++f)
+      keys.push_back(schema::choice<Config>(
+          kFaceNames[f], [f](auto& c) -> auto& { return c.faces[f]; }, kFaceKinds,
+          f == zmin ? "the top: a free surface" : ""));
+    keys[0] = schema::with_note(keys[0],
+                                "pml: absorbing (convolutional PML); free: u = 0 on the face (pressure release);\n"
+                                "rigid: du/dn = 0 on the face; periodic: wraps (both faces of the axis).");
+    keys.push_back(schema::section<Config>("pml", pml_keys()));
+    return keys;
+  }();
+  return k;
+}
+
+const Keys<Config>& snapshot_keys() {
+  static const Keys<Config> k = {
+      schema::integer<Config>("every", &Config::snapshot_every, 0, 100000000, "u every N steps (0: none) as:"),
+      schema::boolean<Config>("npy", &Config::snapshot_npy, "  snapshots/u_STEP.npy  (nz, ny, nx)"),
+      schema::boolean<Config>("vti", &Config::snapshot_vti, "  snapshots/u_STEP.vti  (VTK image data for ParaView)"),
+      schema::boolean<Config>("png", &Config::snapshot_png, "  snapshots/u_STEP.png  (the slice below)"),
+  };
+  return k;
+}
+
+const Keys<Config>& png_keys() {
+  static const Keys<Config> k = {
+      schema::choice<Config>("axis", &Config::png_axis, kAxes, "slice normal: {choices}"),
+      schema::optional_integer<Config>("index", &Config::png_index, 0, 1 << 20, "grid index along axis; null: the middle"),
+      schema::one_of<Config>("colormap", &Config::colormap, {"seismic", "viridis", "gray"}, "{choices}"),
+      schema::number<Config>("clip", &Config::png_clip, {0, 1, true, false}, "colour range: this quantile of |u|"),
+  };
+  return k;
+}
+
+const Keys<Config>& output_keys() {
+  static const Keys<Config> k = {
+      schema::text<Config>("dir", &Config::out_dir, false, "created if missing; every file written atomically"),
+      schema::section<Config>("snapshots", snapshot_keys()),
+      schema::section<Config>("png", png_keys()),
+      schema::boolean<Config>("seismogram_png", &Config::seismogram_png, "seismogram.png next to seismogram.npy"),
+      schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,
+                              "checkpoint.strata every N steps and at the last (0: none)"),
+  };
+  return k;
+}
+
+// The whole configuration, in the order it is read, written and documented.
+const Keys<Config>& config_keys() {
+  static const Keys<Config> k = {
+      schema::section<Config>("grid", grid_keys()),
+      schema::section<Config>("model", model_keys(), check_model),
+      schema::section<Config>("time", time_keys()),
+      schema::section<Config>("scheme", scheme_keys()),
+      schema::with_note(schema::list<Config, Source>("sources", &Config::sources, source_keys(), ""),
+                        "Ricker wavelets at off-grid points (trilinear injection); delay null: 1.5 / frequency."),
+      schema::section<Config>("receivers", receiver_keys()),
+      schema::section<Config>("boundary", boundary_keys()),
+      schema::section<Config>("output", output_keys()),
+      schema::one_of<Config>("device", &Config::device, {"auto", "cpu", "cuda"}, "{choices}"),
+  };
+  return k;
+}
+
+// The commented defaults open with this, and carry one example source and receiver line so
+// that they run as they stand (a few seconds on a CPU).
+constexpr const char* kDefaultTextHeader =
+    "strata wave: acoustic waves u_tt = v(x)^2 Lap(u) + sum_s s(t) delta(x - x_s).\n"
+    "Comments are allowed. Every key below is optional (this is its default); an unknown\n"
+    "key is an error. Override any key from the command line: --set time.steps=500.\n"
+    "Coordinates are metres; grid point (i, j, k) sits at ((i+0.5)h, (j+0.5)h, (k+0.5)h),\n"
+    "so the domain is [0, n*h] per axis. z is depth: k = 0 is the top.";
+
+Config default_text_config() {
+  Config c;
+  c.sources = {{{320.0, 320.0, 200.0}, 15.0, 1.0, std::nullopt}};
+  c.receiver_lines = {{{170.0, 320.0, 20.0}, {470.0, 320.0, 20.0}, 31}};
+  return c;
 }
 
 // "a.b.0.c=value": walks (and creates) the path, then stores value parsed as JSON, or as a
@@ -78,15 +332,7 @@ void apply_override(json& root, const std::string& text, const std::string& orig
 
 }  // namespace
 
-const char* to_string(FaceKind k) {
-  switch (k) {
-    case FaceKind::pml: return "pml";
-    case FaceKind::free: return "free";
-    case FaceKind::rigid: return "rigid";
-    case FaceKind::periodic: return "periodic";
-  }
-  return "?";
-}
+const char* to_string(FaceKind k) { return kFaceKinds.name(k); }
 
 Config parse_config(std::string_view text, std::span<const std::string> overrides,
                     const std::string& origin) {
@@ -94,151 +340,9 @@ Config parse_config(std::string_view text, std::span<const std::string> override
   if (!root.is_object())  // before the overrides, which would turn a null into an object
     ObjectReader(root, "", origin);
   for (const std::string& o : overrides) apply_override(root, o, origin);
-
   Config c;
   ObjectReader top(root, "", origin);
-  auto sub = [&](ObjectReader& parent, const std::string& key) -> std::optional<ObjectReader> {
-    const json* v = parent.find(key);
-    if (!v) return std::nullopt;
-    return ObjectReader(*v, parent.key_path(key), origin);
-  };
-
-  if (auto g = sub(top, "grid")) {
-    const auto s = g->numbers("shape", {64, 64, 64}, 3);
-    for (double d : s)
-      if (!(d >= 1 && d <= (1 << 20) && d == std::floor(d)))
-        g->fail("shape", "must be three whole numbers [nx, ny, nz], each in [1, 1048576], got " +
-                             json(s).dump());
-    c.shape = {int(s[0]), int(s[1]), int(s[2])};
-    c.spacing = g->number("spacing", c.spacing, 0, kInf, true, true);
-    g->finish();
-  }
-
-  if (auto m = sub(top, "model")) {
-    const std::string type = m->choice("type", "constant", {"constant", "layered", "npy"});
-    c.model = type == "constant" ? ModelKind::constant : type == "layered" ? ModelKind::layered : ModelKind::npy;
-    c.velocity = m->number("velocity", c.velocity, 0, kInf, true, true);
-    if (const json* layers = m->array("layers")) {
-      for (std::size_t i = 0; i < layers->size(); ++i) {
-        ObjectReader l((*layers)[i], m->key_path("layers") + "." + std::to_string(i), origin);
-        Layer L;
-        L.top = l.number("top", 0, -kInf, kInf, false, false);
-        L.velocity = l.number("velocity", 0, 0, kInf, true, true);
-        if (!l.find("velocity")) l.missing("velocity", "m/s, > 0");
-        l.finish();
-        if (i == 0 && L.top != 0) l.fail("top", "of the first layer must be 0 (the surface)");
-        if (i > 0 && !(L.top > c.layers.back().top))
-          l.fail("top", "must be deeper than the previous layer's top (" + json(c.layers.back().top).dump() + ")");
-        c.layers.push_back(L);
-      }
-    }
-    c.model_file = m->string("file", "", true);
-    m->finish();
-    if (c.model == ModelKind::layered && c.layers.empty())
-      m->missing("layers", "model.type \"layered\" needs [{\"top\": 0, \"velocity\": V}, ...]");
-    if (c.model == ModelKind::npy && c.model_file.empty())
-      m->missing("file", "model.type \"npy\" needs a (nz, ny, nx) float32/float64 .npy of velocities");
-  }
-
-  if (auto t = sub(top, "time")) {
-    c.steps = int(t->integer("steps", c.steps, 0, 100000000));
-    c.dt = t->optional_number("dt", std::nullopt, 0, kInf, true);
-    c.cfl_safety = t->number("cfl_safety", c.cfl_safety, 0, 1, true, false);
-    t->finish();
-  }
-
-  if (auto s = sub(top, "scheme")) {
-    const long long order = s->integer("order", c.order, 2, 8);
-    if (order % 2) s->fail("order", "must be 2, 4, 6 or 8, got " + std::to_string(order));
-    c.order = int(order);
-    c.precision = s->choice("precision", "f32", {"f32", "f64"}) == "f32" ? Precision::f32 : Precision::f64;
-    s->finish();
-  }
-
-  if (const json* srcs = top.array("sources")) {
-    for (std::size_t i = 0; i < srcs->size(); ++i) {
-      ObjectReader s((*srcs)[i], "sources." + std::to_string(i), origin);
-      Source src;
-      if (!s.find("position")) s.missing("position", "[x, y, z] in metres");
-      src.position = vec3(s, "position", {});
-      src.frequency = s.number("frequency", src.frequency, 0, kInf, true, true);
-      src.amplitude = s.number("amplitude", src.amplitude, -kInf, kInf, true, true);
-      src.delay = s.optional_number("delay", std::nullopt, 0, kInf);
-      s.finish();
-      c.sources.push_back(src);
-    }
-  }
-
-  if (auto r = sub(top, "receivers")) {
-    c.receiver_every = int(r->integer("every", c.receiver_every, 1, 100000000));
-    if (const json* pts = r->array("points"))
-      for (std::size_t i = 0; i < pts->size(); ++i) {
-        const json& p = (*pts)[i];
-        bool ok = p.is_array() && p.size() == 3;
-        for (std::size_t k = 0; ok && k < 3; ++k) ok = p[k].is_number() && std::isfinite(p[k].get<double>());
-        if (!ok) r->fail("points." + std::to_string(i), "must be [x, y, z]: three finite numbers (m), got " + p.dump());
-        c.receiver_points.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
-      }
-    if (const json* lines = r->array("lines"))
-      for (std::size_t i = 0; i < lines->size(); ++i) {
-        ObjectReader l((*lines)[i], r->key_path("lines") + "." + std::to_string(i), origin);
-        ReceiverLine L;
-        if (!l.find("start") || !l.find("end")) l.missing(l.find("start") ? "end" : "start", "[x, y, z] in metres");
-        L.start = vec3(l, "start", {});
-        L.end = vec3(l, "end", {});
-        L.count = int(l.integer("count", L.count, 1, 10000000));
-        l.finish();
-        c.receiver_lines.push_back(L);
-      }
-    if (const json* planes = r->array("planes"))
-      for (std::size_t i = 0; i < planes->size(); ++i) {
-        ObjectReader p((*planes)[i], r->key_path("planes") + "." + std::to_string(i), origin);
-        ReceiverPlane P;
-        P.axis = axis_of(p.choice("axis", "z", {"x", "y", "z"}));
-        if (!p.find("position")) p.missing("position", "the plane's coordinate along its axis (m)");
-        P.position = p.number("position", 0, -kInf, kInf, true, true);
-        P.stride = int(p.integer("stride", P.stride, 1, 1 << 20));
-        p.finish();
-        c.receiver_planes.push_back(P);
-      }
-    r->finish();
-  }
-
-  if (auto b = sub(top, "boundary")) {
-    for (int f = 0; f < 6; ++f)
-      c.faces[f] = face_kind(b->choice(kFaceNames[f], to_string(c.faces[f]), {"pml", "free", "rigid", "periodic"}));
-    if (auto p = sub(*b, "pml")) {
-      c.pml_width = int(p->integer("width", c.pml_width, 1, 1000));
-      c.pml_reflection = p->number("reflection", c.pml_reflection, 0, 1, true, true);
-      c.pml_power = p->number("power", c.pml_power, 1, 6);
-      c.pml_alpha = p->optional_number("alpha", std::nullopt, 0, kInf);
-      p->finish();
-    }
-    b->finish();
-  }
-
-  if (auto o = sub(top, "output")) {
-    c.out_dir = o->string("dir", c.out_dir);
-    if (auto s = sub(*o, "snapshots")) {
-      c.snapshot_every = int(s->integer("every", c.snapshot_every, 0, 100000000));
-      c.snapshot_npy = s->boolean("npy", c.snapshot_npy);
-      c.snapshot_vti = s->boolean("vti", c.snapshot_vti);
-      c.snapshot_png = s->boolean("png", c.snapshot_png);
-      s->finish();
-    }
-    if (auto p = sub(*o, "png")) {
-      c.png_axis = axis_of(p->choice("axis", kAxes[c.png_axis], {"x", "y", "z"}));
-      if (auto i = p->optional_integer("index", std::nullopt, 0, 1 << 20)) c.png_index = int(*i);
-      c.colormap = p->choice("colormap", c.colormap, {"seismic", "viridis", "gray"});
-      c.png_clip = p->number("clip", c.png_clip, 0, 1, true, false);
-      p->finish();
-    }
-    c.seismogram_png = o->boolean("seismogram_png", c.seismogram_png);
-    c.checkpoint_every = int(o->integer("checkpoint_every", c.checkpoint_every, 0, 100000000));
-    o->finish();
-  }
-
-  c.device = top.choice("device", c.device, {"auto", "cpu", "cuda"});
+  schema::read_keys(config_keys(), top, c, origin);
   top.finish();
   return c;
 }
@@ -247,43 +351,13 @@ Config parse_config_file(const std::string& path, std::span<const std::string> o
   return parse_config(json_reader::read_file(path, "configuration"), overrides, path);
 }
 
-std::string to_json(const Config& c) {
-  auto v3 = [](const Vec3& v) { return ordered::array({v.x, v.y, v.z}); };
-  auto opt = [](const std::optional<double>& d) { return d ? ordered(*d) : ordered(nullptr); };
-  ordered j;
-  j["grid"] = {{"shape", {c.shape.nx, c.shape.ny, c.shape.nz}}, {"spacing", c.spacing}};
-  ordered layers = ordered::array();
-  for (const Layer& l : c.layers) layers.push_back({{"top", l.top}, {"velocity", l.velocity}});
-  const char* types[] = {"constant", "layered", "npy"};
-  j["model"] = {{"type", types[int(c.model)]}, {"velocity", c.velocity}, {"layers", layers}, {"file", c.model_file}};
-  j["time"] = {{"steps", c.steps}, {"dt", opt(c.dt)}, {"cfl_safety", c.cfl_safety}};
-  j["scheme"] = {{"order", c.order}, {"precision", to_string(c.precision)}};
-  ordered srcs = ordered::array();
-  for (const Source& s : c.sources)
-    srcs.push_back({{"position", v3(s.position)}, {"frequency", s.frequency}, {"amplitude", s.amplitude},
-                    {"delay", opt(s.delay)}});
-  j["sources"] = srcs;
-  ordered pts = ordered::array(), lines = ordered::array(), planes = ordered::array();
-  for (const Vec3& p : c.receiver_points) pts.push_back(v3(p));
-  for (const ReceiverLine& l : c.receiver_lines)
-    lines.push_back({{"start", v3(l.start)}, {"end", v3(l.end)}, {"count", l.count}});
-  for (const ReceiverPlane& p : c.receiver_planes)
-    planes.push_back({{"axis", kAxes[p.axis]}, {"position", p.position}, {"stride", p.stride}});
-  j["receivers"] = {{"every", c.receiver_every}, {"points", pts}, {"lines", lines}, {"planes", planes}};
-  ordered b;
-  for (int f = 0; f < 6; ++f) b[kFaceNames[f]] = to_string(c.faces[f]);
-  b["pml"] = {{"width", c.pml_width}, {"reflection", c.pml_reflection}, {"power", c.pml_power},
-              {"alpha", opt(c.pml_alpha)}};
-  j["boundary"] = b;
-  j["output"] = {
-      {"dir", c.out_dir},
-      {"snapshots", {{"every", c.snapshot_every}, {"npy", c.snapshot_npy}, {"vti", c.snapshot_vti}, {"png", c.snapshot_png}}},
-      {"png", {{"axis", kAxes[c.png_axis]}, {"index", c.png_index ? ordered(*c.png_index) : ordered(nullptr)},
-               {"colormap", c.colormap}, {"clip", c.png_clip}}},
-      {"seismogram_png", c.seismogram_png},
-      {"checkpoint_every", c.checkpoint_every}};
-  j["device"] = c.device;
-  return j.dump(2);
+std::string to_json(const Config& c) { return schema::write_keys(config_keys(), c).dump(2); }
+
+std::string default_config_text() {
+  std::string out = "{\n";
+  schema::comment_lines(kDefaultTextHeader, "  ", out);
+  schema::render_keys(config_keys(), schema::write_keys(config_keys(), default_text_config()), "  ", out);
+  return out + "}\n";
 }
 
 }  // namespace strata::wave

@@ -1,6 +1,7 @@
 // Coefficients of the convolutional PML (CPML) memory variables for one absorbing layer:
 // the recursive-convolution constants a, b of Roden & Gedney (2000) / Komatitsch & Martin
 // (2007) with kappa = 1, per grid point of the layer, for the update psi = b psi + a du.
+// Numbers only (no other strata header, no I/O); plan.cpp turns them into PmlFaces.
 #pragma once
 
 #include <vector>

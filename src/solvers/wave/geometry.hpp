@@ -1,6 +1,7 @@
 // Sources and receivers on the grid: the receiver list a configuration expands to, and
 // trilinear interpolation taps of an off-grid point (the same taps inject a source and
 // sample a receiver, so injection is the transpose of sampling).
+// Owns positions -> grid taps; uses the public types and backend/wave.hpp's Tap; no I/O.
 #pragma once
 
 #include <string>

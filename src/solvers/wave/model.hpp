@@ -2,6 +2,7 @@
 // depth as one velocity per z plane (the grid is never built on the host: the backend forms
 // (v dt / h)^2 from the planes where it lives), or a dense [z][y][x] array read from a .npy
 // file. Every value is checked (finite, > 0) and the first bad one is named with its place.
+// Owns reading the model (the one file the setup reads, through strata/npy.hpp); no device.
 #pragma once
 
 #include <algorithm>

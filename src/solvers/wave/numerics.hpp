@@ -1,6 +1,7 @@
 // The numbers behind the wave scheme, independent of any backend: central-difference
 // coefficients of the first and second derivative, the leapfrog stability limit, the
 // Ricker wavelet and the points-per-wavelength rule of thumb per order.
+// Pure functions of numbers: no configuration, no backend, no I/O (tests use them directly).
 #pragma once
 
 #include <vector>

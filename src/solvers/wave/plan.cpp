@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "solvers/wave/cpml.hpp"
 #include "io/digest.hpp"
-#include "strata/host_memory.hpp"
+#include "solvers/wave/cpml.hpp"
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/numerics.hpp"
 #include "strata/device.hpp"
+#include "strata/host_memory.hpp"
 #include "strata/stencil.hpp"
 
 namespace strata::wave {

@@ -2,6 +2,8 @@
 // against before any step or file: boundary consistency, layer fit, sources and receivers
 // inside the grid, the CFL condition, the dispersion warning, the physics digest, and the
 // backend's Setup. Throws Error with the key and the allowed values.
+// Owns every check that needs the whole configuration; uses numerics, geometry, cpml,
+// io/digest and the device and host-memory queries; reads no file and allocates no field.
 #pragma once
 
 #include <span>

@@ -18,14 +18,10 @@ namespace {
 
 constexpr int kWaveletBlock = 1024;  // steps of source amplitudes handed over at once
 
+// The plan's device is "cpu" or "cuda" (run_device): the one place a backend is picked.
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(const std::string& device, const Setup& s) {
-  if (device == "cpu") return make_cpu_backend<T>(s);
-#if STRATA_HAVE_CUDA
-  return make_cuda_backend<T>(s);
-#else
-  throw Error("device \"" + device + "\": strata was built without CUDA");
-#endif
+  return device == "cpu" ? cpu::make_wave_backend<T>(s) : cuda::make_wave_backend<T>(s);
 }
 
 // The sections of two configurations' physics that differ, for a refused restart.
@@ -216,5 +212,8 @@ std::vector<double> Solver::traces() const { return impl_->traces(); }
 int Solver::trace_rows_recorded() const { return impl_->rows(); }
 void Solver::save_checkpoint(const std::string& path) const { impl_->save_checkpoint(path); }
 void Solver::load_checkpoint(const std::string& path) { impl_->load_checkpoint(path); }
+void Solver::synchronize() { impl_->synchronize(); }
+
+detail::SolverImpl& detail::impl_of(Solver& s) { return *s.impl_; }
 
 }  // namespace strata::wave

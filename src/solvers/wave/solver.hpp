@@ -1,7 +1,10 @@
 // The wave driver, written once for every backend: owns the configuration, the resolved
 // plan and a Backend<T>, and runs the time loop's bookkeeping (step counter, wavelet
 // blocks, receiver rows, checkpoints). SolverT<T> is what wave::Solver hides behind its
-// pImpl; the run driver (run.cpp) uses its typed accessors to write outputs in T.
+// pImpl (detail::SolverImpl, reached with detail::impl_of); the run driver (run.cpp) uses
+// its typed accessors to write outputs in T. Owns the time loop and the state's round trip
+// (checkpoints); uses model, plan, numerics, checkpoint and the backend seam (backend/wave.hpp,
+// where it picks the cpu:: or cuda:: factory); no output directory, nothing printed.
 #pragma once
 
 #include <memory>
@@ -13,6 +16,8 @@
 #include "strata/wave.hpp"
 
 namespace strata::wave {
+
+namespace detail {
 
 class SolverImpl {
 public:
@@ -27,12 +32,13 @@ public:
   virtual int rows() const = 0;
   virtual void save_checkpoint(const std::string& path) const = 0;
   virtual void load_checkpoint(const std::string& path) = 0;
-  virtual double copy_gb_per_s() = 0;
   virtual void synchronize() = 0;
 };
 
+}  // namespace detail
+
 template <class T>
-class SolverT final : public SolverImpl {
+class SolverT final : public detail::SolverImpl {
 public:
   explicit SolverT(const Config& c);
 
@@ -46,7 +52,6 @@ public:
   int rows() const override { return rows_ == 0 ? 1 : rows_; }
   void save_checkpoint(const std::string& path) const override;
   void load_checkpoint(const std::string& path) override;
-  double copy_gb_per_s() override { return backend_->copy_gb_per_s(); }
   void synchronize() override { backend_->synchronize(); }
 
   // Whether u is finite everywhere, checked where it lives (no copy).

@@ -1,0 +1,25 @@
+// The copy rate (dispatch/copy_rate.hpp): validated here, timed by the CUDA backend.
+#include "dispatch/copy_rate.hpp"
+
+#include "backend/copy_rate.hpp"
+#include "strata/error.hpp"
+
+namespace strata {
+
+template <class T>
+double copy_gb_per_s(const Field<T>& in, Field<T>& out, Stream stream) {
+  require(!in.empty() && !out.empty() && in.data() != out.data(),
+          "copy_gb_per_s: in and out must be distinct, non-empty fields");
+  require(in.extent() == out.extent() && in.ghost() == out.ghost(),
+          "copy_gb_per_s: in and out must have the same extent and ghost width");
+  require(in.memory() == Memory::device && out.memory() == Memory::device,
+          "copy_gb_per_s: the copy rate is measured on device fields only (the GPU's copy kernel)");
+  constexpr int kWarmup = 1, kReps = 5;
+  const double ms = cuda::time_copy_kernel_ms(in, out, stream.handle, kWarmup, kReps);
+  return 2.0 * sizeof(T) * double(in.extent().points()) / (ms * 1e-3) / 1e9;
+}
+
+template double copy_gb_per_s(const Field<float>&, Field<float>&, Stream);
+template double copy_gb_per_s(const Field<double>&, Field<double>&, Stream);
+
+}  // namespace strata
