@@ -4,6 +4,7 @@
 // index map is shared by the CPU and CUDA ghost fills (like strata::ghost_source).
 #pragma once
 
+#include "base/host_device.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
@@ -13,10 +14,7 @@ struct MirrorSource {
   int sign = 0;   // +1, -1, or 0 for "the value is 0"
 };
 
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline MirrorSource mirror_source(int i, int n, FaceKind lo, FaceKind hi) {
+STRATA_HOST_DEVICE inline MirrorSource mirror_source(int i, int n, FaceKind lo, FaceKind hi) {
   int sign = 1;
   for (int guard = 0; guard < 64; ++guard) {  // each pass moves i towards [0, n)
     if (i >= 0 && i < n) return {i, sign};

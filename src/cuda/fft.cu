@@ -11,6 +11,7 @@
 #include <numbers>
 #include <tuple>
 
+#include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "backend/fft.hpp"
 
@@ -61,11 +62,11 @@ __global__ void divide_by_symbol(C* spec, int nx, int ny, int nz, T inv_h2) {
 template <class T>
 struct Plan {
   cufftHandle fwd = 0, inv = 0;
-  typename Types<T>::Complex* spec = nullptr;
+  DeviceArray<typename Types<T>::Complex> spectrum;
+  typename Types<T>::Complex* spec = nullptr;  // spectrum.get()
   ~Plan() {
     if (fwd) cufftDestroy(fwd);
     if (inv) cufftDestroy(inv);
-    if (spec) cudaFree(spec);
   }
 };
 
@@ -90,7 +91,8 @@ Plan<T>& plan_for(const Layout& lf, const Layout& lu) {
   const long long in_dist = in_embed[0] * in_embed[1] * in_embed[2];
   const long long out_dist = out_embed[0] * out_embed[1] * out_embed[2];
   const long long spec_dist = spec_embed[0] * spec_embed[1] * spec_embed[2];
-  STRATA_CUDA_CHECK(cudaMalloc(&p->spec, std::size_t(spec_dist) * sizeof(typename Types<T>::Complex)));
+  p->spectrum = DeviceArray<typename Types<T>::Complex>(std::size_t(spec_dist));
+  p->spec = p->spectrum.get();
   std::size_t work = 0;
   check_cufft(cufftCreate(&p->fwd), "cufftCreate");
   check_cufft(cufftMakePlanMany64(p->fwd, 3, n, in_embed, 1, in_dist, spec_embed, 1, spec_dist, Types<T>::fwd, 1, &work),

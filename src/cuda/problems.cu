@@ -6,6 +6,7 @@
 
 #include "backend/problem_values.hpp"
 #include "cuda/check.hpp"
+#include "base/device_array.hpp"
 #include "backend/problems.hpp"
 
 namespace strata::cuda {
@@ -13,17 +14,16 @@ namespace strata::cuda {
 namespace {
 
 struct Tables {  // the three axis tables in one device allocation
-  explicit Tables(const double* tx, const double* ty, const double* tz, Extent n) {
+  explicit Tables(const double* tx, const double* ty, const double* tz, Extent n)
+      : array(joined(tx, ty, tz, n)), d(array.get()) {}
+  static std::vector<double> joined(const double* tx, const double* ty, const double* tz, Extent n) {
     std::vector<double> h(tx, tx + n.nx);
     h.insert(h.end(), ty, ty + n.ny);
     h.insert(h.end(), tz, tz + n.nz);
-    STRATA_CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(double)));
-    STRATA_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+    return h;
   }
-  ~Tables() { cudaFree(d); }
-  Tables(const Tables&) = delete;
-  Tables& operator=(const Tables&) = delete;
-  double* d = nullptr;
+  DeviceArray<double> array;
+  double* d;
 };
 
 struct Rows {
@@ -117,8 +117,8 @@ void product_error(const double* tx, const double* ty, const double* tz, double 
   const Rows g = rows_of(u);
   const auto s = static_cast<cudaStream_t>(stream);
   const int blocks = int(std::min<std::int64_t>(kBlocks, std::int64_t(g.ny) * g.nz));
-  double* partial = nullptr;
-  STRATA_CUDA_CHECK(cudaMalloc(&partial, 3 * sizeof(double) * blocks));
+  const DeviceArray<double> partials(3 * std::size_t(blocks));
+  double* partial = partials.get();
   product_error_kernel<T><<<blocks, kThreads, 0, s>>>(t.d, offset, shift_u, shift_e, u.origin(), g, partial);
   std::vector<double> h(3 * std::size_t(blocks));
   const cudaError_t launch = cudaGetLastError();
@@ -126,7 +126,6 @@ void product_error(const double* tx, const double* ty, const double* tz, double 
                                                                    cudaMemcpyDeviceToHost, s)
                                                  : launch;
   const cudaError_t sync = copy == cudaSuccess ? cudaStreamSynchronize(s) : copy;
-  cudaFree(partial);
   STRATA_CUDA_CHECK(sync);
   out[0] = out[1] = out[2] = 0;
   for (int b = 0; b < blocks; ++b) {

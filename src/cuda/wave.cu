@@ -13,6 +13,7 @@
 
 #include "backend/wave.hpp"
 #include "backend/wave_ghosts.hpp"
+#include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/wave_cuda.hpp"
@@ -24,39 +25,6 @@ namespace strata::wave {
 namespace {
 
 namespace kernels = cuda::kernels;
-
-// A device array that frees itself; filled from the host.
-template <class U>
-class DeviceArray {
-public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t n) : n_(n) {
-    if (n == 0) return;
-    void* p = nullptr;
-    STRATA_CUDA_CHECK(cudaMalloc(&p, n * sizeof(U)));
-    ptr_.reset(static_cast<U*>(p));
-    STRATA_CUDA_CHECK(cudaMemset(p, 0, n * sizeof(U)));
-  }
-  explicit DeviceArray(const std::vector<U>& host) : DeviceArray(host.size()) { upload(host); }
-  void upload(const std::vector<U>& host) {
-    require(host.size() <= n_, "internal: device array overflow");
-    if (!host.empty()) STRATA_CUDA_CHECK(cudaMemcpy(ptr_.get(), host.data(), host.size() * sizeof(U), cudaMemcpyHostToDevice));
-  }
-  std::vector<U> download(std::size_t n) const {
-    std::vector<U> h(n);
-    if (n) STRATA_CUDA_CHECK(cudaMemcpy(h.data(), ptr_.get(), n * sizeof(U), cudaMemcpyDeviceToHost));
-    return h;
-  }
-  U* get() const { return ptr_.get(); }
-  std::size_t size() const { return n_; }
-
-private:
-  struct Free {
-    void operator()(U* p) const noexcept { cudaFree(p); }
-  };
-  std::unique_ptr<U, Free> ptr_;
-  std::size_t n_ = 0;
-};
 
 template <class T>
 std::vector<T> cast(const std::vector<double>& v) {
