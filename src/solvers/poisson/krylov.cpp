@@ -77,7 +77,7 @@ public:
       else convert(L0.u, z, S.s);
     });
   }
-  double bytes(const Solve<T>& S) const override { return cg_bytes(S) + mg_.M.bytes(); }
+  double bytes(const Solve<T>& S) const override { return cg_bytes(S) + mg_.bytes(); }
   std::vector<PoissonLevelInfo> levels(const Solve<T>&) const override { return mg_.levels(); }
 
 private:

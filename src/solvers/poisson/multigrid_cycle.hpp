@@ -22,8 +22,20 @@ struct MultigridCycle {
 
   // One V-cycle on the finest level (levels[0].u for levels[0].f), eager or replayed.
   void vcycle() {
+    if (graph.captured()) {  // a replay moves what the eager cycle moved; M counts nothing
+      graph.run([this] { M.vcycle(0); });
+      replayed_bytes_ += cycle_bytes_;
+      return;
+    }
+    const double before = M.bytes();
     graph.run([this] { M.vcycle(0); });
+    // A capture runs the cycle's host code again (M counts it) but executes nothing.
+    const double counted = M.bytes() - before;
+    cycle_bytes_ = graph.captured() ? counted / 2 : counted;
+    if (graph.captured()) replayed_bytes_ -= cycle_bytes_;
   }
+  // Bytes the multigrid has moved so far, replayed cycles included.
+  double bytes() const { return M.bytes() + replayed_bytes_; }
   std::vector<PoissonLevelInfo> levels() const {
     std::vector<PoissonLevelInfo> v;
     for (const auto& L : H.levels) v.push_back({L.n, L.h});
@@ -33,6 +45,9 @@ struct MultigridCycle {
   Hierarchy<P> H;
   Multigrid<P> M;
   GraphedStep graph;  // after H and M: destroyed before them
+
+private:
+  double cycle_bytes_ = 0, replayed_bytes_ = 0;
 };
 
 }  // namespace strata::poisson

@@ -46,7 +46,7 @@ public:
   // Each iteration's residual reads u and f, writes r and reads it back (4 values a point);
   // a smooth-part check restricts r (1 + 1/8); the cycles count their own passes.
   double bytes(const Solve<T>& S) const override {
-    return S.grid_bytes(4.0 * S.records + 1.125 * smooth_checks_) + mg_.M.bytes();
+    return S.grid_bytes(4.0 * S.records + 1.125 * smooth_checks_) + mg_.bytes();
   }
   std::vector<PoissonLevelInfo> levels(const Solve<T>&) const override { return mg_.levels(); }
 
