@@ -1,15 +1,11 @@
 // The CUDA side of the stencil seam (backend/stencil.hpp) in a build without CUDA: device
 // fields cannot be made there, so these only keep every path ending in a clear message.
 #include "backend/stencil.hpp"
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
-namespace {
-[[noreturn]] void refuse() {
-  throw Error("strata was built without CUDA: device fields are unavailable");
-}
-}  // namespace
+using nocuda::refuse;
 
 template <class T>
 void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
