@@ -10,11 +10,11 @@ using nocuda::refuse;
 template <class T>
 void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
 template <class T>
-void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*) { refuse(); }
+void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region) { refuse(); }
 
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
-template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*);
-template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*);
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
 
 }  // namespace strata::cuda

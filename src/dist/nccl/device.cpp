@@ -1,0 +1,57 @@
+// Device halo exchange over NCCL: one communicator for the job, bootstrapped over MPI on
+// first use (rank 0 makes the unique id, MPI broadcasts it); every exchange is one NCCL
+// group of sends and receives on the caller's stream.
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <string>
+
+#include "dist/transport.hpp"
+#include "strata/dist.hpp"
+#include "strata/error.hpp"
+
+namespace strata::dist::detail {
+
+namespace {
+
+void check(ncclResult_t rc, const char* call) {
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    throw Error(std::string(call) + " failed: " + ncclGetErrorString(rc) + " (" +
+                ncclGetLastError(nullptr) + ")");
+}
+
+ncclComm_t communicator() {
+  static ncclComm_t comm = [] {
+    const Job& job = Job::get();
+    ncclUniqueId id{};
+    if (job.root()) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    job.broadcast(&id, sizeof id, 0);
+    ncclComm_t c = nullptr;
+    check(ncclCommInitRank(&c, job.size(), id, job.rank()), "ncclCommInitRank");
+    return c;
+  }();
+  return comm;
+}
+
+}  // namespace
+
+void exchange_device(std::span<const Leg> legs, void* stream) {
+  ncclComm_t comm = communicator();
+  const auto s = static_cast<cudaStream_t>(stream);
+  check(ncclGroupStart(), "ncclGroupStart");
+  for (const Leg& l : legs) {
+    if (l.bytes == 0) continue;
+    if (l.send_peer >= 0) check(ncclSend(l.send, l.bytes, ncclChar, l.send_peer, comm, s), "ncclSend");
+    if (l.recv_peer >= 0) check(ncclRecv(l.recv, l.bytes, ncclChar, l.recv_peer, comm, s), "ncclRecv");
+  }
+  check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+std::string device_transport() {
+  int v = 0;
+  ncclGetVersion(&v);
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+}  // namespace strata::dist::detail

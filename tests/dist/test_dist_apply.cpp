@@ -1,0 +1,169 @@
+// Distributed stencils against one process: run under mpirun with any rank count (CTest runs
+// 1 to 4 CPU ranks, the device run 2 GPUs). Every rank builds the whole grid from the same
+// seed, applies the stencil to it alone, and checks that its own box of the distributed
+// result is the same bit for bit, for every stencil family, boundary, precision and every
+// process grid the rank count allows (z-slabs, y-slabs, x-slabs and the mixed ones).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "common/require_gpu.hpp"
+#include "common/test_util.hpp"
+#include "strata/apply.hpp"
+#include "strata/dist.hpp"
+#include "strata/reduce.hpp"
+
+namespace strata {
+namespace {
+
+using dist::DistField;
+using dist::Job;
+using dist::ProcessGrid;
+
+std::vector<ProcessGrid> grids_of(int ranks) {
+  std::vector<ProcessGrid> g;
+  for (int pz = 1; pz <= ranks; ++pz)
+    for (int py = 1; py <= ranks / pz; ++py)
+      if (ranks % (pz * py) == 0) g.push_back(ProcessGrid{{ranks / (pz * py), py, pz}});
+  return g;
+}
+
+std::vector<Stencil> stencils() {
+  return {test::random_stencil(StencilKind::star, 1, 11), test::random_stencil(StencilKind::star, 4, 12),
+          test::random_stencil(StencilKind::sym27, 1, 13), test::random_stencil(StencilKind::box27, 1, 14)};
+}
+
+std::vector<Boundary> boundaries() {
+  return {Boundary::dirichlet(1.5), Boundary::neumann(), Boundary::periodic()};
+}
+
+// The distributed apply on `memory`, compared with the one-process CPU (host) or GPU
+// (device) apply of the whole grid.
+template <class T>
+void check_all(Extent global, Memory memory) {
+  const Job& job = Job::get();
+  for (const Stencil& s : stencils())
+    for (const Boundary& bc : boundaries())
+      for (const ProcessGrid& grid : grids_of(job.size())) {
+        const int ghost = s.radius();
+        Field<T> whole(global, ghost), want(global, ghost);
+        test::fill_random(whole, 42);
+        if (memory == Memory::host) {
+          apply(s, whole, want, bc);
+        } else {
+          Field<T> din(global, ghost, Memory::device), dout(global, ghost, Memory::device);
+          copy(whole, din);
+          apply(s, din, dout, bc);
+          copy(dout, want);
+        }
+        DistField<T> in(global, grid, ghost, memory), out(global, grid, ghost, memory);
+        const dist::Subdomain& b = in.box();
+        Field<T> mine(b.local, ghost);
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x)
+              mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+        copy(mine, in.local());
+        dist::apply(s, in, out, bc);
+        copy(out.local(), mine);
+        std::size_t bad = 0;
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x) {
+              const T got = mine(x, y, z), exp = want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+              if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+                ADD_FAILURE() << s.describe() << ", " << bc.describe() << ", grid " << grid.str() << ", rank "
+                              << job.rank() << ": at global (" << b.offset[0] + x << ", " << b.offset[1] + y << ", "
+                              << b.offset[2] + z << ") got " << got << ", one process gives " << exp;
+            }
+        EXPECT_EQ(bad, 0u) << s.describe() << ", " << bc.describe() << ", grid " << grid.str();
+      }
+}
+
+// Awkward sizes: no axis divisible by 2, 3 or 4, every box at least 4 thick for star4.
+constexpr Extent kGlobal{19, 17, 23};
+
+TEST(DistApply, BitIdenticalToOneProcessCpuF32) { check_all<float>(kGlobal, Memory::host); }
+TEST(DistApply, BitIdenticalToOneProcessCpuF64) { check_all<double>(kGlobal, Memory::host); }
+
+TEST(DistApply, BitIdenticalToOneProcessGpu) {
+  REQUIRE_GPU();
+  Job::get().bind_gpu();
+  check_all<float>({70, 37, 45}, Memory::device);
+  check_all<double>({70, 37, 45}, Memory::device);
+}
+
+TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
+  const Job& job = Job::get();
+  Field<double> whole(kGlobal, 1);
+  test::fill_random(whole, 7);
+  for (const ProcessGrid& grid : grids_of(job.size())) {
+    DistField<double> f(kGlobal, grid, 1);
+    const dist::Subdomain& b = f.box();
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x)
+          f.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    const double s = dist::sum(f), n2 = dist::norm2(f), m = dist::max_abs(f);
+    // Every rank holds the same bits.
+    for (double v : {s, n2, m}) {
+      const std::vector<double> all = job.gather_all(v);
+      for (double a : all) EXPECT_EQ(std::memcmp(&a, &v, sizeof v), 0) << "ranks disagree: " << a << " vs " << v;
+    }
+    EXPECT_NEAR(s, sum(whole), 1e-12 * kGlobal.points());
+    EXPECT_NEAR(n2, norm2(whole), 1e-12 * n2);
+    EXPECT_EQ(m, max_abs(whole));
+    EXPECT_NEAR(dist::dot(f, f), n2 * n2, 1e-13 * n2 * n2);
+  }
+}
+
+TEST(ProcessGrid, ChoosesLeastSurfaceAndPrefersZ) {
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 2).str(), "1x1x2");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 4).str(), "1x2x2");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 8).str(), "2x2x2");
+  EXPECT_EQ(ProcessGrid::choose({1024, 64, 64}, 4).str(), "4x1x1");  // cut the long axis
+  EXPECT_EQ(ProcessGrid::choose({64, 64, 3}, 4, 1).str(), "2x2x1");  // z too thin for 4 slabs
+  EXPECT_THROW(ProcessGrid::choose({3, 3, 3}, 64, 1), Error);
+  EXPECT_EQ(ProcessGrid::parse("2x1x3").ranks(), 6);
+  EXPECT_THROW(ProcessGrid::parse("2x1"), Error);
+  EXPECT_THROW(ProcessGrid::parse("0x1x1"), Error);
+  EXPECT_THROW(ProcessGrid::parse("1x1x2x"), Error);
+}
+
+TEST(ProcessGrid, BoxesTileTheGridWithoutGapsOrOverlap) {
+  for (const Extent n : {Extent{19, 17, 23}, Extent{7, 5, 3}, Extent{100, 1, 1}})
+    for (const ProcessGrid& g : {ProcessGrid{{1, 1, 3}}, ProcessGrid{{2, 1, 1}}, ProcessGrid{{1, 1, 1}}}) {
+      if (n.nx < g.dims[0] || n.ny < g.dims[1] || n.nz < g.dims[2]) continue;
+      std::vector<int> owner(n.points(), 0);
+      for (int r = 0; r < g.ranks(); ++r) {
+        const auto b = dist::Subdomain::of(g, n, r);
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x)
+              ++owner[(std::size_t(b.offset[2] + z) * n.ny + (b.offset[1] + y)) * n.nx + (b.offset[0] + x)];
+      }
+      for (int o : owner) ASSERT_EQ(o, 1);
+    }
+}
+
+TEST(DistField, RefusesGridsThatDoNotFit) {
+  const int ranks = Job::get().size();
+  EXPECT_THROW(DistField<float>({19, 17, 23}, ProcessGrid{{1, 1, ranks + 1}}, 1), Error);
+  if (ranks > 1) {
+    EXPECT_THROW(DistField<float>({19, 17, 2 * ranks - 1}, ProcessGrid{{1, 1, ranks}}, 2), Error);
+  }
+}
+
+}  // namespace
+}  // namespace strata
+
+// MPI starts before the tests and ends after them; every rank runs every test.
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  strata::dist::Job::start(argc, argv);
+  const int rc = RUN_ALL_TESTS();
+  auto& job = strata::dist::Job::get();
+  const bool failed_anywhere = job.first_failed(rc != 0) >= 0;
+  job.finish();
+  return failed_anywhere ? 1 : 0;
+}
