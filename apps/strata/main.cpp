@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
     // A verb that never reached Job::begin still meets the ranks that failed before it.
     auto& job = strata::dist::Job::get();
     if (job.size() > 1 && !job.begun()) job.begin();
+  } catch (const strata::dist::AgreedError& e) {
+    auto& job = strata::dist::Job::get();
+    if (job.root()) std::cerr << "strata: error: " << e.what() << "\n";
+    job.finish();
+    return 1;
   } catch (const strata::dist::PeerFailed&) {
     strata::dist::Job::get().finish();
     return 1;

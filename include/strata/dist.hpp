@@ -25,6 +25,12 @@ struct PeerFailed : Error {
   PeerFailed() : Error("another rank failed") {}
 };
 
+// A failure every rank knows of, thrown on every rank with the failing rank's message
+// (Job::agree): main prints it once, on rank 0, and every rank exits 1 without an abort.
+struct AgreedError : Error {
+  using Error::Error;
+};
+
 // This process's place in the job. Started once, first thing in main: under mpirun (or any
 // launcher that sets the PMI/PMIx or Open MPI environment) it initialises MPI; without a
 // launcher it is a job of one rank and never touches MPI.
@@ -54,6 +60,9 @@ public:
   void broadcast(void* data, std::size_t bytes, int root = 0) const;
   // The smallest rank for which `failed` is true, or -1 when none failed.
   int first_failed(bool failed) const;
+  // Collective: returns when `why` is empty on every rank; otherwise throws AgreedError on
+  // every rank with the message of the first rank whose `why` is not empty.
+  void agree(const std::string& why) const;
 
   // The end of a verb's validation (collective): every rank says whether its checks passed.
   // Returns when all did; otherwise throws PeerFailed on the ranks that passed. A rank that
@@ -162,5 +171,16 @@ template <class T>
 double norm2(const DistField<T>& f, Stream stream = {});
 template <class T>
 double max_abs(const DistField<T>& f, Stream stream = {});
+
+// .npy files of the global grid, (nz, ny, nx) in C order like strata::npy_read_field.
+// Reading: every rank reads only its own box (the file must be visible to every rank), in
+// f's precision (the file's values converted). Writing: rank 0 makes the hidden temporary
+// with the header, every rank writes its rows into it, and rank 0 renames it over `path`
+// once every rank has succeeded: nothing half-written is ever at `path`. The directory must
+// be on a filesystem every rank sees. Collective.
+template <class T>
+void read_npy(const std::string& path, DistField<T>& f);
+template <class T>
+void write_npy(const std::string& path, const DistField<T>& f);
 
 }  // namespace strata::dist

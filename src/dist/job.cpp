@@ -41,6 +41,17 @@ double Job::max(double v) const {
   return m;
 }
 
+void Job::agree(const std::string& why) const {
+  const int first = first_failed(!why.empty());
+  if (first < 0) return;
+  std::string msg = why;
+  std::size_t len = msg.size();
+  broadcast(&len, sizeof len, first);
+  msg.resize(len);
+  broadcast(msg.data(), len, first);
+  throw AgreedError(size_ > 1 && first != 0 ? "rank " + std::to_string(first) + ": " + msg : msg);
+}
+
 void Job::begin() {
   if (begun_) return;
   begun_ = true;
