@@ -5,6 +5,12 @@
 #include "bench/wave.hpp"
 
 namespace strata::bench {
+// bench/dist.cpp: run under mpirun -np N (halo exchange, weak and strong scaling).
+std::vector<Result> dist_cpu(const Options& opt);
+std::vector<Result> dist_cuda(const Options& opt);
+}  // namespace strata::bench
+
+namespace strata::bench {
 
 const std::vector<Family>& families() {
   static const std::vector<Family> table = {
@@ -12,6 +18,7 @@ const std::vector<Family>& families() {
       {"reduce", {"sum", "dot", "max_abs"}, reduce_cpu, reduce_cuda, false},
       {"wave", {}, wave_cpu, wave_cuda, false},
       {"poisson", {}, nullptr, poisson_cuda, false},
+      {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;
 }

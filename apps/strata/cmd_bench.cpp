@@ -11,6 +11,7 @@
 #include "bench/families.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 
 namespace strata::cli {
 
@@ -109,7 +110,9 @@ void add_bench(CLI::App& app) {
       for (std::size_t f = 0; f < families.size(); ++f) {
         const bench::Family& fam = families[f];
         const bool gpu_only = fam.cpu == nullptr;
-        if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
+        if (k == "all" && fam.name == "dist" && dist::Job::get().size() == 1) {
+          known = true;  // the scaling study needs ranks: mpirun -np N strata bench --kernel dist
+        } else if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
           std::cerr << "strata bench: " << fam.name << " skipped: its benchmark times the GPU solvers (--device cuda)\n";
           known = true;
         } else if (k == "all" || k == fam.name) {
@@ -131,7 +134,13 @@ void add_bench(CLI::App& app) {
     for (std::size_t f = 0; f < families.size(); ++f)
       if (pick[f].run && !families[f].cpu && dev != DeviceChoice::cuda)
         throw Error("--kernel " + families[f].name + " benchmarks the GPU: it needs --device cuda");
-    std::cerr << "strata bench on " << to_string(dev) << " (" << opt.reps << " timed runs each)\n";
+    dist::Job& job = dist::Job::get();
+    if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
+    job.begin();
+    if (!job.root()) opt.quiet = true;
+    if (job.root())
+      std::cerr << "strata bench on " << to_string(dev) << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "")
+                << " (" << opt.reps << " timed runs each)\n";
     std::vector<bench::Result> results;
     for (std::size_t f = 0; f < families.size(); ++f) {
       if (!pick[f].run) continue;
@@ -146,6 +155,7 @@ void add_bench(CLI::App& app) {
       const auto r = dev == DeviceChoice::cuda ? fam.cuda(fopt) : fam.cpu(fopt);
       results.insert(results.end(), r.begin(), r.end());
     }
+    if (!job.root()) return;
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       write_json(a->json, results);

@@ -10,6 +10,7 @@
 #include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
+#include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/reduce.hpp"
 
@@ -88,6 +89,8 @@ TEST(DistApply, BitIdenticalToOneProcessCpuF64) { check_all<double>(kGlobal, Mem
 
 TEST(DistApply, BitIdenticalToOneProcessGpu) {
   REQUIRE_GPU();
+  if (Job::get().local_size() > int(cuda_devices().size()))
+    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
   Job::get().bind_gpu();
   check_all<float>({70, 37, 45}, Memory::device);
   check_all<double>({70, 37, 45}, Memory::device);
