@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "base/device_array.hpp"
+#include "base/runtime.hpp"
 #include "bench/bench.hpp"
 #include "bench/families.hpp"
+#include "dist/timeline.hpp"
 #include "dist/transport.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
@@ -78,6 +80,16 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
     Result weak = result_row(device, "7pt_weak", "dist", precision_of<T>, global, 2 * sizeof(T));
     set_rates(weak, time_batches(opt, [&] { dist::apply(s, in, out, bc); }));
     tag(alone, g), tag(weak, g);
+    if (mem == Memory::device) {  // one apply's timeline: when the halos arrive against the interior
+      auto& marks = dist::detail::apply_marks();
+      for (auto& e : marks.ev) e = runtime::event_create_timed();
+      marks.on = true;
+      dist::apply(s, in, out, bc);
+      marks.on = false;
+      const char* names[4] = {"start", "halos_in_ms", "interior_done_ms", "shell_done_ms"};
+      for (int i = 1; i < 4; ++i) weak.extra["timeline"][names[i]] = runtime::event_elapsed_ms(marks.ev[0], marks.ev[i]);
+      for (auto& e : marks.ev) runtime::event_destroy(e), e = nullptr;
+    }
     const double per_rank = weak.gpts_per_s / N;
     weak.extra["per_rank_gpts_per_s"] = per_rank;
     weak.extra["ratio_to_one_rank"] = per_rank / alone.gpts_per_s;

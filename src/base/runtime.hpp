@@ -36,7 +36,11 @@ void graph_destroy(void* graph) noexcept;
 // `stream_wait` makes later work on `stream` wait for what `event_record` captured.
 // Without CUDA these do nothing (host work runs in program order).
 void* event_create();
+void* event_create_timed();  // for event_elapsed_ms (benchmarks' timelines)
+float event_elapsed_ms(void* from, void* to);  // waits for `to`
 void event_destroy(void* event) noexcept;
+// A stream whose kernels the GPU schedules ahead of the default priority's (halo work).
+void* stream_create_high_priority();
 void event_record(void* event, void* stream);
 void stream_wait(void* stream, void* event);
 

@@ -102,6 +102,27 @@ void* event_create() {
   STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   return e;
 }
+void* event_create_timed() {
+  if (!cuda_available()) return nullptr;
+  cudaEvent_t e = nullptr;
+  STRATA_CUDA_CHECK(cudaEventCreate(&e));
+  return e;
+}
+float event_elapsed_ms(void* from, void* to) {
+  if (!from || !to) return 0;
+  float ms = 0;
+  STRATA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(to)));
+  STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(from), static_cast<cudaEvent_t>(to)));
+  return ms;
+}
+void* stream_create_high_priority() {
+  if (!cuda_available()) return nullptr;
+  int least = 0, greatest = 0;
+  STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t s = nullptr;
+  STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  return s;
+}
 void event_destroy(void* e) noexcept {
   if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
 }

@@ -9,6 +9,7 @@
 #include "backend/stencil.hpp"
 #include "base/device_array.hpp"
 #include "base/runtime.hpp"
+#include "dist/timeline.hpp"
 #include "dist/transport.hpp"
 #include "strata/apply.hpp"
 #include "strata/dist.hpp"
@@ -129,14 +130,16 @@ void DistField<T>::fill_ghosts(const Boundary& bc, int width, Stream stream) {
 
 namespace {
 
-// The streams and events of the overlapped apply, made once per process (its GPU).
+// The streams and events of the overlapped apply, made once per process (its GPU). The
+// halo stream has the highest priority: its small kernels (packs, NCCL's, the shell) take
+// SMs as soon as interior blocks retire instead of queueing behind the whole interior.
 struct Overlap {
-  void* halo = runtime::stream_create();
+  void* halo = runtime::stream_create_high_priority();
   void* inputs_ready = runtime::event_create();
-  void* halos_in = runtime::event_create();
+  void* shell_done = runtime::event_create();
   ~Overlap() {
     runtime::event_destroy(inputs_ready);
-    runtime::event_destroy(halos_in);
+    runtime::event_destroy(shell_done);
     runtime::stream_destroy(halo);
   }
   static Overlap& get() {
@@ -206,21 +209,38 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
   while (first < 3 && in.grid().dims[first] == 1) ++first;
   for (int a = 0; a < first; ++a) in.fill_ghosts_axis(bc, r, a, stream);
 
+  // The shell follows the halos on the halo stream, so it runs beside the interior's last
+  // blocks; the compute stream then waits for it.
   const bool device = in.local().memory() == Memory::device;
   Overlap* ov = device ? &Overlap::get() : nullptr;
   const Stream halo = device ? Stream{ov->halo} : stream;
+  detail::ApplyMarks& marks = detail::apply_marks();
+  const bool mark = device && marks.on;
+  if (mark) runtime::event_record(marks.ev[0], stream.handle);
   if (device) {
     runtime::event_record(ov->inputs_ready, stream.handle);
     runtime::stream_wait(halo.handle, ov->inputs_ready);
   }
   for (int a = first; a < 3; ++a) in.fill_ghosts_axis(bc, r, a, halo);
-  if (device) runtime::event_record(ov->halos_in, halo.handle);
+  if (mark) runtime::event_record(marks.ev[1], halo.handle);
 
   const Split parts = split(in.local().extent(), r, first, 16 / int(sizeof(T)));
   if (!parts.interior.whole()) apply_region(stencil, in.local(), out.local(), stream.handle, parts.interior);
-  if (device) runtime::stream_wait(stream.handle, ov->halos_in);
-  for (const Region& box : parts.shell) apply_region(stencil, in.local(), out.local(), stream.handle, box);
+  if (mark) runtime::event_record(marks.ev[2], stream.handle);
+  for (const Region& box : parts.shell) apply_region(stencil, in.local(), out.local(), halo.handle, box);
+  if (mark) runtime::event_record(marks.ev[3], halo.handle);
+  if (device) {
+    runtime::event_record(ov->shell_done, halo.handle);
+    runtime::stream_wait(stream.handle, ov->shell_done);
+  }
 }
+
+namespace detail {
+ApplyMarks& apply_marks() {
+  static ApplyMarks m;
+  return m;
+}
+}  // namespace detail
 
 template <class T>
 double sum(const DistField<T>& f, Stream stream) {

@@ -37,6 +37,9 @@ void graph_launch(void*, void*) { throw Error("CUDA graphs need a CUDA build"); 
 void graph_destroy(void*) noexcept {}
 void* event_create() { return nullptr; }
 void event_destroy(void*) noexcept {}
+void* event_create_timed() { return nullptr; }
+float event_elapsed_ms(void*, void*) { return 0; }
+void* stream_create_high_priority() { return nullptr; }
 void event_record(void*, void*) {}
 void stream_wait(void*, void*) {}
 void set_device(int index) {
