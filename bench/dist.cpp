@@ -99,10 +99,10 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
     // send/receive of the same messages between the same ranks.
     for (int w : {1, 4}) {
       if (w > 1) in = DistField<T>(global, g, w, mem);
-      const Extent b = in.box().local;
-      const double face = double(b.nx + 2 * w) * (b.ny + 2 * w) * w * sizeof(T);  // z faces, the split axis
+      // z faces, the split axis: w whole planes (ghosts and padding included) each way
+      const double face = double(w) * double(in.local().layout().plane) * sizeof(T);
       const int sends = (in.box().lo_face[2] ? 0 : 1) + (in.box().hi_face[2] ? 0 : 1);
-      Result h = result_row(device, "halo_r" + std::to_string(w), "pack+exchange+unpack", precision_of<T>, global, 0);
+      Result h = result_row(device, "halo_r" + std::to_string(w), "fill_ghosts", precision_of<T>, global, 0);
       const Timing th = time_batches(opt, [&] { in.fill_ghosts(bc, w); });
       h.median_ms = th.median_ms, h.min_ms = th.min_ms, h.max_ms = th.max_ms, h.reps = th.reps;
       h.gb_per_s = job.max(sends * face) / (th.median_ms * 1e6);  // bytes sent per rank per second

@@ -98,6 +98,21 @@ void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream 
   const int len = extent_of(n, axis);
   fill_sides(local_, bc, w, axis, lo_peer < 0, hi_peer < 0, stream.handle);
 
+  void* s = stream.handle;
+  if (axis == 2) {
+    // z faces are whole planes, contiguous in memory: sent from and received into the field
+    // itself, no packing (and no kernel that would queue behind the interior's). The planes
+    // carry their x and y ghosts, already filled; what lies beyond width w in them (padding,
+    // wider ghosts) is never read by a stencil of radius w.
+    const Layout& L = local_.layout();
+    auto planes = [&](int z) { return static_cast<void*>(local_.data() + std::ptrdiff_t(L.ghost + z) * L.plane); };
+    const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
+    const detail::Leg legs[2] = {{hi_peer, lo_peer, planes(len - w), planes(-w), bytes, 0},
+                                 {lo_peer, hi_peer, planes(0), planes(len), bytes, 1}};
+    if (local_.memory() == Memory::host) detail::exchange_host(legs);
+    else detail::exchange_device(legs, s);
+    return;
+  }
   const Region send_lo = face_box(n, w, axis, 0, w), send_hi = face_box(n, w, axis, len - w, w);
   const Region recv_lo = face_box(n, w, axis, -w, w), recv_hi = face_box(n, w, axis, len, w);
   const std::size_t bytes = send_lo.points() * sizeof(T);
@@ -110,7 +125,6 @@ void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream 
     }
     hb.bytes = bytes;
   }
-  void* s = stream.handle;
   if (hi_peer >= 0) pack(local_, send_hi, hb.ptr(1, m), s);
   if (lo_peer >= 0) pack(local_, send_lo, hb.ptr(0, m), s);
   // Upward first (send the high face to the high neighbour, receive the low ghosts from the
