@@ -58,6 +58,9 @@ public:
   long long sum(long long v) const;
   std::vector<double> gather_all(double v) const;  // index = rank
   void broadcast(void* data, std::size_t bytes, int root = 0) const;
+  // Every rank's text at `root`, index = rank (a rank's results as JSON, say); the other
+  // ranks get an empty vector.
+  std::vector<std::string> gather_text(const std::string& text, int root = 0) const;
   // The smallest rank for which `failed` is true, or -1 when none failed.
   int first_failed(bool failed) const;
   // Collective: returns when `why` is empty on every rank; otherwise throws AgreedError on

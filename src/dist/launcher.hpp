@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <initializer_list>
 
 namespace strata::dist::detail {
 

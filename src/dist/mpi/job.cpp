@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <limits>
 
 #include "dist/launcher.hpp"
 #include "strata/dist.hpp"
@@ -68,6 +69,32 @@ void Job::broadcast(void* data, std::size_t bytes, int root) const {
   constexpr std::size_t kChunk = std::size_t(1) << 30;  // MPI counts are int
   for (std::size_t off = 0; off < bytes; off += kChunk)
     check(MPI_Bcast(p + off, int(std::min(kChunk, bytes - off)), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+std::vector<std::string> Job::gather_text(const std::string& text, int root) const {
+  if (!mpi_) return {text};
+  // MPI counts are int: a rank's text above 2 GiB is refused rather than cut.
+  if (text.size() > std::size_t(std::numeric_limits<int>::max()))
+    throw Error("gather_text: rank " + std::to_string(rank_) + "'s text is " + std::to_string(text.size()) +
+                " bytes, more than an MPI count can hold");
+  const int len = int(text.size());
+  std::vector<int> lens(rank_ == root ? std::size_t(size_) : 0), offsets(lens.size());
+  check(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
+  std::string all;
+  if (rank_ == root) {
+    long long total = 0;
+    for (int r = 0; r < size_; ++r) offsets[std::size_t(r)] = int(total), total += lens[std::size_t(r)];
+    if (total > std::numeric_limits<int>::max())
+      throw Error("gather_text: the ranks' texts add up to " + std::to_string(total) +
+                  " bytes, more than an MPI count can hold");
+    all.resize(std::size_t(total));
+  }
+  check(MPI_Gatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, root,
+                    MPI_COMM_WORLD),
+        "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lens.size(); ++r) out.push_back(all.substr(std::size_t(offsets[r]), std::size_t(lens[r])));
+  return out;
 }
 
 int Job::first_failed(bool failed) const {

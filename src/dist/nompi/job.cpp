@@ -23,6 +23,7 @@ void Job::barrier() const {}
 std::vector<double> Job::gather_all(double v) const { return {v}; }
 long long Job::sum(long long v) const { return v; }
 void Job::broadcast(void*, std::size_t, int) const {}
+std::vector<std::string> Job::gather_text(const std::string& text, int) const { return {text}; }
 int Job::first_failed(bool failed) const { return failed ? 0 : -1; }
 
 void Job::abort(int code) const {

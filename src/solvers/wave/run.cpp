@@ -26,6 +26,7 @@
 #include "io/run_directory.hpp"
 #include "io/vti.hpp"
 #include "solvers/wave/checkpoint.hpp"
+#include "solvers/wave/run_files.hpp"
 #include "solvers/wave/solver.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
@@ -47,16 +48,6 @@ void make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
-}
-
-// Every file a run writes into its directory: what RunDirectory may replace or continue.
-const io::RunFiles& run_files() {
-  static const io::RunFiles files = {
-      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
-      "snapshots",
-      {".npy", ".vti", ".png"},
-      "u_"};
-  return files;
 }
 
 io::RunDirectory::Mode directory_mode(const RunOptions& opt) {
@@ -415,6 +406,16 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 }
 
 }  // namespace
+
+const io::RunFiles& run_files() {
+  static const io::RunFiles files = {
+      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
+      "snapshots",
+      {".npy", ".vti", ".png"},
+      "u_",
+      {}};
+  return files;
+}
 
 Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
