@@ -10,8 +10,7 @@
 
 #include "base/device_array.hpp"
 #include "base/runtime.hpp"
-#include "bench/bench.hpp"
-#include "bench/families.hpp"
+#include "bench/dist.hpp"
 #include "dist/timeline.hpp"
 #include "dist/transport.hpp"
 #include "strata/apply.hpp"

@@ -1,14 +1,9 @@
 #include "bench/families.hpp"
 
+#include "bench/dist.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/wave.hpp"
-
-namespace strata::bench {
-// bench/dist.cpp: run under mpirun -np N (halo exchange, weak and strong scaling).
-std::vector<Result> dist_cpu(const Options& opt);
-std::vector<Result> dist_cuda(const Options& opt);
-}  // namespace strata::bench
 
 namespace strata::bench {
 

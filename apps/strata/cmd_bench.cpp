@@ -58,7 +58,10 @@ void add_bench(CLI::App& app) {
                   "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
                   "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
                   "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); wave (the fused "
-                  "acoustic update, radius 4); all (every family)")
+                  "acoustic update, radius 4); dist (under mpirun -np N: halo exchange beside "
+                  "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
+                  "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
+                  "several ranks)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU")
@@ -111,7 +114,9 @@ void add_bench(CLI::App& app) {
         const bench::Family& fam = families[f];
         const bool gpu_only = fam.cpu == nullptr;
         if (k == "all" && fam.name == "dist" && dist::Job::get().size() == 1) {
-          known = true;  // the scaling study needs ranks: mpirun -np N strata bench --kernel dist
+          if (dist::Job::get().root())
+            std::cerr << "strata bench: dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)\n";
+          known = true;
         } else if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
           std::cerr << "strata bench: " << fam.name << " skipped: its benchmark times the GPU solvers (--device cuda)\n";
           known = true;

@@ -81,11 +81,78 @@ void check_all(Extent global, Memory memory) {
       }
 }
 
+// DistField::fill_ghosts against strata::fill_ghosts on the whole grid: every point of the
+// box widened by `width` (edges and corners included) holds what the whole grid's point at
+// the same global place holds, for fields whose ghost layers are wider than `width` too
+// (z faces travel as whole planes: what lies beyond `width` is not compared).
+template <class T>
+void check_ghosts(Extent global, Memory memory, int ghost, int width, std::uint64_t seed) {
+  const Job& job = Job::get();
+  for (const Boundary& bc : boundaries())
+    for (const ProcessGrid& grid : grids_of(job.size())) {
+      Field<T> whole(global, width);
+      test::fill_random(whole, seed);
+      fill_ghosts(whole, bc, width);
+      DistField<T> f(global, grid, ghost, memory);
+      const dist::Subdomain& b = f.box();
+      Field<T> mine(b.local, ghost);
+      for (int z = 0; z < b.local.nz; ++z)
+        for (int y = 0; y < b.local.ny; ++y)
+          for (int x = 0; x < b.local.nx; ++x)
+            mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+      copy(mine, f.local());
+      f.fill_ghosts(bc, width);
+      copy(f.local(), mine);
+      std::size_t bad = 0;
+      for (int z = -width; z < b.local.nz + width; ++z)
+        for (int y = -width; y < b.local.ny + width; ++y)
+          for (int x = -width; x < b.local.nx + width; ++x) {
+            const int g[3] = {b.offset[0] + x, b.offset[1] + y, b.offset[2] + z};
+            const T got = mine(x, y, z), exp = whole(g[0], g[1], g[2]);
+            if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+              ADD_FAILURE() << bc.describe() << ", grid " << grid.str() << ", ghost " << ghost << ", width " << width
+                            << ", rank " << job.rank() << ": at global (" << g[0] << ", " << g[1] << ", " << g[2]
+                            << ") got " << got << ", one process gives " << exp;
+          }
+      EXPECT_EQ(bad, 0u) << bc.describe() << ", grid " << grid.str() << ", ghost " << ghost << ", width " << width;
+    }
+}
+
 // Awkward sizes: no axis divisible by 2, 3 or 4, every box at least 4 thick for star4.
 constexpr Extent kGlobal{19, 17, 23};
 
 TEST(DistApply, BitIdenticalToOneProcessCpuF32) { check_all<float>(kGlobal, Memory::host); }
 TEST(DistApply, BitIdenticalToOneProcessCpuF64) { check_all<double>(kGlobal, Memory::host); }
+
+TEST(DistGhosts, SameAsOneProcessFillEdgesAndCornersIncluded) {
+  for (int width : {1, 2, 4}) {
+    check_ghosts<float>(kGlobal, Memory::host, 4, width, 100 + width);
+    check_ghosts<double>({23, 19, 17}, Memory::host, std::max(width, 3), width, 200 + width);
+  }
+}
+
+TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
+  // The CLI gives a field the stencil's radius; a library user may keep the default 4.
+  const Job& job = Job::get();
+  const Stencil s = test::random_stencil(StencilKind::box27, 1, 15);
+  for (const ProcessGrid& grid : grids_of(job.size())) {
+    Field<float> whole(kGlobal, 4), want(kGlobal, 4);
+    test::fill_random(whole, 9);
+    apply(s, whole, want, Boundary::neumann());
+    DistField<float> in(kGlobal, grid, 4), out(kGlobal, grid, 4);
+    const dist::Subdomain& b = in.box();
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x) in.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    dist::apply(s, in, out, Boundary::neumann());
+    std::size_t bad = 0;
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x)
+          bad += out.local()(x, y, z) != want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    EXPECT_EQ(bad, 0u) << "grid " << grid.str();
+  }
+}
 
 TEST(DistApply, BitIdenticalToOneProcessGpu) {
   REQUIRE_GPU();
@@ -94,6 +161,7 @@ TEST(DistApply, BitIdenticalToOneProcessGpu) {
   Job::get().bind_gpu();
   check_all<float>({70, 37, 45}, Memory::device);
   check_all<double>({70, 37, 45}, Memory::device);
+  for (int width : {1, 4}) check_ghosts<float>({70, 37, 45}, Memory::device, 4, width, 300 + width);
 }
 
 TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
