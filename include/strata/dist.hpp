@@ -131,6 +131,7 @@ template <class T>
 class DistField {
 public:
   DistField() = default;
+  // Collective (every rank makes its box; a device field readies NCCL the first time).
   DistField(Extent global, const ProcessGrid& grid, int ghost = kDefaultGhost,
             Memory memory = Memory::host);
 

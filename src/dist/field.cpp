@@ -74,6 +74,7 @@ DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memor
   grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
   box_ = Subdomain::of(grid, global, job.rank());
   local_ = Field<T>(box_.local, ghost, memory);
+  if (memory == Memory::device && grid.ranks() > 1) detail::prepare_device();
 }
 
 template <class T>

@@ -9,6 +9,8 @@ std::string device_transport() {
   return "none: this strata was built without NCCL (it needs CUDA, MPI and NCCL's development files)";
 }
 
+void prepare_device() {}
+
 void exchange_device(std::span<const Leg> legs, void*) {
   for (const Leg& l : legs)
     if (l.send_peer >= 0 || l.recv_peer >= 0)
