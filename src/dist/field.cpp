@@ -74,7 +74,19 @@ DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memor
   grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
   box_ = Subdomain::of(grid, global, job.rank());
   local_ = Field<T>(box_.local, ghost, memory);
-  if (memory == Memory::device && grid.ranks() > 1) detail::prepare_device();
+  if (memory == Memory::device && grid.ranks() > 1) {
+    // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
+    std::vector<int> lo, hi;
+    for (int a = 0; a < 3; ++a) {
+      if (grid.dims[a] == 1) continue;
+      std::array<int, 3> c = box_.coords;
+      c[a] = (box_.coords[a] + grid.dims[a] - 1) % grid.dims[a];
+      lo.push_back(grid.rank_of(c));
+      c[a] = (box_.coords[a] + 1) % grid.dims[a];
+      hi.push_back(grid.rank_of(c));
+    }
+    detail::prepare_device(lo, hi);
+  }
 }
 
 template <class T>

@@ -27,10 +27,11 @@ void exchange_host(std::span<const Leg> legs);
 // All legs as one NCCL group on `stream` (device memory of the bound GPU). Asynchronous.
 void exchange_device(std::span<const Leg> legs, void* stream);
 
-// Makes the device transport ready (NCCL's communicator: about a second, once per process).
-// Collective; a device DistField calls it when made, so no exchange pays it. Without NCCL
-// it does nothing (an exchange then refuses).
-void prepare_device();
+// Makes the device transport ready to talk to `peers` (NCCL's communicator once per process,
+// then the connection to each peer, which NCCL makes at the first message: together over a
+// second). Collective, with the same peers list order on both sides of each pair; a device
+// DistField calls it when made, so no exchange pays it. Without NCCL it does nothing.
+void prepare_device(std::span<const int> lo_peers, std::span<const int> hi_peers);
 
 // "NCCL 2.28.3" or why device exchange is unavailable.
 std::string device_transport();

@@ -6,6 +6,7 @@
 #include <nccl.h>
 
 #include <string>
+#include <vector>
 
 #include "dist/transport.hpp"
 #include "strata/dist.hpp"
@@ -36,7 +37,22 @@ ncclComm_t communicator() {
 
 }  // namespace
 
-void prepare_device() { communicator(); }
+void prepare_device(std::span<const int> lo_peers, std::span<const int> hi_peers) {
+  communicator();
+  // One byte each way to every neighbour, in the exchange's order (upward, then downward).
+  void* buf = nullptr;
+  if (cudaMalloc(&buf, 4) != cudaSuccess) throw Error("cudaMalloc of 4 bytes failed while connecting NCCL peers");
+  auto* b = static_cast<char*>(buf);
+  std::vector<Leg> legs;
+  for (std::size_t a = 0; a < lo_peers.size(); ++a) {
+    legs.push_back({hi_peers[a], lo_peers[a], b, b + 1, 1, 0});
+    legs.push_back({lo_peers[a], hi_peers[a], b + 2, b + 3, 1, 1});
+  }
+  exchange_device(legs, nullptr);
+  const cudaError_t rc = cudaStreamSynchronize(nullptr);
+  cudaFree(buf);
+  if (rc != cudaSuccess) throw Error(std::string("connecting NCCL peers: ") + cudaGetErrorString(rc));
+}
 
 void exchange_device(std::span<const Leg> legs, void* stream) {
   ncclComm_t comm = communicator();
