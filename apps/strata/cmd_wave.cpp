@@ -23,7 +23,7 @@ namespace strata::cli {
 namespace {
 
 struct WaveArgs {
-  std::string config, out_dir, restart, device, precision, progress = "auto", dt, shots;
+  std::string config, out_dir, restart, device, precision, progress = "auto", dt, shots, grid;
   std::vector<std::string> sets;
   int steps = -1, order = -1;
   double progress_every = 30;
@@ -66,15 +66,21 @@ void show_progress(const wave::Progress& p, bool terminal, const std::string& la
 }
 
 // Progress, warnings and the cancel request of one run; `label` starts each line printed.
-wave::RunOptions run_options(const WaveArgs& a, const std::string& label) {
+// `alone`: this process runs the whole grid (a shot); otherwise, under mpirun, the ranks
+// share it and rank 0 alone prints.
+wave::RunOptions run_options(const WaveArgs& a, const std::string& label, bool alone) {
   wave::RunOptions opt;
   opt.overwrite = a.overwrite;
-  if (a.progress != "off") {
+  opt.alone = alone;
+  opt.grid = a.grid;
+  const bool speaks = alone || dist::Job::get().root();
+  if (a.progress != "off" && speaks) {
     const bool terminal = ::isatty(2);
     opt.progress_interval_s = terminal ? 0.5 : a.progress_every;
     opt.on_progress = [terminal, label](const wave::Progress& p) { show_progress(p, terminal, label); };
   }
-  opt.on_warning = [label](const std::string& w) { std::fprintf(stderr, "%s: warning: %s\n", label.c_str(), w.c_str()); };
+  if (speaks)
+    opt.on_warning = [label](const std::string& w) { std::fprintf(stderr, "%s: warning: %s\n", label.c_str(), w.c_str()); };
   opt.cancelled = [] { return interrupted() != 0; };
   return opt;
 }
@@ -108,7 +114,7 @@ void run_shots(const wave::Config& c, const WaveArgs& a) {
       wave::ShotResult r;
       r.index = i;
       r.rank = job.rank();
-      r.report = wave::run(wave::shot_config(c, shots[i]), run_options(a, label));
+      r.report = wave::run(wave::shot_config(c, shots[i]), run_options(a, label, true));
       if (!a.quiet)
         std::printf("%s: %d steps, wall %.3f s, stepping %.3f s, %.4g Gpts/s, %s -> %s\n", label.c_str(),
                     r.report.steps_run, r.report.wall_s, r.report.compute_s, r.report.gpts_per_s,
@@ -166,7 +172,12 @@ void add_wave(CLI::App& app) {
       "Many shots: --shots FILE runs the configuration once per shot (one model, a list of source positions), "
       "each into OUT_DIR/NAME with every output of a plain run, then writes OUT_DIR/manifest.json; under mpirun "
       "shot i runs on rank i % ranks, one GPU per rank (`mpirun -np 4 strata wave --config c.json --shots "
-      "shots.json`).");
+      "shots.json`).\n"
+      "Several GPUs, one model: under mpirun (one rank per GPU) the grid is split into boxes, one per rank, "
+      "whose ghost layers are exchanged after every step (NCCL between GPUs, MPI between CPU processes): "
+      "`mpirun -np 2 strata wave --config c.json`. The results are the same bits as one process; snapshots are "
+      "one file each, written by every rank; each rank writes its own checkpoint (OUT_DIR/checkpoint.strata and "
+      "checkpoint.strata.rankR), and --restart continues on the same ranks and --grid.");
   cmd->add_option("--config", a->config, "JSON configuration file");
   cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON or a bare string), repeatable, "
                                     "e.g. --set boundary.zmin=rigid --set sources.0.frequency=12");
@@ -185,6 +196,9 @@ void add_wave(CLI::App& app) {
                   "[{\"name\": \"s1\", \"position\": [x, y, z]}, ...] moves the configuration's one source "
                   "(its wavelet kept); {\"sources\": [...]} replaces the sources (the configuration's keys); name "
                   "optional (shot0000, ...). Under mpirun shot i runs on rank i % ranks. Not with --restart");
+  cmd->add_option("--grid", a->grid,
+                  "under mpirun: the process grid PXxPYxPZ splitting the grid over the ranks (default: the least "
+                  "halo surface with boxes as thick as the absorbing layers)");
   cmd->add_flag("--overwrite", a->overwrite,
                 "replace the files of a previous run in the output directory (a run otherwise needs an empty "
                 "directory, or --restart to continue the run whose files are there)");
@@ -216,6 +230,8 @@ void add_wave(CLI::App& app) {
     if (!a->device.empty()) sets.push_back("device=" + quoted("--device", a->device));
     if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted("--out-dir", a->out_dir));
     const wave::Config c = wave::parse_config_file(a->config, sets);
+    if (!a->grid.empty() && !a->shots.empty())
+      throw Error("--grid splits one run's grid over the ranks; with --shots each rank runs whole shots");
     if (!a->shots.empty()) {
       if (restart_opt->count() > 0)
         throw Error("--restart continues one run, and with --shots every shot is a run of its own (in "
@@ -223,18 +239,14 @@ void add_wave(CLI::App& app) {
                     "--restart`, or rerun the shots with --overwrite");
       return run_shots(c, *a);
     }
-    const int ranks = dist::Job::get().size();
-    if (ranks > 1)
-      throw Error("strata wave runs one model in one process; under mpirun (" + std::to_string(ranks) +
-                  " ranks) give --shots FILE, whose shots are dealt over the ranks, or run it without mpirun");
-    wave::RunOptions opt = run_options(*a, "strata wave");
+    wave::RunOptions opt = run_options(*a, "strata wave", false);
     if (restart_opt->count() > 0)
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;
     set_cooperative(true);
     try {
       const wave::Report r = wave::run(c, opt);
       set_cooperative(false);
-      if (!a->quiet) std::fputs(wave::to_text(r).c_str(), stdout);
+      if (!a->quiet && dist::Job::get().root()) std::fputs(wave::to_text(r).c_str(), stdout);
     } catch (const wave::Interrupted& e) {
       set_cooperative(false);
       std::fprintf(stderr, "strata wave: stopped by %s: %s\n", signal_name(interrupted()), e.what());

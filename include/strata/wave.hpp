@@ -210,6 +210,12 @@ struct RunOptions {
   // Interrupted. A file being written when it turns true is finished first; no results
   // (seismogram, config.json, report.json) are written after it.
   std::function<bool()> cancelled;
+  // Under mpirun (several ranks): the process grid "PXxPYxPZ" that splits the grid, one box
+  // per rank ("": the grid of boxes with the least halo surface that hold the absorbing
+  // layers whole). Rank 0 holds the directory; the callbacks are called on every rank.
+  std::string grid;
+  // This process alone runs the whole grid, whatever the job (each shot of --shots).
+  bool alone = false;
 };
 
 // What run() throws when RunOptions::cancelled said stop: where it stopped and the last
@@ -234,6 +240,9 @@ struct Report {
   double bytes_per_point = 0;
   double copy_gb_per_s = 0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
   double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP); GPU only
+                             // (several ranks: per GPU, the copy rate of one rank's box)
+  int ranks = 1;             // processes (GPUs) the grid was split over
+  std::string process_grid;  // "PXxPYxPZ" ("" in one process)
   // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;

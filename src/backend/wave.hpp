@@ -99,6 +99,9 @@ public:
   // are whole planes (nx ny values) but for the end.
   virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
   virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
+  // u(n) with its ghost layers, where it lives, for a distributed run's halo exchange
+  // (between steps; the backend's stream is the default one).
+  virtual Field<T>& wavefield() = 0;
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;

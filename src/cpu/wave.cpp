@@ -115,6 +115,8 @@ public:
     }
   }
 
+  Field<T>& wavefield() override { return u_; }
+
   void synchronize() override {}
 
 private:

@@ -219,6 +219,8 @@ public:
     }
   }
 
+  Field<T>& wavefield() override { return u_; }
+
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
 private:

@@ -9,6 +9,7 @@
 #include "backend/stencil.hpp"
 #include "base/device_array.hpp"
 #include "base/runtime.hpp"
+#include "dist/exchange.hpp"
 #include "dist/timeline.hpp"
 #include "dist/transport.hpp"
 #include "strata/apply.hpp"
@@ -67,70 +68,62 @@ void fill_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool 
 
 }  // namespace
 
-template <class T>
-DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)
-    : grid_(grid), halo_(std::make_shared<detail::HaloBuffers>()) {
-  const Job& job = Job::get();
-  grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
-  box_ = Subdomain::of(grid, global, job.rank());
-  local_ = Field<T>(box_.local, ghost, memory);
-  if (memory == Memory::device && grid.ranks() > 1) {
-    // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
-    std::vector<int> lo, hi;
-    for (int a = 0; a < 3; ++a) {
-      if (grid.dims[a] == 1) continue;
-      std::array<int, 3> c = box_.coords;
-      c[a] = (box_.coords[a] + grid.dims[a] - 1) % grid.dims[a];
-      lo.push_back(grid.rank_of(c));
-      c[a] = (box_.coords[a] + 1) % grid.dims[a];
-      hi.push_back(grid.rank_of(c));
-    }
-    detail::prepare_device(lo, hi);
-  }
-}
+namespace detail {
 
-template <class T>
-void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream stream) {
-  require(w >= 1 && w <= local_.ghost(), "fill_ghosts: width " + std::to_string(w) + " outside 1.." +
-                                             std::to_string(local_.ghost()));
-  const int p = grid_.dims[axis];
-  const bool periodic = bc.kind == BoundaryKind::periodic;
-  if (p == 1) return fill_sides(local_, bc, w, axis, true, true, stream.handle);
-
-  auto neighbour = [&](int step) {
-    std::array<int, 3> c = box_.coords;
+Peers peers(const ProcessGrid& grid, const Subdomain& box, int axis, bool wrap) {
+  const int p = grid.dims[axis];
+  auto at = [&](int step) {
+    std::array<int, 3> c = box.coords;
     c[axis] += step;
     if (c[axis] < 0 || c[axis] >= p) {
-      if (!periodic) return -1;
+      if (!wrap) return -1;
       c[axis] = (c[axis] + p) % p;
     }
-    return grid_.rank_of(c);
+    return grid.rank_of(c);
   };
-  const int lo_peer = neighbour(-1), hi_peer = neighbour(+1);
-  const Extent n = local_.extent();
-  const int len = extent_of(n, axis);
-  fill_sides(local_, bc, w, axis, lo_peer < 0, hi_peer < 0, stream.handle);
+  return p == 1 ? Peers{} : Peers{at(-1), at(+1)};
+}
 
-  void* s = stream.handle;
+void connect_device(const ProcessGrid& grid, const Subdomain& box) {
+  if (grid.ranks() == 1) return;
+  // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
+  std::vector<int> lo, hi;
+  for (int a = 0; a < 3; ++a) {
+    if (grid.dims[a] == 1) continue;
+    const Peers p = peers(grid, box, a, true);
+    lo.push_back(p.lo);
+    hi.push_back(p.hi);
+  }
+  prepare_device(lo, hi);
+}
+
+std::shared_ptr<HaloBuffers> make_halo_buffers() { return std::make_shared<HaloBuffers>(); }
+
+template <class T>
+void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, bool wrap, int w, int axis,
+                   HaloBuffers& hb, void* s) {
+  const Peers peer = peers(grid, box, axis, wrap);
+  if (peer.lo < 0 && peer.hi < 0) return;
+  const Extent n = f.extent();
+  const int len = extent_of(n, axis);
+  const Memory m = f.memory();
   if (axis == 2) {
     // z faces are whole planes, contiguous in memory: sent from and received into the field
     // itself, no packing (and no kernel that would queue behind the interior's). The planes
     // carry their x and y ghosts, already filled; what lies beyond width w in them (padding,
     // wider ghosts) is never read by a stencil of radius w.
-    const Layout& L = local_.layout();
-    auto planes = [&](int z) { return static_cast<void*>(local_.data() + std::ptrdiff_t(L.ghost + z) * L.plane); };
+    const Layout& L = f.layout();
+    auto planes = [&](int z) { return static_cast<void*>(f.data() + std::ptrdiff_t(L.ghost + z) * L.plane); };
     const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
-    const detail::Leg legs[2] = {{hi_peer, lo_peer, planes(len - w), planes(-w), bytes, 0},
-                                 {lo_peer, hi_peer, planes(0), planes(len), bytes, 1}};
-    if (local_.memory() == Memory::host) detail::exchange_host(legs);
-    else detail::exchange_device(legs, s);
+    const Leg legs[2] = {{peer.hi, peer.lo, planes(len - w), planes(-w), bytes, 0},
+                         {peer.lo, peer.hi, planes(0), planes(len), bytes, 1}};
+    if (m == Memory::host) exchange_host(legs);
+    else exchange_device(legs, s);
     return;
   }
   const Region send_lo = face_box(n, w, axis, 0, w), send_hi = face_box(n, w, axis, len - w, w);
   const Region recv_lo = face_box(n, w, axis, -w, w), recv_hi = face_box(n, w, axis, len, w);
   const std::size_t bytes = send_lo.points() * sizeof(T);
-  const Memory m = local_.memory();
-  detail::HaloBuffers& hb = *halo_;
   if (hb.bytes < bytes) {
     for (int i = 0; i < 4; ++i) {
       if (m == Memory::host) hb.host[i].assign(bytes, 0);
@@ -138,16 +131,38 @@ void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream 
     }
     hb.bytes = bytes;
   }
-  if (hi_peer >= 0) pack(local_, send_hi, hb.ptr(1, m), s);
-  if (lo_peer >= 0) pack(local_, send_lo, hb.ptr(0, m), s);
+  if (peer.hi >= 0) pack(f, send_hi, hb.ptr(1, m), s);
+  if (peer.lo >= 0) pack(f, send_lo, hb.ptr(0, m), s);
   // Upward first (send the high face to the high neighbour, receive the low ghosts from the
   // low one), then downward: the same order on every rank, as NCCL matches in order.
-  const detail::Leg legs[2] = {{hi_peer, lo_peer, hb.ptr(1, m), hb.ptr(2, m), bytes, 0},
-                               {lo_peer, hi_peer, hb.ptr(0, m), hb.ptr(3, m), bytes, 1}};
-  if (m == Memory::host) detail::exchange_host(legs);
-  else detail::exchange_device(legs, s);
-  if (lo_peer >= 0) unpack(local_, recv_lo, hb.ptr(2, m), s);
-  if (hi_peer >= 0) unpack(local_, recv_hi, hb.ptr(3, m), s);
+  const Leg legs[2] = {{peer.hi, peer.lo, hb.ptr(1, m), hb.ptr(2, m), bytes, 0},
+                       {peer.lo, peer.hi, hb.ptr(0, m), hb.ptr(3, m), bytes, 1}};
+  if (m == Memory::host) exchange_host(legs);
+  else exchange_device(legs, s);
+  if (peer.lo >= 0) unpack(f, recv_lo, hb.ptr(2, m), s);
+  if (peer.hi >= 0) unpack(f, recv_hi, hb.ptr(3, m), s);
+}
+
+}  // namespace detail
+
+template <class T>
+DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)
+    : grid_(grid), halo_(detail::make_halo_buffers()) {
+  const Job& job = Job::get();
+  grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
+  box_ = Subdomain::of(grid, global, job.rank());
+  local_ = Field<T>(box_.local, ghost, memory);
+  if (memory == Memory::device) detail::connect_device(grid, box_);
+}
+
+template <class T>
+void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream stream) {
+  require(w >= 1 && w <= local_.ghost(), "fill_ghosts: width " + std::to_string(w) + " outside 1.." +
+                                             std::to_string(local_.ghost()));
+  const bool wrap = bc.kind == BoundaryKind::periodic;
+  const detail::Peers peer = detail::peers(grid_, box_, axis, wrap);
+  fill_sides(local_, bc, w, axis, peer.lo < 0, peer.hi < 0, stream.handle);
+  detail::exchange_axis(local_, grid_, box_, wrap, w, axis, *halo_, stream.handle);
 }
 
 template <class T>
@@ -289,6 +304,8 @@ double max_abs(const DistField<T>& f, Stream stream) {
 
 #define STRATA_INSTANTIATE(T)                                                                   \
   template class DistField<T>;                                                                  \
+  template void detail::exchange_axis(Field<T>&, const ProcessGrid&, const Subdomain&, bool, int, int,         \
+                                      detail::HaloBuffers&, void*);                                         \
   template void apply(const Stencil&, DistField<T>&, DistField<T>&, const Boundary&, Stream);  \
   template double sum(const DistField<T>&, Stream);                                             \
   template double dot(const DistField<T>&, const DistField<T>&, Stream);                        \

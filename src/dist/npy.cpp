@@ -1,5 +1,6 @@
-// .npy files of a distributed grid: each rank reads its box, and writes its rows into the
-// one temporary rank 0 made, which rank 0 renames once every rank has written.
+// Files of a distributed grid: each rank reads its box of a .npy; one global file (a .npy, a
+// .vti) is written by every rank into the one temporary rank 0 made, which rank 0 renames
+// once every rank has written.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "dist/exchange.hpp"
 #include "io/npy_box.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/dist.hpp"
@@ -21,16 +23,15 @@ void read_npy(const std::string& path, DistField<T>& f) {
   f.local().load_interior(dense);
 }
 
-template <class T>
-void write_npy(const std::string& path, const DistField<T>& f) {
-  const Job& job = Job::get();
-  const Subdomain& b = f.box();
-  const Extent g = b.global;
-  const std::size_t shape[3] = {std::size_t(g.nz), std::size_t(g.ny), std::size_t(g.nx)};
-  const std::string preamble = npy_preamble(precision_of<T>, shape, path);
-  const std::size_t total = preamble.size() + g.points() * sizeof(T);
+namespace detail {
 
-  // Rank 0: the temporary, at its full size, its name sent to every rank.
+void write_global(const std::string& path, const std::string& head, const std::string& tail, const Subdomain& b,
+                  const void* dense, std::size_t elem) {
+  const Job& job = Job::get();
+  const Extent g = b.global;
+  const std::size_t total = head.size() + g.points() * elem + tail.size();
+
+  // Rank 0: the temporary, at its full size with head and tail, its name sent to every rank.
   std::unique_ptr<io::AtomicFile> out;
   std::string temp, why;
   if (job.root()) {
@@ -39,9 +40,12 @@ void write_npy(const std::string& path, const DistField<T>& f) {
       if (out->target().kind == io::OutputTarget::Kind::stream)
         throw Error("cannot write '" + path + "' from " + std::to_string(job.size()) +
                     " ranks: it is a pipe or device, which the ranks cannot fill in parallel; write a file");
-      out->write(preamble.data(), preamble.size());
-      if (std::fflush(out->get()) != 0 || ::ftruncate(::fileno(out->get()), off_t(total)) != 0)
+      out->write(head.data(), head.size());
+      if (std::fflush(out->get()) != 0 || ::ftruncate(::fileno(out->get()), off_t(total - tail.size())) != 0 ||
+          std::fseek(out->get(), long(total - tail.size()), SEEK_SET) != 0)
         throw Error("cannot size '" + out->temp_path() + "': " + std::strerror(errno));
+      out->write(tail.data(), tail.size());
+      if (std::fflush(out->get()) != 0) throw Error("cannot write '" + out->temp_path() + "': " + std::strerror(errno));
       temp = out->temp_path();
     } catch (const Error& e) {
       why = e.what();
@@ -59,16 +63,14 @@ void write_npy(const std::string& path, const DistField<T>& f) {
     if (fd < 0)
       throw Error("rank " + std::to_string(job.rank()) + " cannot open '" + temp + "' (" + std::strerror(errno) +
                   "): the output directory must be on a filesystem every rank sees");
-    std::vector<T> dense(b.local.points());
-    f.local().store_interior(dense);
-    const std::size_t row = std::size_t(b.local.nx) * sizeof(T);
+    const std::size_t row = std::size_t(b.local.nx) * elem;
     bool ok = true;
     for (int z = 0; z < b.local.nz && ok; ++z)
       for (int y = 0; y < b.local.ny && ok; ++y) {
-        const std::size_t at = preamble.size() + ((std::size_t(b.offset[2] + z) * std::size_t(g.ny) +
-                                                   std::size_t(b.offset[1] + y)) * std::size_t(g.nx) +
-                                                  std::size_t(b.offset[0])) * sizeof(T);
-        const char* src = reinterpret_cast<const char*>(dense.data() + (std::size_t(z) * b.local.ny + y) * b.local.nx);
+        const std::size_t at = head.size() + ((std::size_t(b.offset[2] + z) * std::size_t(g.ny) +
+                                               std::size_t(b.offset[1] + y)) * std::size_t(g.nx) +
+                                              std::size_t(b.offset[0])) * elem;
+        const char* src = static_cast<const char*>(dense) + (std::size_t(z) * b.local.ny + y) * row;
         for (std::size_t done = 0; done < row && ok;) {
           const ssize_t n = ::pwrite(fd, src + done, row - done, off_t(at + done));
           if (n <= 0) ok = errno == EINTR && n < 0;
@@ -87,6 +89,18 @@ void write_npy(const std::string& path, const DistField<T>& f) {
   job.agree(why);
   if (job.root()) out->commit();
   job.barrier();
+}
+
+}  // namespace detail
+
+template <class T>
+void write_npy(const std::string& path, const DistField<T>& f) {
+  const Subdomain& b = f.box();
+  const Extent g = b.global;
+  const std::size_t shape[3] = {std::size_t(g.nz), std::size_t(g.ny), std::size_t(g.nx)};
+  std::vector<T> dense(b.local.points());
+  f.local().store_interior(dense);
+  detail::write_global(path, npy_preamble(precision_of<T>, shape, path), "", b, dense.data(), sizeof(T));
 }
 
 template void read_npy(const std::string&, DistField<float>&);

@@ -24,6 +24,7 @@ struct Checkpoint {
   int trace_rows = 0;        // rows of "traces" recorded
   std::string digest;        // physics digest of the configuration that wrote it
   std::string config_json;   // that configuration, for the reader's information
+  std::string partition;     // a distributed run's: which rank's box ("" : the whole grid)
   std::vector<NamedArray<T>> arrays;
 };
 

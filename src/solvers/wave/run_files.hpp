@@ -6,6 +6,7 @@
 
 namespace strata::wave {
 
-const io::RunFiles& run_files();
+// ranks: a distributed run writes one checkpoint per rank.
+io::RunFiles run_files(int ranks = 1);
 
 }  // namespace strata::wave

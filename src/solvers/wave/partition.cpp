@@ -1,0 +1,115 @@
+// A rank's share of a distributed wave run (see partition.hpp).
+#include "solvers/wave/partition.hpp"
+
+#include <algorithm>
+
+namespace strata::wave {
+
+std::string Partition::describe() const {
+  const int r = grid.rank_of(box.coords);
+  return "rank " + std::to_string(r) + " of " + std::to_string(grid.ranks()) + ", process grid " + grid.str() +
+         ", box " + box.local.str() + " at (" + std::to_string(box.offset[0]) + ", " + std::to_string(box.offset[1]) +
+         ", " + std::to_string(box.offset[2]) + ")";
+}
+
+dist::ProcessGrid wave_process_grid(const Config& c, int ranks, const std::string& text) {
+  const int R = c.order / 2;
+  const bool layers = std::find(c.faces.begin(), c.faces.end(), FaceKind::pml) != c.faces.end();
+  if (text.empty()) {
+    // Boxes as thick as a layer: then every layer lies whole in its end boxes.
+    const int width = std::max(R, layers ? c.pml_width : 1);
+    try {
+      return dist::ProcessGrid::choose(c.shape, ranks, width);
+    } catch (const Error& e) {
+      throw Error("the " + c.shape.str() + " wave grid cannot be split over " + std::to_string(ranks) +
+                  " ranks with boxes at least " + std::to_string(width) + " points thick (the stencil radius " +
+                  std::to_string(R) + (layers ? " and boundary.pml.width " + std::to_string(c.pml_width) : "") +
+                  "): run fewer ranks, or give --grid PXxPYxPZ");
+    }
+  }
+  const dist::ProcessGrid g = dist::ProcessGrid::parse(text);
+  g.require_fits(c.shape, ranks, R, "--grid " + text);
+  return g;
+}
+
+Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, int rank, Partition& part) {
+  part.grid = grid;
+  part.box = dist::Subdomain::of(grid, global.n, rank);
+  const dist::Subdomain& b = part.box;
+  const int len[3] = {b.local.nx, b.local.ny, b.local.nz};
+  auto inside = [&](int x, int y, int z) {
+    const int q[3] = {x, y, z};
+    for (int a = 0; a < 3; ++a)
+      if (q[a] < b.offset[a] || q[a] >= b.offset[a] + len[a]) return false;
+    return true;
+  };
+
+  Setup s = global;
+  s.n = b.local;
+  for (int a = 0; a < 3; ++a) {
+    part.wrap[a] = global.faces[2 * a] == FaceKind::periodic && grid.dims[a] > 1;
+    if (!b.lo_face[a] || part.wrap[a]) s.faces[2 * a] = FaceKind::pml;  // ghosts from the neighbour
+    if (!b.hi_face[a] || part.wrap[a]) s.faces[2 * a + 1] = FaceKind::pml;
+  }
+
+  s.pml.clear();
+  for (const PmlFace& f : global.pml) {
+    PmlFace p = f;
+    bool here = true;
+    for (int a = 0; a < 3; ++a) {
+      const int lo = std::max(f.lo[a], b.offset[a]), hi = std::min(f.hi[a], b.offset[a] + len[a]);
+      here = here && lo < hi;
+      p.lo[a] = lo - b.offset[a];
+      p.hi[a] = hi - b.offset[a];
+    }
+    if (!here) continue;
+    const int ax = f.axis;
+    if (p.lo[ax] + b.offset[ax] != f.lo[ax] || p.hi[ax] + b.offset[ax] != f.hi[ax])
+      throw Error(std::string("the absorbing layer of boundary.") + kFaceNames[f.face] + " (" +
+                  std::to_string(f.hi[ax] - f.lo[ax]) + " points along " + "xyz"[ax] +
+                  ") would be cut between ranks by process grid " + grid.str() + " (" + part.describe() +
+                  "): each layer must lie whole in one box along its axis; use fewer ranks along " + "xyz"[ax] +
+                  " or a thinner boundary.pml.width");
+    s.pml.push_back(std::move(p));
+  }
+
+  for (auto& taps : s.sources) {
+    std::vector<Tap> mine;
+    for (const Tap& t : taps)
+      if (inside(t.x, t.y, t.z)) mine.push_back({t.x - b.offset[0], t.y - b.offset[1], t.z - b.offset[2], t.w});
+    taps = std::move(mine);  // a source with no point here stays, empty: amplitudes keep their index
+  }
+
+  s.receivers.clear();
+  part.columns.clear();
+  for (std::size_t i = 0; i < global.receivers.size(); ++i) {
+    const std::vector<Tap>& taps = global.receivers[i];
+    int lo[3] = {taps.front().x, taps.front().y, taps.front().z};
+    for (const Tap& t : taps) lo[0] = std::min(lo[0], t.x), lo[1] = std::min(lo[1], t.y), lo[2] = std::min(lo[2], t.z);
+    if (!inside(lo[0], lo[1], lo[2])) continue;
+    std::vector<Tap> local = taps;
+    for (Tap& t : local) t.x -= b.offset[0], t.y -= b.offset[1], t.z -= b.offset[2];
+    s.receivers.push_back(std::move(local));
+    part.columns.push_back(int(i));
+  }
+  return s;
+}
+
+template <class T>
+std::vector<T> box_values(std::span<const T> global, Extent n, const dist::Subdomain& b, bool planes) {
+  if (planes) return {global.begin() + b.offset[2], global.begin() + b.offset[2] + b.local.nz};
+  std::vector<T> out(b.local.points());
+  std::size_t i = 0;
+  for (int z = 0; z < b.local.nz; ++z)
+    for (int y = 0; y < b.local.ny; ++y) {
+      const std::size_t at = (std::size_t(b.offset[2] + z) * n.ny + std::size_t(b.offset[1] + y)) * n.nx + b.offset[0];
+      std::copy_n(global.begin() + std::ptrdiff_t(at), b.local.nx, out.begin() + std::ptrdiff_t(i));
+      i += std::size_t(b.local.nx);
+    }
+  return out;
+}
+
+template std::vector<float> box_values(std::span<const float>, Extent, const dist::Subdomain&, bool);
+template std::vector<double> box_values(std::span<const double>, Extent, const dist::Subdomain&, bool);
+
+}  // namespace strata::wave
