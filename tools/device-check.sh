@@ -12,6 +12,8 @@
 #   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
 #   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests, `strata apply` on
 #             the GPUs against one process, and strata bench --kernel dist
+#   wave      one rank per GPU: `strata wave` on the GPUs against one process (byte for byte),
+#             then tools/wave_scaling.py (strong, weak, a grid too big for one GPU)
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
@@ -113,6 +115,16 @@ if has dist; then
   TAIL=30 run dist_bench mpirun -np "$G" "$S" bench --kernel dist --device cuda --size "${DIST_SIZE:-512}" \
     --reps 10 --json "bench/results/$gpu-x$G-dist.json"
   cp "bench/results/$gpu-x$G-dist.json" "$OUT/" 2>/dev/null
+fi
+
+if has wave; then
+  G=$(nvidia-smi -L | wc -l)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+  run wave_dist python3 "$CLEAN/tests/dist/test_wave_dist.py" "$S" mpirun "$G" --device cuda
+  mkdir -p bench/results
+  TAIL=30 run wave_scaling python3 tools/wave_scaling.py "$S" --gpus "$G" --json "bench/results/$gpu-x$G-wave.json" \
+    ${WAVE_SCALING_ARGS:-}
+  cp "bench/results/$gpu-x$G-wave.json" "$OUT/" 2>/dev/null
 fi
 
 if has variants; then
