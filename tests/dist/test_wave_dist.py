@@ -119,9 +119,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check("  ... said once", r.stderr.count("same ranks and process grid") == 1, r.stderr)
         check("  ... nothing changed", sorted(os.listdir(part)) == before, str(os.listdir(part)))
 
-        # A process grid whose boxes (5 thick along z) would cut the 6-point absorbing layer.
+    if NP > 2:
+        # z = 4 NP + 1 points over NP boxes at least 4 (the radius) thick: no split holds the
+        # 6-point absorbing layer whole (it needs 6 + 4 (NP - 1) points).
         thin = json.loads(json.dumps(BASE))
-        thin["grid"]["shape"] = [30, 26, 5 * NP]
+        thin["grid"]["shape"] = [30, 26, 4 * NP + 1]
         thin["boundary"]["pml"]["width"] = 6
         cfg_thin = os.path.join(tmp, "thin.json")
         with open(cfg_thin, "w") as f:

@@ -7,6 +7,8 @@
 // their points; a receiver goes to the rank holding the lowest corner of its taps (the
 // others lie within one point: in the ghosts, fresh after each step's exchange). Every point
 // sees the same arithmetic in the same order as in one process: results are the same bits.
+// The cuts along a split axis balance the work: an absorbing layer's points weigh what they
+// cost (partition.cpp), so the box that holds a layer gets fewer planes.
 // Owns the split; uses dist::ProcessGrid / Subdomain and backend/wave.hpp's Setup.
 #pragma once
 

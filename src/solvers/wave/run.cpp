@@ -536,7 +536,8 @@ Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
   const Ranks ranks(opt.alone);
   const io::RunDirectory::Mode mode = directory_mode(opt);
-  io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode);  // before any work
+  // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
+  ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
   if (!opt.restart.empty()) {  // before the Solver allocates: a checkpoint that is not there
     const std::string path = rank_checkpoint(opt.restart, ranks.rank());
     struct stat st {};
