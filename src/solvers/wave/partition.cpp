@@ -100,8 +100,10 @@ Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, int ra
   s.n = b.local;
   for (int a = 0; a < 3; ++a) {
     part.wrap[a] = global.faces[2 * a] == FaceKind::periodic && grid.dims[a] > 1;
-    if (!b.lo_face[a] || part.wrap[a]) s.faces[2 * a] = FaceKind::pml;  // ghosts from the neighbour
-    if (!b.hi_face[a] || part.wrap[a]) s.faces[2 * a + 1] = FaceKind::pml;
+    s.exchanged[2 * a] = grid.dims[a] > 1 && (!b.lo_face[a] || part.wrap[a]);  // ghosts from the neighbour
+    s.exchanged[2 * a + 1] = grid.dims[a] > 1 && (!b.hi_face[a] || part.wrap[a]);
+    if (s.exchanged[2 * a]) s.faces[2 * a] = FaceKind::pml;  // the backend leaves them alone
+    if (s.exchanged[2 * a + 1]) s.faces[2 * a + 1] = FaceKind::pml;
   }
 
   s.pml.clear();

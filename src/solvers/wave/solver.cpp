@@ -61,6 +61,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
     halo_ = dist::detail::make_halo_buffers();
   }
   backend_ = make_backend<T>(plan_.device, setup_);
+  if (part_) backend_->set_halo_exchange([this](void* stream) { exchange(stream); });
   const bool planes = !v.planes.empty();
   const std::vector<T> mine = part_ ? box_values<T>(v.values(), cfg_.shape, part_->box, planes) : std::vector<T>();
   const std::span<const T> values = part_ ? std::span<const T>(mine) : v.values();
@@ -77,10 +78,10 @@ void SolverT<T>::connect() {
 }
 
 template <class T>
-void SolverT<T>::exchange() {
+void SolverT<T>::exchange(void* stream) {
   Field<T>& u = backend_->wavefield();
   for (int a = 0; a < 3; ++a)
-    dist::detail::exchange_axis(u, part_->grid, part_->box, part_->wrap[a], setup_.radius, a, *halo_, nullptr);
+    dist::detail::exchange_axis(u, part_->grid, part_->box, part_->wrap[a], setup_.radius, a, *halo_, stream);
 }
 
 template <class T>
@@ -143,8 +144,7 @@ void SolverT<T>::advance(int steps) {
   const int every = cfg_.receiver_every;
   for (int i = 0; i < steps; ++i) {
     if (!cfg_.sources.empty() && (n_ < wl_first_ || n_ >= wl_first_ + wl_count_)) load_wavelets(n_);
-    backend_->step(n_);
-    if (part_) exchange();  // before the receivers read the ghosts, and the next step
+    backend_->step(n_);  // a distributed run's backend exchanges the ghosts (set_halo_exchange)
     ++n_;
     if (n_ % every == 0) {
       backend_->record(n_ / every);
