@@ -179,11 +179,12 @@ public:
   }
 
   void record(int row) override {
-    if (s_.receivers.empty()) return;
     require(row < s_.trace_rows, "internal: trace row past the buffer");
     if (!exchange_) return launch_record(row, stream());
+    // Sampled after the next exchange of u's ghosts. A rank without receivers keeps the row
+    // waiting too: flush_row exchanges, and every rank must make the same exchanges.
     flush_row();  // (a row is sampled once per step at most; this never waits in a run)
-    pending_row_ = row;  // sampled after the next exchange of u's ghosts
+    pending_row_ = row;
   }
 
   std::vector<T> traces(int rows) const override {
@@ -274,6 +275,7 @@ private:
 
   void launch_record(int row, cudaStream_t st) {
     const int nr = int(s_.receivers.size());
+    if (nr == 0) return;
     kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, st>>>(u_.origin(), record_off_.get(), record_w_.get(), nr,
                                                                  traces_.get() + std::size_t(row) * nr);
     STRATA_CUDA_CHECK_LAUNCH();

@@ -98,6 +98,20 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{label}: one checkpoint per rank", all(os.path.exists(os.path.join(out, c)) for c in ck),
                       str(os.listdir(out)))
 
+    # Every receiver in the top box (z slabs): the other ranks record nothing, yet make the
+    # same exchanges (a GPU rank that skipped the last one left the others waiting forever).
+    cfg = os.path.join(tmp, "base.json")
+    top = ["--set", "receivers.lines=[]", "--set", "receivers.planes=[]",
+           "--set", "receivers.points=[[12.5, 12.5, 2.5], [72.5, 60.0, 7.5]]"]
+    ref = os.path.join(tmp, "top_ref")
+    r = launch(0, "--config", cfg, "--out-dir", ref, *top)
+    check("receivers in one box: one process exits 0", r.returncode == 0, r.stderr)
+    out = os.path.join(tmp, "top")
+    r = launch(NP, "--config", cfg, "--out-dir", out, "--grid", f"1x1x{NP}", *top)
+    check(f"receivers in one box: {NP} ranks exit 0", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        same_outputs(f"receivers in one box, {NP} ranks", ref, out)
+
     # A run stopped at step 15 and continued from its ranks' checkpoints ends as the whole run.
     cfg = os.path.join(tmp, "base.json")
     part = os.path.join(tmp, "restart")
