@@ -69,10 +69,23 @@ void fill_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool 
 
 template <class T>
 DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)
+    : DistField(grid, (grid.require_fits(global, Job::get().size(), std::max(ghost, 1),
+                                         "distributed " + global.str() + " field"),
+                       Subdomain::even_cuts(grid, global)),
+                ghost, memory) {}
+
+template <class T>
+DistField<T>::DistField(const ProcessGrid& grid, const Subdomain::Cuts& cuts, int ghost, Memory memory)
     : grid_(grid), halo_(std::make_shared<detail::HaloBuffers>()) {
   const Job& job = Job::get();
-  grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
-  box_ = Subdomain::of(grid, global, job.rank());
+  require(grid.ranks() == job.size(), "distributed field: process grid " + grid.str() + " has " +
+                                          std::to_string(grid.ranks()) + " boxes but the job has " +
+                                          std::to_string(job.size()) + " ranks");
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; grid.dims[a] > 1 && c < grid.dims[a]; ++c)
+      require(cuts[a][std::size_t(c) + 1] - cuts[a][std::size_t(c)] >= std::max(ghost, 1),
+              "internal: a distributed field's box is thinner than its " + std::to_string(ghost) + " ghost layers");
+  box_ = Subdomain::of(grid, cuts, job.rank());
   local_ = Field<T>(box_.local, ghost, memory);
   if (memory == Memory::device && grid.ranks() > 1) {
     // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
@@ -91,11 +104,23 @@ DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memor
 
 template <class T>
 void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream stream) {
+  fill_axis(bc, w, axis, true, stream);
+}
+
+template <class T>
+void DistField<T>::exchange_ghosts(bool periodic, int w, Stream stream) {
+  const Boundary bc = periodic ? Boundary::periodic() : Boundary::dirichlet(0.0);
+  for (int axis = 0; axis < 3; ++axis) fill_axis(bc, w, axis, false, stream);
+}
+
+// `faces`: fill the global faces' ghosts by bc; otherwise leave them (exchange_ghosts).
+template <class T>
+void DistField<T>::fill_axis(const Boundary& bc, int w, int axis, bool faces, Stream stream) {
   require(w >= 1 && w <= local_.ghost(), "fill_ghosts: width " + std::to_string(w) + " outside 1.." +
                                              std::to_string(local_.ghost()));
   const int p = grid_.dims[axis];
   const bool periodic = bc.kind == BoundaryKind::periodic;
-  if (p == 1) return fill_sides(local_, bc, w, axis, true, true, stream.handle);
+  if (p == 1) return fill_sides(local_, bc, w, axis, faces || periodic, faces || periodic, stream.handle);
 
   auto neighbour = [&](int step) {
     std::array<int, 3> c = box_.coords;
@@ -109,7 +134,7 @@ void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream 
   const int lo_peer = neighbour(-1), hi_peer = neighbour(+1);
   const Extent n = local_.extent();
   const int len = extent_of(n, axis);
-  fill_sides(local_, bc, w, axis, lo_peer < 0, hi_peer < 0, stream.handle);
+  fill_sides(local_, bc, w, axis, faces && lo_peer < 0, faces && hi_peer < 0, stream.handle);
 
   void* s = stream.handle;
   if (axis == 2) {
