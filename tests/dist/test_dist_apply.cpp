@@ -227,14 +227,3 @@ TEST(DistField, RefusesGridsThatDoNotFit) {
 
 }  // namespace
 }  // namespace strata
-
-// MPI starts before the tests and ends after them; every rank runs every test.
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  strata::dist::Job::start(argc, argv);
-  const int rc = RUN_ALL_TESTS();
-  auto& job = strata::dist::Job::get();
-  const bool failed_anywhere = job.first_failed(rc != 0) >= 0;
-  job.finish();
-  return failed_anywhere ? 1 : 0;
-}

@@ -1,0 +1,195 @@
+// Distributed Poisson solves against one process: run under mpirun with any rank count
+// (CTest runs 1 to 4 CPU ranks). Every rank builds the whole right-hand side from one seed
+// and solves it alone with strata::solve_poisson; the distributed solve of the same problem
+// must give the same solution to 1e-9 relative (f64, rtol 1e-10) within one iteration, for
+// mg, mgcg (mixed precision too) and cg, every boundary kind, shapes no rank count divides
+// and every process grid the rank count allows. Gathering at one point (gather_below 1)
+// partitions every level that can be; the default gathers the small ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "common/test_util.hpp"
+#include "strata/dist.hpp"
+#include "strata/dist_poisson.hpp"
+#include "strata/poisson.hpp"
+
+namespace strata {
+namespace {
+
+using dist::DistField;
+using dist::Job;
+using dist::ProcessGrid;
+
+std::vector<ProcessGrid> grids_of(int ranks) {
+  std::vector<ProcessGrid> g;
+  for (int pz = 1; pz <= ranks; ++pz)
+    for (int py = 1; py <= ranks / pz; ++py)
+      if (ranks % (pz * py) == 0) g.push_back(ProcessGrid{{ranks / (pz * py), py, pz}});
+  return g;
+}
+
+// Visits every point of this rank's box: (local x, y, z, global x, y, z).
+template <class F>
+void each_point(const dist::Subdomain& b, F&& visit) {
+  for (int z = 0; z < b.local.nz; ++z)
+    for (int y = 0; y < b.local.ny; ++y)
+      for (int x = 0; x < b.local.nx; ++x) visit(x, y, z, b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+}
+
+// The distributed field holding `whole`'s values in every rank's box.
+template <class T>
+DistField<T> distribute(const Field<T>& whole, const ProcessGrid& grid) {
+  DistField<T> d(whole.extent(), grid, 1);
+  each_point(d.box(), [&](int x, int y, int z, int gx, int gy, int gz) { d.local()(x, y, z) = whole(gx, gy, gz); });
+  return d;
+}
+
+// How far the residual histories may part while the residual is above kHistoryFrom (relative
+// to ||f||): the order of the sums in the inner products is all that differs, a relative
+// 1e-16 that CG's iterations grow by orders of magnitude towards the end (its directions
+// drift apart); a level solved differently parts them by 1e-3 or more from the first cycle.
+constexpr double kHistoryTol = 1e-6, kHistoryFrom = 1e-6;
+
+struct Case {
+  PoissonMethod method;
+  Boundary bc;
+  bool mixed = false;
+  long long gather_below = 1;
+  std::string str() const {
+    return std::string(to_string(method)) + (mixed ? " mixed" : "") + ", " + bc.describe() + ", gather below " +
+           std::to_string(gather_below);
+  }
+};
+
+// Solves one case on one process and distributed; checks the solutions and the reports.
+template <class T>
+void check(const Case& c, Extent n, const ProcessGrid& grid, double rtol, double tol) {
+  PoissonOptions o;
+  o.method = c.method;
+  o.bc = c.bc;
+  o.mixed_precision = c.mixed;
+  o.rtol = rtol;
+  o.max_iter = 200;
+  o.gather_below = c.gather_below;
+  Field<T> f(n, 1), u1(n, 1);
+  test::fill_random(f, 7);
+  const PoissonReport one = solve_poisson(o, f, u1);
+
+  const DistField<T> df = distribute(f, grid);
+  DistField<T> du(n, grid, 1);
+  const PoissonReport many = dist::solve_poisson(o, df, du);
+
+  const std::string what = c.str() + ", " + n.str() + ", grid " + grid.str();
+  EXPECT_TRUE(one.converged) << what << ": one process: " << one.message;
+  EXPECT_TRUE(many.converged) << what << ": distributed: " << many.message;
+  EXPECT_LE(std::abs(many.iterations - one.iterations), 1)
+      << what << ": " << many.iterations << " iterations distributed, " << one.iterations << " on one process";
+  // The same cycle: the residual after every iteration agrees far below the tolerance (a
+  // coarse level solved differently still converges, but not along the same residuals).
+  for (std::size_t i = 0; i < std::min(one.residuals.size(), many.residuals.size()) && one.residuals[i] > kHistoryFrom; ++i)
+    EXPECT_LE(std::abs(many.residuals[i] - one.residuals[i]), kHistoryTol * one.residuals[i])
+        << what << ": relative residual after iteration " << i << ": " << many.residuals[i] << " distributed, "
+        << one.residuals[i] << " on one process";
+  ASSERT_EQ(many.levels.size(), one.levels.size()) << what;
+  for (std::size_t l = 0; l < one.levels.size(); ++l) EXPECT_EQ(many.levels[l].n, one.levels[l].n) << what;
+  double diff2 = 0, ref2 = 0;
+  bool finite = true;
+  each_point(du.box(), [&](int x, int y, int z, int gx, int gy, int gz) {
+    const double got = du.local()(x, y, z), want = u1(gx, gy, gz);
+    finite = finite && std::isfinite(got);
+    diff2 += (got - want) * (got - want);
+    ref2 += want * want;
+  });
+  const Job& job = Job::get();
+  EXPECT_EQ(job.first_failed(!finite), -1) << what << ": a non-finite value in the distributed solution";
+  const double rel = std::sqrt(job.sum(diff2) / job.sum(ref2));
+  EXPECT_LE(rel, tol) << what << ": relative difference to one process " << rel;
+}
+
+const Boundary kBoundaries[] = {Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()};
+
+// Odd, even and mixed axes; none divisible by 3; the second coarsens unevenly on Dirichlet.
+const Extent kShapes[] = {{19, 17, 23}, {24, 20, 14}};
+
+TEST(DistPoisson, MultigridMatchesOneProcessF64) {
+  for (const Extent n : kShapes)
+    for (const Boundary& bc : kBoundaries)
+      for (const ProcessGrid& grid : grids_of(Job::get().size()))
+        check<double>({PoissonMethod::mg, bc}, n, grid, 1e-10, 1e-9);
+}
+
+TEST(DistPoisson, MultigridCgMatchesOneProcessF64) {
+  for (const Extent n : kShapes)
+    for (const Boundary& bc : kBoundaries)
+      for (const ProcessGrid& grid : grids_of(Job::get().size()))
+        check<double>({PoissonMethod::mgcg, bc}, n, grid, 1e-10, 1e-9);
+}
+
+TEST(DistPoisson, MixedPrecisionMultigridCgMatchesOneProcess) {
+  for (const Boundary& bc : kBoundaries)
+    for (const ProcessGrid& grid : grids_of(Job::get().size()))
+      check<double>({PoissonMethod::mgcg, bc, true}, {21, 18, 25}, grid, 1e-10, 1e-9);
+}
+
+TEST(DistPoisson, PlainCgMatchesOneProcess) {
+  const ProcessGrid grid = ProcessGrid::choose({17, 19, 21}, Job::get().size());
+  for (const Boundary& bc : kBoundaries) check<double>({PoissonMethod::cg, bc}, {17, 19, 21}, grid, 1e-10, 1e-9);
+}
+
+// The default threshold: the finest level partitioned, the coarse ones solved on rank 0.
+TEST(DistPoisson, DefaultGatherMatchesOneProcess) {
+  const Extent n{41, 37, 35};
+  ASSERT_GT((long long)n.points(), dist::kPoissonGatherBelow);
+  const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());
+  for (const Boundary& bc : kBoundaries)
+    for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg}) check<double>({m, bc, false, 0}, n, grid, 1e-10, 1e-9);
+}
+
+// Single precision: the same iteration within one, the solutions as close as f32 allows.
+TEST(DistPoisson, SinglePrecisionMatchesOneProcess) {
+  const ProcessGrid grid = ProcessGrid::choose({19, 17, 23}, Job::get().size());
+  for (const Boundary& bc : kBoundaries) check<float>({PoissonMethod::mg, bc}, {19, 17, 23}, grid, 1e-3, 1e-5);
+}
+
+// The same rank count gives the same bits, run to run.
+TEST(DistPoisson, ReproducibleForAGivenRankCount) {
+  const Extent n{19, 17, 23};
+  const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());
+  Field<double> f(n, 1);
+  test::fill_random(f, 3);
+  const DistField<double> df = distribute(f, grid);
+  PoissonOptions o;
+  o.method = PoissonMethod::mgcg;
+  o.bc = Boundary::neumann();
+  o.rtol = 1e-10;
+  o.gather_below = 1;
+  DistField<double> a(n, grid, 1), b(n, grid, 1);
+  const PoissonReport ra = dist::solve_poisson(o, df, a), rb = dist::solve_poisson(o, df, b);
+  EXPECT_EQ(ra.residuals, rb.residuals);
+  std::size_t differ = 0;
+  each_point(a.box(), [&](int x, int y, int z, int, int, int) { differ += a.local()(x, y, z) != b.local()(x, y, z); });
+  EXPECT_EQ(Job::get().sum((long long)differ), 0);
+}
+
+TEST(DistPoisson, RefusesWhatItDoesNotRun) {
+  const Extent n{12, 12, 12};
+  const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());
+  DistField<double> f(n, grid, 1), u(n, grid, 1);
+  for (PoissonMethod m : {PoissonMethod::fmg, PoissonMethod::jacobi, PoissonMethod::fft}) {
+    PoissonOptions o;
+    o.method = m;
+    o.bc = Boundary::periodic();
+    EXPECT_NE(dist::poisson_unsupported(o, grid, n), "");
+    EXPECT_THROW(dist::solve_poisson(o, f, u), Error) << to_string(m);
+  }
+  PoissonOptions o;
+  o.op = PoissonOperator::fe27;
+  EXPECT_NE(dist::poisson_unsupported(o, grid, n).find("fd7"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata
