@@ -140,6 +140,15 @@ TEST(DistPoisson, PlainCgMatchesOneProcess) {
   for (const Boundary& bc : kBoundaries) check<double>({PoissonMethod::cg, bc}, {17, 19, 21}, grid, 1e-10, 1e-9);
 }
 
+// Every level gathered: rank 0 cycles the whole grid, the ranks hold its boxes.
+TEST(DistPoisson, AllGatheredMatchesOneProcess) {
+  const Extent n{19, 17, 23};
+  const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());
+  for (const Boundary& bc : kBoundaries)
+    for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
+      check<double>({m, bc, false, 1LL << 40}, n, grid, 1e-10, 1e-9);
+}
+
 // The default threshold: the finest level partitioned, the coarse ones solved on rank 0.
 TEST(DistPoisson, DefaultGatherMatchesOneProcess) {
   const Extent n{41, 37, 35};

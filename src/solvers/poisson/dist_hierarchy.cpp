@@ -194,13 +194,7 @@ template <class T>
 bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
   const dist::Job& job = dist::Job::get();
   const Extent n = L.n;
-  // Each box's values, [z][y][x], travel as bytes; rank 0 places them in the whole grid.
-  std::vector<T> mine(L.f.local().extent().points());
-  runtime::stream_synchronize(s.handle);
-  L.f.local().store_interior(mine);
-  const std::vector<std::string> parts =
-      job.gather_text(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)), 0);
-  std::vector<T> whole(n.points());
+  std::vector<T> mine(L.f.local().extent().points()), whole(n.points());
   auto each_box = [&](auto&& visit) {
     for (int r = 0; r < grid.ranks(); ++r) {
       const Subdomain b = Subdomain::of(grid, L.cuts, r);
@@ -212,16 +206,28 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
                             std::size_t(b.offset[0] + x));
     }
   };
-  if (job.root()) {
+  // Each box's values, [z][y][x], travel as bytes; rank 0 places them in the whole grid.
+  auto gather = [&](const Vec& v, Field<T>& to) {
+    runtime::stream_synchronize(s.handle);
+    v.local().store_interior(mine);
+    const std::vector<std::string> parts =
+        job.gather_text(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)), 0);
+    if (!job.root()) return;
     each_box([&](int r, std::size_t i, std::size_t g) {
       whole[g] = reinterpret_cast<const T*>(parts[std::size_t(r)].data())[i];
     });
-    Level<T>& C = tail->levels[0];
-    C.f.load_interior(whole);
-    fill(C.u, T(0), s);
+    to.load_interior(whole);
+  };
+  Level<T>* C = job.root() ? &tail->levels[0] : nullptr;
+  gather(L.f, C ? C->f : L.f.local());
+  // Within a cycle the coarse u starts from zero; the finest level (all of it gathered)
+  // improves the iterate it holds.
+  if (&L == &levels.front()) gather(L.u, C ? C->u : L.u.local());
+  else if (C) fill(C->u, T(0), s);
+  if (C) {
     tail_mg->vcycle(0);
     runtime::stream_synchronize(s.handle);
-    C.u.store_interior(whole);
+    C->u.store_interior(whole);
   }
   job.broadcast(whole.data(), whole.size() * sizeof(T), 0);
   each_box([&](int r, std::size_t i, std::size_t g) {
