@@ -14,10 +14,11 @@
 namespace strata::dist {
 
 // Levels below this many points are gathered to rank 0 (PoissonOptions::gather_below = 0).
-// Measured on CPU ranks (docs/multigpu.md): a V-cycle costs the same within 10% for any
-// threshold from 4096 to 32768 points; below that the exchanges of tiny levels cost more
-// than the gather, above it rank 0's serial share grows.
-inline constexpr long long kPoissonGatherBelow = 16384;
+// Measured on CPU ranks (docs/multigpu.md, 127^3 mgcg f64): the time per iteration is the
+// same within 2% for any threshold from 1 to 40000 points and grows once 63^3 (250047
+// points) is gathered; the largest of the flat range keeps the fewest tiny levels
+// partitioned, whose exchanges cost a fixed latency each on GPUs.
+inline constexpr long long kPoissonGatherBelow = 32768;
 
 // Why solve_poisson refuses these options for a grid split as `grid` ("" when it runs
 // them): methods mg, cg and mgcg, the fd7 operator, boxes at least one point thick. For a

@@ -6,6 +6,8 @@ one message and exit 1 on every rank with nothing written.
 Usage: test_cli_poisson.py STRATA MPIEXEC NP"""
 import json, math, os, struct, subprocess, sys, tempfile
 
+import cli_checks
+
 strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
 failures = []
 
@@ -51,22 +53,12 @@ with tempfile.TemporaryDirectory() as d:
                 failures.append("%s: %d iterations on %d ranks, %d on one process" % (what, itn, np_, it1))
 
     out = os.path.join(d, "out.npy")
-    for args, expect in ((["--solver", "fmg"], "one process only"),
-                         (["--operator", "fe27"], "--operator fd7"),
-                         (["--solver", "fft", "--bc", "periodic"], "one process only"),
-                         (["--grid", "1x1x%d" % (np_ + 1)], "process grid"),
-                         (["--grid", "bogus"], "PXxPYxPZ")):
-        r = run(["--n", "16", "--out", out] + args, np_)
-        if r.returncode != 1 or r.stderr.count("strata: error") != 1 or expect not in r.stderr:
-            failures.append("%s: expected exit 1 and one message with '%s', got exit %d:\n%s" %
-                            (args, expect, r.returncode, r.stderr))
-        if os.path.exists(out):
-            failures.append("%s: wrote %s" % (args, out))
-    leftovers = [f for f in os.listdir(d) if ".tmp." in f]
-    if leftovers:
-        failures.append("temporaries left: %s" % leftovers)
+    cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + args, np_),
+                         ((["--solver", "fmg"], "one process only"),
+                          (["--operator", "fe27"], "--operator fd7"),
+                          (["--solver", "fft", "--bc", "periodic"], "one process only"),
+                          (["--grid", "1x1x%d" % (np_ + 1)], "process grid"),
+                          (["--grid", "bogus"], "PXxPYxPZ")), out, failures)
+    cli_checks.no_temporaries(d, failures)
 
-for f in failures:
-    print("FAIL:", f)
-print("%d ranks: %s" % (np_, "ok" if not failures else "%d failures" % len(failures)))
-sys.exit(1 if failures else 0)
+cli_checks.verdict(failures, "%d ranks" % np_)

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/require_gpu.hpp"
+#include "common/process_grids.hpp"
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
@@ -21,13 +22,7 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
-std::vector<ProcessGrid> grids_of(int ranks) {
-  std::vector<ProcessGrid> g;
-  for (int pz = 1; pz <= ranks; ++pz)
-    for (int py = 1; py <= ranks / pz; ++py)
-      if (ranks % (pz * py) == 0) g.push_back(ProcessGrid{{ranks / (pz * py), py, pz}});
-  return g;
-}
+using test::grids_of;
 
 std::vector<Stencil> stencils() {
   return {test::random_stencil(StencilKind::star, 1, 11), test::random_stencil(StencilKind::star, 4, 12),

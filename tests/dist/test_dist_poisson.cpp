@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/process_grids.hpp"
 #include "common/test_util.hpp"
 #include "strata/dist.hpp"
 #include "strata/dist_poisson.hpp"
@@ -24,13 +25,7 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
-std::vector<ProcessGrid> grids_of(int ranks) {
-  std::vector<ProcessGrid> g;
-  for (int pz = 1; pz <= ranks; ++pz)
-    for (int py = 1; py <= ranks / pz; ++py)
-      if (ranks % (pz * py) == 0) g.push_back(ProcessGrid{{ranks / (pz * py), py, pz}});
-  return g;
-}
+using test::grids_of;
 
 // Visits every point of this rank's box: (local x, y, z, global x, y, z).
 template <class F>

@@ -17,8 +17,6 @@ namespace {
 using dist::Subdomain;
 using Cuts = Subdomain::Cuts;
 
-int axis_len(Extent n, int a) { return a == 0 ? n.nx : a == 1 ? n.ny : n.nz; }
-
 // The local index of global index g in a box [off, off + len) of an axis of N points: the
 // periodic image nearest the box where the axis wraps.
 int to_local(int g, int off, int len, int N, bool periodic) {
@@ -97,20 +95,9 @@ LocalAxis cut_axis(const AxisTransfer& t, int fo, int fn, int co, int cn, bool p
 }
 
 template <class T>
-std::vector<T> to(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
-}
-
-template <class T>
 DistLevel<T> make_level(const LevelPlan& p, const Cuts& cuts, const dist::ProcessGrid& grid, int ghost, Memory mem) {
   DistLevel<T> L;
-  L.n = p.n;
-  L.h = p.h;
-  L.a = p.a;
-  L.ghost = p.ghost;
-  L.omega = p.omega;
-  L.lam_lo = p.lam_lo;
-  L.lam_hi = p.lam_hi;
+  static_cast<LevelGeometry&>(L) = p;
   L.cuts = cuts;
   L.u = dist::DistField<T>(grid, cuts, ghost, mem);
   L.u2 = dist::DistField<T>(grid, cuts, ghost, mem);
@@ -140,17 +127,9 @@ void cut_transfers(DistLevel<T>& L, const LevelPlan& p, const Cuts& coarse, cons
       require(t.p_reach <= 1 && t.r_reach <= 2,
               "internal: a distributed transfer reads beyond the ghost layers on axis " + std::to_string(a));
       width = std::max(width, t.r_reach);
-      if (c != me[std::size_t(a)]) continue;
-      L.p_idx[a] = Buffer<int>(t.p_idx, mem);
-      L.r_idx[a] = Buffer<int>(t.r_idx, mem);
-      L.p_w[a] = Buffer<T>(to<T>(t.p_w), mem);
-      L.r_w[a] = Buffer<T>(to<T>(t.r_w), mem);
-      L.down.nf[a] = L.cuts[a][i + 1] - L.cuts[a][i];
-      L.down.nc[a] = coarse[a][i + 1] - coarse[a][i];
-      L.down.p_idx[a] = L.p_idx[a].data();
-      L.down.r_idx[a] = L.r_idx[a].data();
-      L.down.p_w[a] = L.p_w[a].data();
-      L.down.r_w[a] = L.r_w[a].data();
+      if (c == me[std::size_t(a)])
+        L.set_axis(a, L.cuts[a][i + 1] - L.cuts[a][i], coarse[a][i + 1] - coarse[a][i], t.p_idx, t.p_w, t.r_idx,
+                   t.r_w, mem);
     }
   // The fused residual-restriction kernel assumes the whole grid's layout: off.
   L.down.full_weighting = false;

@@ -20,20 +20,13 @@
 
 namespace strata::poisson {
 
+// The transfer tables are this rank's (indices local to its boxes, -1 and n the ghosts).
 template <class T>
-struct DistLevel {
-  Extent n;  // the global grid of the level
-  std::array<double, 3> h{};
-  Stencil a = Stencil::laplacian7();
-  GhostRule ghost;      // the level's rule (coarse Dirichlet levels)
-  GhostRule face_rule;  // the same on this rank's global faces only
-  double omega = 0, lam_lo = 0, lam_hi = 0;
+struct DistLevel : LevelGeometry, TransferTables<T> {
+  GhostRule face_rule;  // the level's ghost rule on this rank's global faces only
   dist::Subdomain::Cuts cuts;
   dist::DistField<T> u, u2, f, r;
   int restrict_width = 1;  // fine ghost layers the restriction to the next level reads
-  Buffer<int> p_idx[3], r_idx[3];
-  Buffer<T> p_w[3], r_w[3];
-  TransferView<T> down;  // this rank's tables to levels[i + 1]
 };
 
 template <class T>

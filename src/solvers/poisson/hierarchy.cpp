@@ -129,13 +129,7 @@ Hierarchy<T> build_hierarchy(const std::vector<LevelPlan>& plan, std::size_t fir
   for (std::size_t l = first; l < plan.size(); ++l) {
     const LevelPlan& p = plan[l];
     Level<T> L;
-    L.n = p.n;
-    L.h = p.h;
-    L.a = p.a;
-    L.ghost = p.ghost;
-    L.omega = p.omega;
-    L.lam_lo = p.lam_lo;
-    L.lam_hi = p.lam_hi;
+    static_cast<LevelGeometry&>(L) = p;
     L.u = Field<T>(p.n, 1, memory);
     L.u2 = Field<T>(p.n, 1, memory);
     L.f = Field<T>(p.n, 1, memory);
@@ -143,16 +137,8 @@ Hierarchy<T> build_hierarchy(const std::vector<LevelPlan>& plan, std::size_t fir
     if (p.has_coarser) {
       L.has_coarser = true;
       for (int ax = 0; ax < 3; ++ax) {
-        L.p_idx[ax] = Buffer<int>(p.t[ax].p_idx, memory);
-        L.r_idx[ax] = Buffer<int>(p.t[ax].r_idx, memory);
-        L.p_w[ax] = Buffer<T>(to<T>(p.t[ax].p_w), memory);
-        L.r_w[ax] = Buffer<T>(to<T>(p.t[ax].r_w), memory);
-        L.down.nf[ax] = p.t[ax].n_fine;
-        L.down.nc[ax] = p.t[ax].n_coarse;
-        L.down.p_idx[ax] = L.p_idx[ax].data();
-        L.down.r_idx[ax] = L.r_idx[ax].data();
-        L.down.p_w[ax] = L.p_w[ax].data();
-        L.down.r_w[ax] = L.r_w[ax].data();
+        const AxisTransfer& t = p.t[ax];
+        L.set_axis(ax, t.n_fine, t.n_coarse, t.p_idx, t.p_w, t.r_idx, t.r_w, memory);
       }
       L.down.full_weighting = p.full_weighting;
     }

@@ -20,13 +20,18 @@ namespace strata::poisson {
 
 inline constexpr int kDenseMax = 512;  // coarsest grids up to this many points are inverted
 
-// One level's geometry, operator, smoother bounds and the per-axis transfers to the next.
-struct LevelPlan {
-  Extent n;
-  std::array<double, 3> h{};
+// What a level is apart from its fields: the plan's, and both hierarchies' levels'.
+struct LevelGeometry {
+  Extent n;                   // the whole grid of the level
+  std::array<double, 3> h{};  // spacing per axis (equal on the finest level)
   Stencil a = Stencil::laplacian7();
-  GhostRule ghost;
-  double omega = 0, lam_lo = 0, lam_hi = 0;
+  GhostRule ghost;                // Dirichlet levels whose boundary lies between grid points
+  double omega = 0;               // Jacobi damping
+  double lam_lo = 0, lam_hi = 0;  // D^-1 A interval the Chebyshev smoother damps
+};
+
+// One level's geometry, operator, smoother bounds and the per-axis transfers to the next.
+struct LevelPlan : LevelGeometry {
   bool has_coarser = false;
   std::array<AxisTransfer, 3> t;  // to the next level (when has_coarser)
   bool full_weighting = false;    // every axis of t is
@@ -37,19 +42,33 @@ std::vector<LevelPlan> plan_levels(PoissonOperator op, BoundaryKind kind, Extent
 // The homogeneous form of a boundary kind: dirichlet(0), neumann or periodic.
 Boundary homogeneous(BoundaryKind kind);
 
+// A level's transfer tables to the next, in its memory, and the view the passes take.
 template <class T>
-struct Level {
-  Extent n;
-  std::array<double, 3> h{};  // spacing per axis (equal on the finest level)
-  Stencil a = Stencil::laplacian7();
-  GhostRule ghost;  // Dirichlet levels whose boundary lies between grid points
-  double omega = 0;               // Jacobi damping
-  double lam_lo = 0, lam_hi = 0;  // D^-1 A interval the Chebyshev smoother damps
-  Field<T> u, u2, f, r;  // u2: the other buffer of the out-of-place smoothing steps
-  bool has_coarser = false;
+struct TransferTables {
   Buffer<int> p_idx[3], r_idx[3];
   Buffer<T> p_w[3], r_w[3];
   TransferView<T> down;  // to levels[i + 1]
+
+  // Axis `a`'s tables (AxisTransfer's layout) between nf fine and nc coarse points.
+  void set_axis(int a, int nf, int nc, const std::vector<int>& pi, const std::vector<double>& pw,
+                const std::vector<int>& ri, const std::vector<double>& rw, Memory memory) {
+    p_idx[a] = Buffer<int>(pi, memory);
+    r_idx[a] = Buffer<int>(ri, memory);
+    p_w[a] = Buffer<T>(std::vector<T>(pw.begin(), pw.end()), memory);
+    r_w[a] = Buffer<T>(std::vector<T>(rw.begin(), rw.end()), memory);
+    down.nf[a] = nf;
+    down.nc[a] = nc;
+    down.p_idx[a] = p_idx[a].data();
+    down.r_idx[a] = r_idx[a].data();
+    down.p_w[a] = p_w[a].data();
+    down.r_w[a] = r_w[a].data();
+  }
+};
+
+template <class T>
+struct Level : LevelGeometry, TransferTables<T> {
+  Field<T> u, u2, f, r;  // u2: the other buffer of the out-of-place smoothing steps
+  bool has_coarser = false;
 };
 
 // What Multigrid asks of a hierarchy besides its levels (the distributed one answers the
