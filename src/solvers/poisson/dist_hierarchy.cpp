@@ -185,6 +185,9 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
                             std::size_t(b.offset[0] + x));
     }
   };
+  // A copy from pageable host memory may return before it lands on the device, on the
+  // default stream, which the solver's non-blocking stream does not wait for.
+  auto loaded = [] { runtime::stream_synchronize(nullptr); };
   // Each box's values, [z][y][x], travel as bytes; rank 0 places them in the whole grid.
   auto gather = [&](const Vec& v, Field<T>& to) {
     runtime::stream_synchronize(s.handle);
@@ -196,6 +199,7 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
       whole[g] = reinterpret_cast<const T*>(parts[std::size_t(r)].data())[i];
     });
     to.load_interior(whole);
+    loaded();
   };
   Level<T>* C = job.root() ? &tail->levels[0] : nullptr;
   gather(L.f, C ? C->f : L.f.local());
@@ -213,6 +217,7 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
     if (r == job.rank()) mine[i] = whole[g];
   });
   L.u.local().load_interior(mine);
+  loaded();
   return true;
 }
 
