@@ -4,7 +4,8 @@
 // must give the same solution to 1e-9 relative (f64, rtol 1e-10) within one iteration, for
 // mg, mgcg (mixed precision too) and cg, every boundary kind, shapes no rank count divides
 // and every process grid the rank count allows. Gathering at one point (gather_below 1)
-// partitions every level that can be; the default gathers the small ones.
+// partitions every level that can be; the default gathers the small ones. The GPU case
+// skips without a GPU (it has not run yet: no GPU where it was written).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +14,9 @@
 #include <string>
 
 #include "common/process_grids.hpp"
+#include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
+#include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/poisson.hpp"
@@ -35,12 +38,21 @@ void each_point(const dist::Subdomain& b, F&& visit) {
       for (int x = 0; x < b.local.nx; ++x) visit(x, y, z, b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
 }
 
-// The distributed field holding `whole`'s values in every rank's box.
+// The distributed field (in `mem`) holding the host field `whole`'s values in every box.
 template <class T>
-DistField<T> distribute(const Field<T>& whole, const ProcessGrid& grid) {
-  DistField<T> d(whole.extent(), grid, 1);
-  each_point(d.box(), [&](int x, int y, int z, int gx, int gy, int gz) { d.local()(x, y, z) = whole(gx, gy, gz); });
+DistField<T> distribute(const Field<T>& whole, const ProcessGrid& grid, Memory mem = Memory::host) {
+  DistField<T> h(whole.extent(), grid, 1), d(whole.extent(), grid, 1, mem);
+  each_point(h.box(), [&](int x, int y, int z, int gx, int gy, int gz) { h.local()(x, y, z) = whole(gx, gy, gz); });
+  copy(h.local(), d.local());
   return d;
+}
+
+// A host copy of a field in any memory.
+template <class T>
+Field<T> on_host(const Field<T>& f) {
+  Field<T> h(f.extent(), f.ghost());
+  copy(f, h);
+  return h;
 }
 
 // How far the residual histories may part while the residual is above kHistoryFrom (relative
@@ -61,8 +73,9 @@ struct Case {
 };
 
 // Solves one case on one process and distributed; checks the solutions and the reports.
+// `mem`: both solves on the CPU (host) or on the GPU (device: one process on this rank's GPU).
 template <class T>
-void check(const Case& c, Extent n, const ProcessGrid& grid, double rtol, double tol) {
+void check(const Case& c, Extent n, const ProcessGrid& grid, double rtol, double tol, Memory mem = Memory::host) {
   PoissonOptions o;
   o.method = c.method;
   o.bc = c.bc;
@@ -70,13 +83,16 @@ void check(const Case& c, Extent n, const ProcessGrid& grid, double rtol, double
   o.rtol = rtol;
   o.max_iter = 200;
   o.gather_below = c.gather_below;
-  Field<T> f(n, 1), u1(n, 1);
+  Field<T> f(n, 1), fm(n, 1, mem), um(n, 1, mem);
   test::fill_random(f, 7);
-  const PoissonReport one = solve_poisson(o, f, u1);
+  copy(f, fm);
+  const PoissonReport one = solve_poisson(o, fm, um);
+  const Field<T> u1 = on_host(um);
 
-  const DistField<T> df = distribute(f, grid);
-  DistField<T> du(n, grid, 1);
-  const PoissonReport many = dist::solve_poisson(o, df, du);
+  const DistField<T> df = distribute(f, grid, mem);
+  DistField<T> dm(n, grid, 1, mem);
+  const PoissonReport many = dist::solve_poisson(o, df, dm);
+  const Field<T> du = on_host(dm.local());
 
   const std::string what = c.str() + ", " + n.str() + ", grid " + grid.str();
   EXPECT_TRUE(one.converged) << what << ": one process: " << one.message;
@@ -93,8 +109,8 @@ void check(const Case& c, Extent n, const ProcessGrid& grid, double rtol, double
   for (std::size_t l = 0; l < one.levels.size(); ++l) EXPECT_EQ(many.levels[l].n, one.levels[l].n) << what;
   double diff2 = 0, ref2 = 0;
   bool finite = true;
-  each_point(du.box(), [&](int x, int y, int z, int gx, int gy, int gz) {
-    const double got = du.local()(x, y, z), want = u1(gx, gy, gz);
+  each_point(dm.box(), [&](int x, int y, int z, int gx, int gy, int gz) {
+    const double got = du(x, y, z), want = u1(gx, gy, gz);
     finite = finite && std::isfinite(got);
     diff2 += (got - want) * (got - want);
     ref2 += want * want;
@@ -157,6 +173,23 @@ TEST(DistPoisson, DefaultGatherMatchesOneProcess) {
 TEST(DistPoisson, SinglePrecisionMatchesOneProcess) {
   const ProcessGrid grid = ProcessGrid::choose({19, 17, 23}, Job::get().size());
   for (const Boundary& bc : kBoundaries) check<float>({PoissonMethod::mg, bc}, {19, 17, 23}, grid, 1e-3, 1e-5);
+}
+
+// One rank per GPU (the device run): each rank's GPU solves the whole grid alone, then the
+// GPUs solve it together.
+TEST(DistPoisson, GpuMatchesOneGpu) {
+  REQUIRE_GPU();
+  const Job& job = Job::get();
+  if (job.local_size() > int(cuda_devices().size()))
+    GTEST_SKIP() << job.local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
+  Job::get().bind_gpu();
+  const Extent n{70, 37, 45};
+  for (const ProcessGrid& grid : grids_of(job.size()))
+    for (const Boundary& bc : kBoundaries) {
+      for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
+        for (long long gather : {1LL, 0LL}) check<double>({m, bc, false, gather}, n, grid, 1e-10, 1e-9, Memory::device);
+      check<double>({PoissonMethod::mgcg, bc, true}, n, grid, 1e-10, 1e-9, Memory::device);
+    }
 }
 
 // The same rank count gives the same bits, run to run.
