@@ -28,8 +28,6 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
-using test::grids_of;
-
 // Visits every point of this rank's box: (local x, y, z, global x, y, z).
 template <class F>
 void each_point(const dist::Subdomain& b, F&& visit) {
@@ -129,20 +127,20 @@ const Extent kShapes[] = {{19, 17, 23}, {24, 20, 14}};
 TEST(DistPoisson, MultigridMatchesOneProcessF64) {
   for (const Extent n : kShapes)
     for (const Boundary& bc : kBoundaries)
-      for (const ProcessGrid& grid : grids_of(Job::get().size()))
+      for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
         check<double>({PoissonMethod::mg, bc}, n, grid, 1e-10, 1e-9);
 }
 
 TEST(DistPoisson, MultigridCgMatchesOneProcessF64) {
   for (const Extent n : kShapes)
     for (const Boundary& bc : kBoundaries)
-      for (const ProcessGrid& grid : grids_of(Job::get().size()))
+      for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
         check<double>({PoissonMethod::mgcg, bc}, n, grid, 1e-10, 1e-9);
 }
 
 TEST(DistPoisson, MixedPrecisionMultigridCgMatchesOneProcess) {
   for (const Boundary& bc : kBoundaries)
-    for (const ProcessGrid& grid : grids_of(Job::get().size()))
+    for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
       check<double>({PoissonMethod::mgcg, bc, true}, {21, 18, 25}, grid, 1e-10, 1e-9);
 }
 
@@ -184,7 +182,7 @@ TEST(DistPoisson, GpuMatchesOneGpu) {
     GTEST_SKIP() << job.local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
   Job::get().bind_gpu();
   const Extent n{70, 37, 45};
-  for (const ProcessGrid& grid : grids_of(job.size()))
+  for (const ProcessGrid& grid : test::grids_of(job.size()))
     for (const Boundary& bc : kBoundaries) {
       for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
         for (long long gather : {1LL, 0LL}) check<double>({m, bc, false, gather}, n, grid, 1e-10, 1e-9, Memory::device);
