@@ -119,6 +119,12 @@ struct Subdomain {
   std::array<bool, 3> lo_face{true, true, true}, hi_face{true, true, true};  // on the global faces
   // Near-equal split: the first (n % p) boxes on an axis get one more point.
   static Subdomain of(const ProcessGrid& grid, Extent global, int rank);
+  // Any split: cuts[a] holds dims[a] + 1 offsets along axis a, from 0 to the global
+  // extent, box c spanning [cuts[a][c], cuts[a][c + 1]) (a coarse multigrid level's boxes
+  // follow its fine level's, not the near-equal split).
+  using Cuts = std::array<std::vector<int>, 3>;
+  static Cuts even_cuts(const ProcessGrid& grid, Extent global);
+  static Subdomain of(const ProcessGrid& grid, const Cuts& cuts, int rank);
 };
 
 namespace detail {
@@ -134,6 +140,9 @@ public:
   // Collective (every rank makes its box; a device field readies NCCL the first time).
   DistField(Extent global, const ProcessGrid& grid, int ghost = kDefaultGhost,
             Memory memory = Memory::host);
+  // The same with the boxes given (Subdomain::Cuts): every box on a split axis must be at
+  // least max(ghost, 1) points thick.
+  DistField(const ProcessGrid& grid, const Subdomain::Cuts& cuts, int ghost, Memory memory);
 
   const ProcessGrid& grid() const { return grid_; }
   const Subdomain& box() const { return box_; }
@@ -148,8 +157,15 @@ public:
   // The same, one axis (0 x, 1 y, 2 z) at a time: the axes must be filled in the order x,
   // y, z, each after the previous one's ghosts are in (apply overlaps the later axes).
   void fill_ghosts_axis(const Boundary& bc, int width, int axis, Stream stream = {});
+  // Only the ghosts that face another rank (across the wrap too when periodic): the ghosts
+  // on the global faces keep what they hold, and travel to the neighbours' edges as the
+  // rest of the face does. For a boundary rule that no Boundary kind spells (a coarse
+  // multigrid level's extrapolation): fill those ghosts first, then exchange. Collective.
+  void exchange_ghosts(bool periodic, int width, Stream stream = {});
 
 private:
+  void fill_axis(const Boundary& bc, int width, int axis, bool faces, Stream stream);
+
   ProcessGrid grid_{};
   Subdomain box_{};
   Field<T> local_;

@@ -147,21 +147,48 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 
 template <class T>
 DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)
+    : DistField(grid, (grid.require_fits(global, Job::get().size(), std::max(ghost, 1),
+                                         "distributed " + global.str() + " field"),
+                       Subdomain::even_cuts(grid, global)),
+                ghost, memory) {}
+
+template <class T>
+DistField<T>::DistField(const ProcessGrid& grid, const Subdomain::Cuts& cuts, int ghost, Memory memory)
     : grid_(grid), halo_(detail::make_halo_buffers()) {
   const Job& job = Job::get();
-  grid.require_fits(global, job.size(), std::max(ghost, 1), "distributed " + global.str() + " field");
-  box_ = Subdomain::of(grid, global, job.rank());
+  require(grid.ranks() == job.size(), "distributed field: process grid " + grid.str() + " has " +
+                                          std::to_string(grid.ranks()) + " boxes but the job has " +
+                                          std::to_string(job.size()) + " ranks");
+  for (int a = 0; a < 3; ++a)
+    for (int c = 0; grid.dims[a] > 1 && c < grid.dims[a]; ++c)
+      require(cuts[a][std::size_t(c) + 1] - cuts[a][std::size_t(c)] >= std::max(ghost, 1),
+              "internal: a distributed field's box is thinner than its " + std::to_string(ghost) + " ghost layers");
+  box_ = Subdomain::of(grid, cuts, job.rank());
   local_ = Field<T>(box_.local, ghost, memory);
   if (memory == Memory::device) detail::connect_device(grid, box_);
 }
 
 template <class T>
 void DistField<T>::fill_ghosts_axis(const Boundary& bc, int w, int axis, Stream stream) {
+  fill_axis(bc, w, axis, true, stream);
+}
+
+template <class T>
+void DistField<T>::exchange_ghosts(bool periodic, int w, Stream stream) {
+  const Boundary bc = periodic ? Boundary::periodic() : Boundary::dirichlet(0.0);
+  for (int axis = 0; axis < 3; ++axis) fill_axis(bc, w, axis, false, stream);
+}
+
+// `faces`: fill the global faces' ghosts by bc; otherwise leave them (exchange_ghosts), but
+// for a periodic axis on one rank, whose wrap is this rank's own exchange.
+template <class T>
+void DistField<T>::fill_axis(const Boundary& bc, int w, int axis, bool faces, Stream stream) {
   require(w >= 1 && w <= local_.ghost(), "fill_ghosts: width " + std::to_string(w) + " outside 1.." +
                                              std::to_string(local_.ghost()));
   const bool wrap = bc.kind == BoundaryKind::periodic;
   const detail::Peers peer = detail::peers(grid_, box_, axis, wrap);
-  fill_sides(local_, bc, w, axis, peer.lo < 0, peer.hi < 0, stream.handle);
+  if (grid_.dims[axis] == 1) return fill_sides(local_, bc, w, axis, faces || wrap, faces || wrap, stream.handle);
+  fill_sides(local_, bc, w, axis, faces && peer.lo < 0, faces && peer.hi < 0, stream.handle);
   detail::exchange_axis(local_, grid_, box_, wrap, w, axis, *halo_, stream.handle);
 }
 

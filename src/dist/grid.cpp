@@ -1,4 +1,5 @@
 // The process grid: which rank owns which box of the global grid.
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 
@@ -75,19 +76,35 @@ ProcessGrid ProcessGrid::choose(Extent global, int ranks_, int min_width) {
   return best;
 }
 
-Subdomain Subdomain::of(const ProcessGrid& grid, Extent global, int rank) {
-  Subdomain s;
-  s.global = global;
-  s.coords = grid.coords(rank);
-  int local[3];
+Subdomain::Cuts Subdomain::even_cuts(const ProcessGrid& grid, Extent global) {
+  Cuts cuts;
   for (int a = 0; a < 3; ++a) {
-    const int n = extent_of(global, a), p = grid.dims[a], c = s.coords[a];
-    const int base = n / p, rem = n % p;
-    local[a] = base + (c < rem ? 1 : 0);
-    s.offset[a] = c * base + std::min(c, rem);
+    const int n = extent_of(global, a), p = grid.dims[a], base = n / p, rem = n % p;
+    for (int c = 0; c <= p; ++c) cuts[a].push_back(c * base + std::min(c, rem));
+  }
+  return cuts;
+}
+
+Subdomain Subdomain::of(const ProcessGrid& grid, Extent global, int rank) {
+  return of(grid, even_cuts(grid, global), rank);
+}
+
+Subdomain Subdomain::of(const ProcessGrid& grid, const Cuts& cuts, int rank) {
+  Subdomain s;
+  s.coords = grid.coords(rank);
+  int local[3], global[3];
+  for (int a = 0; a < 3; ++a) {
+    const int p = grid.dims[a], c = s.coords[a];
+    if (int(cuts[a].size()) != p + 1 || cuts[a].front() != 0)
+      throw Error("internal: the cuts of axis " + std::string(axis_name(a)) + " do not match the process grid " +
+                  grid.str());
+    global[a] = cuts[a].back();
+    local[a] = cuts[a][std::size_t(c) + 1] - cuts[a][std::size_t(c)];
+    s.offset[a] = cuts[a][std::size_t(c)];
     s.lo_face[a] = c == 0;
     s.hi_face[a] = c == p - 1;
   }
+  s.global = {global[0], global[1], global[2]};
   s.local = {local[0], local[1], local[2]};
   return s;
 }

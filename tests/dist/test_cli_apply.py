@@ -4,6 +4,8 @@ stencil family, boundary and precision; one message and exit 1 for bad input on 
 nothing written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D]"""
 import os, subprocess, sys, tempfile, struct
 
+import cli_checks
+
 strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
 device = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--device" else "cpu"
 failures = []
@@ -48,20 +50,10 @@ with tempfile.TemporaryDirectory() as d:
     src = os.path.join(d, "in4.npy")
     out = os.path.join(d, "out.npy")
     # Bad input: one message (not one per rank), exit 1, nothing written.
-    for args, expect in ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
-                         (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "--grid"),
-                         (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ")):
-        r = run(args, np_)
-        if r.returncode != 1 or r.stderr.count("strata: error") != 1 or expect not in r.stderr:
-            failures.append("%s: expected exit 1 and one message with '%s', got exit %d:\n%s" %
-                            (args, expect, r.returncode, r.stderr))
-        if os.path.exists(out):
-            failures.append("%s: wrote %s" % (args, out))
-    leftovers = [f for f in os.listdir(d) if ".tmp." in f]
-    if leftovers:
-        failures.append("temporaries left: %s" % leftovers)
+    cli_checks.bad_input(lambda args: run(args, np_),
+                         ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
+                          (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "--grid"),
+                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ")), out, failures)
+    cli_checks.no_temporaries(d, failures)
 
-for f in failures:
-    print("FAIL:", f)
-print("%d ranks, %s: %s" % (np_, device, "ok" if not failures else "%d failures" % len(failures)))
-sys.exit(1 if failures else 0)
+cli_checks.verdict(failures, "%d ranks, %s" % (np_, device))

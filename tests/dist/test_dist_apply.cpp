@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/require_gpu.hpp"
+#include "common/process_grids.hpp"
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
@@ -21,13 +22,7 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
-std::vector<ProcessGrid> grids_of(int ranks) {
-  std::vector<ProcessGrid> g;
-  for (int pz = 1; pz <= ranks; ++pz)
-    for (int py = 1; py <= ranks / pz; ++py)
-      if (ranks % (pz * py) == 0) g.push_back(ProcessGrid{{ranks / (pz * py), py, pz}});
-  return g;
-}
+using test::grids_of;
 
 std::vector<Stencil> stencils() {
   return {test::random_stencil(StencilKind::star, 1, 11), test::random_stencil(StencilKind::star, 4, 12),
@@ -227,14 +222,3 @@ TEST(DistField, RefusesGridsThatDoNotFit) {
 
 }  // namespace
 }  // namespace strata
-
-// MPI starts before the tests and ends after them; every rank runs every test.
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  strata::dist::Job::start(argc, argv);
-  const int rc = RUN_ALL_TESTS();
-  auto& job = strata::dist::Job::get();
-  const bool failed_anywhere = job.first_failed(rc != 0) >= 0;
-  job.finish();
-  return failed_anywhere ? 1 : 0;
-}

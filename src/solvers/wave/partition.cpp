@@ -45,9 +45,8 @@ constexpr double kLayerCost = 3.2;
 // (another axis's layers cross every plane alike). Boxes must stay at least `min_width`
 // thick and hold each layer whole; where the weighted cuts would not, the near-equal split.
 dist::Subdomain balanced_box(const Setup& global, const dist::ProcessGrid& grid, int rank, int min_width) {
-  dist::Subdomain b = dist::Subdomain::of(grid, global.n, rank);
+  dist::Subdomain::Cuts cuts = dist::Subdomain::even_cuts(grid, global.n);
   const int len[3] = {global.n.nx, global.n.ny, global.n.nz};
-  int local[3] = {b.local.nx, b.local.ny, b.local.nz};
   for (int a = 0; a < 3; ++a) {
     const int p = grid.dims[a], n = len[a];
     if (p == 1) continue;
@@ -73,13 +72,9 @@ dist::Subdomain balanced_box(const Setup& global, const dist::ProcessGrid& grid,
       for (const PmlFace& f : global.pml)  // a layer lies whole in one box
         if (f.axis == a && lo < f.hi[a] && hi > f.lo[a]) fits = fits && lo <= f.lo[a] && hi >= f.hi[a];
     }
-    if (!fits) continue;
-    const int c = b.coords[a];
-    b.offset[a] = cut[std::size_t(c)];
-    local[a] = cut[std::size_t(c) + 1] - cut[std::size_t(c)];
+    if (fits) cuts[std::size_t(a)] = std::move(cut);
   }
-  b.local = {local[0], local[1], local[2]};
-  return b;
+  return dist::Subdomain::of(grid, cuts, rank);
 }
 
 }  // namespace
