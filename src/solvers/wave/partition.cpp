@@ -2,6 +2,7 @@
 #include "solvers/wave/partition.hpp"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace strata::wave {
@@ -40,22 +41,24 @@ namespace {
 // docs/performance.md), where the layers hold 19.5% of the points: 1 + 0.424 / 0.195.
 constexpr double kLayerCost = 3.2;
 
-// Rank `rank`'s box with the cuts along each split axis placed so that every box has near
-// the same work: along an axis, the points of its own absorbing layers weigh kLayerCost
-// (another axis's layers cross every plane alike). Boxes must stay at least `min_width`
-// thick and hold each layer whole; where the weighted cuts would not, the near-equal split.
-dist::Subdomain balanced_box(const Setup& global, const dist::ProcessGrid& grid, int rank, int min_width) {
-  dist::Subdomain::Cuts cuts = dist::Subdomain::even_cuts(grid, global.n);
-  const int len[3] = {global.n.nx, global.n.ny, global.n.nz};
+}  // namespace
+
+dist::Subdomain wave_box(const Config& c, const dist::ProcessGrid& grid, int rank) {
+  dist::Subdomain::Cuts cuts = dist::Subdomain::even_cuts(grid, c.shape);
+  const int len[3] = {c.shape.nx, c.shape.ny, c.shape.nz}, min_width = c.order / 2, w = c.pml_width;
   for (int a = 0; a < 3; ++a) {
     const int p = grid.dims[a], n = len[a];
     if (p == 1) continue;
+    // This axis's own layers, [lo, hi) each (another axis's cross every plane alike).
+    std::vector<std::array<int, 2>> layers;
+    if (c.faces[2 * a] == FaceKind::pml) layers.push_back({0, w});
+    if (c.faces[2 * a + 1] == FaceKind::pml) layers.push_back({n - w, n});
     std::vector<double> prefix(std::size_t(n) + 1, 0.0);
     for (int i = 0; i < n; ++i) {
-      double w = 1;
-      for (const PmlFace& f : global.pml)
-        if (f.axis == a && i >= f.lo[a] && i < f.hi[a]) w = kLayerCost;
-      prefix[std::size_t(i) + 1] = prefix[std::size_t(i)] + w;
+      double weight = 1;
+      for (const auto& l : layers)
+        if (i >= l[0] && i < l[1]) weight = kLayerCost;
+      prefix[std::size_t(i) + 1] = prefix[std::size_t(i)] + weight;
     }
     std::vector<int> cut(std::size_t(p) + 1, n);
     cut[0] = 0;
@@ -69,19 +72,18 @@ dist::Subdomain balanced_box(const Setup& global, const dist::ProcessGrid& grid,
     for (int k = 0; k < p; ++k) {
       const int lo = cut[std::size_t(k)], hi = cut[std::size_t(k) + 1];
       fits = fits && hi - lo >= min_width;
-      for (const PmlFace& f : global.pml)  // a layer lies whole in one box
-        if (f.axis == a && lo < f.hi[a] && hi > f.lo[a]) fits = fits && lo <= f.lo[a] && hi >= f.hi[a];
+      for (const auto& l : layers)  // a layer lies whole in one box
+        if (lo < l[1] && hi > l[0]) fits = fits && lo <= l[0] && hi >= l[1];
     }
     if (fits) cuts[std::size_t(a)] = std::move(cut);
   }
   return dist::Subdomain::of(grid, cuts, rank);
 }
 
-}  // namespace
-
-Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, int rank, Partition& part) {
+Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, const dist::Subdomain& box,
+                      Partition& part) {
   part.grid = grid;
-  part.box = balanced_box(global, grid, rank, global.radius);
+  part.box = box;
   const dist::Subdomain& b = part.box;
   const int len[3] = {b.local.nx, b.local.ny, b.local.nz};
   auto inside = [&](int x, int y, int z) {

@@ -33,9 +33,15 @@ struct Partition {
 // Throws Error for a grid that does not fit, naming what to change.
 dist::ProcessGrid wave_process_grid(const Config& c, int ranks, const std::string& text);
 
-// Rank `rank`'s part: its Setup (global setup restricted to its box, indices local) and
+// Rank `rank`'s box: along each split axis the cuts give every box near the same work (an
+// absorbing layer's points weigh what they cost), each at least the stencil radius thick and
+// holding each layer whole; where no such cuts exist, the near-equal split (and
+// partition_setup refuses it if it cuts a layer).
+dist::Subdomain wave_box(const Config& c, const dist::ProcessGrid& grid, int rank);
+
+// The part of rank `box`: its Setup (global setup restricted to the box, indices local) and
 // Partition. Throws Error when a layer would be cut between ranks.
-Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, int rank, Partition& part);
+Setup partition_setup(const Setup& global, const dist::ProcessGrid& grid, const dist::Subdomain& box, Partition& part);
 
 // The values of a dense global [z][y][x] array (or one per z plane when `planes`) in a box.
 template <class T>

@@ -42,12 +42,13 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
 
 template <class T>
 SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
-  const int rank = dist::Job::get().rank();
-  if (grid && grid->ranks() > 1) {
+  const bool split = grid && grid->ranks() > 1;
+  const dist::Subdomain box = split ? wave_box(cfg_, *grid, dist::Job::get().rank()) : dist::Subdomain{};
+  if (split) {
     // Before the model is read or anything allocated: what this rank's box will hold.
-    Config box = cfg_;
-    box.shape = dist::Subdomain::of(*grid, cfg_.shape, rank).local;
-    require_host_memory(box, run_device(cfg_));
+    Config mine = cfg_;
+    mine.shape = box.local;
+    require_host_memory(mine, run_device(cfg_));
   } else {
     require_host_memory(cfg_, run_device(cfg_));
   }
@@ -55,9 +56,9 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
   Resolved r = resolve<T>(cfg_, v.values());
   plan_ = std::move(r.plan);
   setup_ = std::move(r.setup);
-  if (grid && grid->ranks() > 1) {
+  if (split) {
     part_.emplace();
-    setup_ = partition_setup(setup_, *grid, rank, *part_);
+    setup_ = partition_setup(setup_, *grid, box, *part_);
     halo_ = dist::detail::make_halo_buffers();
   }
   backend_ = make_backend<T>(plan_.device, setup_);
