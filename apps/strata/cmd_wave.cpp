@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -249,8 +250,11 @@ void add_wave(CLI::App& app) {
       if (!a->quiet && dist::Job::get().root()) std::fputs(wave::to_text(r).c_str(), stdout);
     } catch (const wave::Interrupted& e) {
       set_cooperative(false);
-      std::fprintf(stderr, "strata wave: stopped by %s: %s\n", signal_name(interrupted()), e.what());
-      set_exit_code(128 + interrupted());
+      // Over several ranks rank 0's signal stopped them all, at one step: it alone says so
+      // (another rank may have seen no signal at all).
+      const int sig = interrupted() ? interrupted() : SIGINT;
+      if (dist::Job::get().root()) std::fprintf(stderr, "strata wave: stopped by %s: %s\n", signal_name(sig), e.what());
+      set_exit_code(128 + sig);
     } catch (...) {
       set_cooperative(false);
       throw;

@@ -117,6 +117,19 @@ with tempfile.TemporaryDirectory() as tmp:
     part = os.path.join(tmp, "restart")
     r = launch(NP, "--config", cfg, "--out-dir", part, "--steps", "15")
     check("first half exits 0", r.returncode == 0, r.stderr)
+    if NP > 1:
+        # Checkpoints of two steps (a job stopped between its ranks' renames): refused, once.
+        import shutil
+        mixed = os.path.join(tmp, "mixed")
+        os.makedirs(mixed)
+        shutil.copy(os.path.join(tmp, "base_auto", "checkpoint.strata"), mixed)  # step 30
+        for k in range(1, NP):
+            shutil.copy(os.path.join(part, f"checkpoint.strata.rank{k}"), mixed)  # step 15
+        before = sorted(os.listdir(mixed))
+        r = launch(NP, "--config", cfg, "--out-dir", mixed, "--restart")
+        check("checkpoints of two steps refused", r.returncode != 0 and "of different steps" in r.stderr, r.stderr)
+        check("  ... said once", r.stderr.count("of different steps") == 1, r.stderr)
+        check("  ... nothing changed", sorted(os.listdir(mixed)) == before, str(os.listdir(mixed)))
     r = launch(NP, "--config", cfg, "--out-dir", part, "--restart")
     check("continued run exits 0", r.returncode == 0, r.stderr)
     for f in ["seismogram.npy", "snapshots/u_000030.npy", "snapshots/u_000020.vti"]:

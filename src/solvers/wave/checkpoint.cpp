@@ -62,7 +62,8 @@ void start_writeback(io::AtomicFile& f) {
 }  // namespace
 
 template <class T>
-void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& sources) {
+void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& sources,
+                      const std::function<void()>& before_commit) {
   nlohmann::ordered_json h;
   h["format"] = "strata wave checkpoint";
   h["version"] = kVersion;
@@ -115,6 +116,7 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std
       f.write(stage.data(), n * sizeof(T));
       start_writeback(f);
     });
+  if (before_commit) before_commit();
   f.commit();
 }
 
@@ -268,8 +270,10 @@ Checkpoint<T> read_checkpoint(const std::string& path,
 
 template void write_checkpoint(const std::string&, const Checkpoint<float>&);
 template void write_checkpoint(const std::string&, const Checkpoint<double>&);
-template void write_checkpoint(const std::string&, const Checkpoint<float>&, const std::vector<ArraySource<float>>&);
-template void write_checkpoint(const std::string&, const Checkpoint<double>&, const std::vector<ArraySource<double>>&);
+template void write_checkpoint(const std::string&, const Checkpoint<float>&, const std::vector<ArraySource<float>>&,
+                             const std::function<void()>&);
+template void write_checkpoint(const std::string&, const Checkpoint<double>&, const std::vector<ArraySource<double>>&,
+                             const std::function<void()>&);
 template Checkpoint<float> read_checkpoint(const std::string&,
                                            const std::function<std::vector<ArraySpec>(const Checkpoint<float>&)>&);
 template Checkpoint<double> read_checkpoint(const std::string&,

@@ -52,8 +52,12 @@ struct ArraySource {
 // read twice (once for the digest the preamble holds, once to write), never held whole.
 // c.arrays is ignored. The written data goes to disk as it is written (the final fsync
 // has little left to wait for).
+// `before_commit`, when given, is called once the temporary holds everything, just before it
+// is renamed over `path` (the ranks of a distributed run meet there, so that their files are
+// replaced together).
 template <class T>
-void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& arrays);
+void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std::vector<ArraySource<T>>& arrays,
+                      const std::function<void()>& before_commit = {});
 
 // Reads a checkpoint in stages, each refusing with an Error that names the file and the
 // problem: the preamble and header (format, version, precision T, a header that is JSON

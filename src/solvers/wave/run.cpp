@@ -563,6 +563,17 @@ Report run(const Config& cfg, const RunOptions& opt) {
     times.add_since("restart", t_restart);
   }
   if (ranks.many && !ranks.job.begun()) dist::Job::get().begin();  // every rank is ready, or all stop here
+  if (ranks.many && !opt.restart.empty()) {
+    // A job stopped between the ranks' renames leaves checkpoints of two steps.
+    int step = solver->step(), first = step;
+    ranks.from_root(first);
+    ranks.job.agree(step == first ? std::string()
+                                  : "the ranks' checkpoints are of different steps (rank 0's '" + opt.restart +
+                                        "' is at step " + std::to_string(first) + ", rank " +
+                                        std::to_string(ranks.rank()) + "'s at step " + std::to_string(step) +
+                                        "): the job that wrote them stopped while it wrote them; they cannot "
+                                        "continue one run");
+  }
   Report r = cfg.precision == Precision::f32 ? run_t(dynamic_cast<SolverT<float>&>(*solver), opt, mode, t0, times)
                                              : run_t(dynamic_cast<SolverT<double>&>(*solver), opt, mode, t0, times);
   return r;

@@ -218,7 +218,10 @@ void SolverT<T>::save_checkpoint(const std::string& path) const {
   sources.push_back({"traces", traces.size(), 1, [&traces](std::size_t first, std::size_t n, T* dst) {
                        std::copy_n(traces.data() + first, n, dst);
                      }});
-  write_checkpoint(path, c, sources);
+  // A distributed run's ranks rename their files together, once every one is written.
+  std::function<void()> together;
+  if (part_) together = [] { dist::Job::get().barrier(); };
+  write_checkpoint(path, c, sources, together);
 }
 
 template <class T>
