@@ -39,6 +39,8 @@ namespace {
 // What a point of an absorbing layer costs against one of the plain update: the whole step
 // with 20-point CPML on five faces of 512^3 takes 1.424 of a rigid step (H100, fp32,
 // docs/performance.md), where the layers hold 19.5% of the points: 1 + 0.424 / 0.195.
+// Checked on 2 x H200 (gpu512.json): 3.2 gives 1.792x one GPU; 2.4, which single-GPU runs of
+// the two boxes suggested, gave 1.759x (docs/multigpu.md).
 constexpr double kLayerCost = 3.2;
 
 }  // namespace
