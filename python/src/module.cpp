@@ -150,10 +150,18 @@ Operand operand(nb::handle h, const char* fn, const char* arg) {
   }
   o.field = nullptr;
   Array a;
-  if (!nb::try_cast<Array>(h, a, false))
+  if (!nb::try_cast<Array>(h, a, false)) {
+    if (nb::hasattr(h, "dtype"))  // an array nanobind cannot import: byte-swapped, object ...
+      throw nb::type_error((std::string(fn) + ": " + arg + " (" + kind_of(h) + " with " +
+                            nb::cast<std::string>(nb::repr(h.attr("dtype"))) +
+                            ") cannot be shared with strata: a float32 or float64 array in "
+                            "native byte order is needed (np.ascontiguousarray(" + arg +
+                            ", dtype=np.float64))")
+                               .c_str());
     throw nb::type_error((std::string(fn) + ": " + arg + " must be a strata.Field or a NumPy "
                           "array, got " + kind_of(h))
                              .c_str());
+  }
   o.precision = array_precision(a, fn, arg);
   require_c_contiguous(a, fn, arg);
   o.array = a;

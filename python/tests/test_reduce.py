@@ -43,6 +43,10 @@ def test_bad_reduction_arguments():
         strata.sum(np.zeros(8)[::2])
     with pytest.raises(TypeError, match="Field or a NumPy array"):
         strata.norm2("abc")
+    with pytest.raises(TypeError, match="byte order"):
+        strata.sum(np.zeros(4, dtype=">f8"))
+    with pytest.raises(TypeError, match="dtype"):
+        strata.sum(np.zeros(4, dtype=np.float16))
     with pytest.raises(TypeError, match="dtypes"):
         strata.dot(np.zeros(3), np.zeros(3, np.float32))
     with pytest.raises(ValueError, match="shapes"):
