@@ -1,5 +1,6 @@
 #include "bench/families.hpp"
 
+#include "bench/dist.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/wave.hpp"
@@ -12,6 +13,7 @@ const std::vector<Family>& families() {
       {"reduce", {"sum", "dot", "max_abs"}, reduce_cpu, reduce_cuda, false},
       {"wave", {}, wave_cpu, wave_cuda, false},
       {"poisson", {}, nullptr, poisson_cuda, false},
+      {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;
 }

@@ -56,7 +56,7 @@ verify::Mismatch validate(const cuda::StencilImpl<T>& impl, const Stencil& s) {
   copy(in, din);
   for (std::size_t i = 0; i < got.layout().size; ++i) got.data()[i] = std::numeric_limits<T>::quiet_NaN();
   copy(got, dout);
-  impl.launch(&s, din, dout, nullptr, 0);
+  impl.launch(&s, din, dout, nullptr, 0, {});
   STRATA_CUDA_CHECK(cudaDeviceSynchronize());
   copy(dout, got);
   return verify::against_reference(s, in, got);
@@ -111,7 +111,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
                     to_string(precision_of<T>) + ") disagrees with the CPU reference: " +
                     check.str());
       Result r = base(kernel, impl.variant);
-      set_rates(r, time_launches([&] { impl.launch(&s, in, dst, stream, opt.zchunks); },
+      set_rates(r, time_launches([&] { impl.launch(&s, in, dst, stream, opt.zchunks, {}); },
                                  opt.warmup, opt.reps, stream));
       r.extra["default"] = impl.is_default;
       r.extra["validated"] = check.str();

@@ -161,7 +161,7 @@ Result time_solver_step(const Options& opt, Extent shape, int pml_width, LayerSh
 // reference; both are reported, so a disagreement is visible.
 template <class T>
 Timing time_copy(const Options& opt, const cuda::StencilImpl<T>& copy, Field<T>& in, Field<T>& out, cudaStream_t stream) {
-  return time_launches([&] { copy.launch(nullptr, in, out, stream, opt.zchunks); }, 4 * opt.warmup + 10, opt.reps,
+  return time_launches([&] { copy.launch(nullptr, in, out, stream, opt.zchunks, {}); }, 4 * opt.warmup + 10, opt.reps,
                        stream);
 }
 

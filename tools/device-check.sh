@@ -10,6 +10,10 @@
 #   e2e       whole-process wall time of the user commands in tools/e2e.py, against targets
 #   bench     strata bench --kernel all --sweep -> bench/results/<gpu>.json
 #   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
+#   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests, `strata apply` on
+#             the GPUs against one process, and strata bench --kernel dist
+#   wave      one rank per GPU: `strata wave` on the GPUs against one process (byte for byte),
+#             then tools/wave_scaling.py (strong, weak, a grid too big for one GPU)
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
@@ -99,6 +103,28 @@ if has bench; then
   mkdir -p bench/results
   run bench_default "$S" bench --kernel all --sweep --json "bench/results/$gpu.json"
   cp "bench/results/$gpu.json" "$OUT/"
+fi
+
+if has dist; then
+  G=$(nvidia-smi -L | wc -l)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+  grep -E "MPI|NCCL" "$BUILD/CMakeCache.txt" | grep -E "^STRATA_|^MPIEXEC_EXECUTABLE" | tee -a "$OUT/summary.txt"
+  run dist_tests mpirun -np "$G" "$BUILD/tests/strata_test_dist" --gtest_brief=1
+  run dist_cli python3 "$CLEAN/tests/dist/test_cli_apply.py" "$S" mpirun "$G" --device cuda
+  mkdir -p bench/results
+  TAIL=30 run dist_bench mpirun -np "$G" "$S" bench --kernel dist --device cuda --size "${DIST_SIZE:-512}" \
+    --reps 10 --json "bench/results/$gpu-x$G-dist.json"
+  cp "bench/results/$gpu-x$G-dist.json" "$OUT/" 2>/dev/null
+fi
+
+if has wave; then
+  G=$(nvidia-smi -L | wc -l)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+  run wave_dist python3 "$CLEAN/tests/dist/test_wave_dist.py" "$S" mpirun "$G" --device cuda
+  mkdir -p bench/results
+  TAIL=30 run wave_scaling python3 tools/wave_scaling.py "$S" --gpus "$G" --json "bench/results/$gpu-x$G-wave.json" \
+    ${WAVE_SCALING_ARGS:-}
+  cp "bench/results/$gpu-x$G-wave.json" "$OUT/" 2>/dev/null
 fi
 
 if has variants; then

@@ -12,7 +12,10 @@
 #include "apps/strata/options.hpp"
 #include "strata/host_memory.hpp"
 #include "strata/apply.hpp"
+#include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/reduce.hpp"
 #include "strata/npy.hpp"
 
 namespace strata::cli {
@@ -24,7 +27,7 @@ struct ApplyArgs {
   int radius = 0;  // 0: the stencil's own (1 for 7pt/sym27/box27; required >= 1 for star)
   std::string coeffs;
   std::string bc = "dirichlet";
-  std::string in, out, precision, device;
+  std::string in, out, precision, device, grid;
   bool allow_nonfinite = false;
 };
 
@@ -144,6 +147,40 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
               to_string(precision_of<T>), to_string(dev), ms, a.out.c_str());
 }
 
+// The same on the job's ranks (mpirun -np N): each rank reads its box of the input, the
+// halos travel between ranks (NCCL between GPUs), and the ranks write their rows of one file.
+template <class T>
+void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
+                     const dist::ProcessGrid& grid) {
+  const dist::Job& job = dist::Job::get();
+  const int ghost = std::max(s.radius(), 1);
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
+  dist::read_npy(a.in, in);
+  const long long bad_in = job.sum((long long)check_finite(in.local()).count);
+  job.barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  dist::apply(s, in, out, bc);
+  device_synchronize();
+  job.barrier();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const long long bad_out = job.sum((long long)check_finite(out.local()).count);
+  if (bad_out > 0) {
+    const std::string what = "the result holds " + std::to_string(bad_out) + " non-finite value" + (bad_out == 1 ? "" : "s") +
+                             (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) : "; the input is finite");
+    if (!a.allow_nonfinite) {
+      if (job.root()) std::fprintf(stderr, "strata: error: %s. Nothing was written (--allow-nonfinite writes it anyway)\n", what.c_str());
+      throw dist::PeerFailed();  // every rank found the same: exit 1 quietly
+    }
+    if (job.root()) std::fprintf(stderr, "strata apply: warning: %s (written: --allow-nonfinite)\n", what.c_str());
+  }
+  dist::write_npy(a.out, out);
+  if (job.root())
+    std::printf("strata apply: %s, %s boundary, %s %s on %d %s ranks (process grid %s): %.2f ms -> %s\n",
+                s.describe().c_str(), bc.describe().c_str(), n.str().c_str(), to_string(precision_of<T>), job.size(),
+                to_string(dev), grid.str().c_str(), ms, a.out.c_str());
+}
+
 }  // namespace
 
 void add_apply(CLI::App& app) {
@@ -167,6 +204,9 @@ void add_apply(CLI::App& app) {
   cmd->add_option("--out", a->out, "output .npy, same shape; written only if the run succeeds")->required();
   cmd->add_option("--precision", a->precision, "f32 | f64 (default: the input's dtype)");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
+  cmd->add_option("--grid", a->grid,
+                  "process grid PXxPYxPZ for a run over several ranks (mpirun -np N strata apply ...); "
+                  "default: the grid of N boxes with the least halo surface");
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
@@ -182,10 +222,26 @@ void add_apply(CLI::App& app) {
     const Precision p = a->precision.empty() ? info.dtype : parse_precision(a->precision);
     const Extent n = npy_extent(info, a->in);
     require_representable(s, bc, p);
-    if (p == Precision::f32)
+    dist::Job& job = dist::Job::get();
+    const int ghost = std::max(s.radius(), 1);
+    const dist::ProcessGrid grid =
+        a->grid.empty() ? dist::ProcessGrid::choose(n, job.size(), ghost) : dist::ProcessGrid::parse(a->grid);
+    grid.require_fits(n, job.size(), ghost, "--grid");
+    if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
+      throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
+                  " ranks write their parts of one file in parallel; give a file path");
+    if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
+    job.begin();  // every rank validated: from here a failure is one rank's own
+    if (job.size() > 1) {
+      if (p == Precision::f32)
+        run_distributed<float>(*a, s, bc, dev, n, grid);
+      else
+        run_distributed<double>(*a, s, bc, dev, n, grid);
+    } else if (p == Precision::f32) {
       run<float>(*a, s, bc, dev, n);
-    else
+    } else {
       run<double>(*a, s, bc, dev, n);
+    }
   });
 }
 

@@ -11,6 +11,7 @@
 #include "bench/families.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 
 namespace strata::cli {
 
@@ -57,7 +58,10 @@ void add_bench(CLI::App& app) {
                   "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
                   "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
                   "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); wave (the fused "
-                  "acoustic update, radius 4); all (every family)")
+                  "acoustic update, radius 4); dist (under mpirun -np N: halo exchange beside "
+                  "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
+                  "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
+                  "several ranks)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU")
@@ -109,7 +113,11 @@ void add_bench(CLI::App& app) {
       for (std::size_t f = 0; f < families.size(); ++f) {
         const bench::Family& fam = families[f];
         const bool gpu_only = fam.cpu == nullptr;
-        if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
+        if (k == "all" && fam.name == "dist" && dist::Job::get().size() == 1) {
+          if (dist::Job::get().root())
+            std::cerr << "strata bench: dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)\n";
+          known = true;
+        } else if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
           std::cerr << "strata bench: " << fam.name << " skipped: its benchmark times the GPU solvers (--device cuda)\n";
           known = true;
         } else if (k == "all" || k == fam.name) {
@@ -131,7 +139,13 @@ void add_bench(CLI::App& app) {
     for (std::size_t f = 0; f < families.size(); ++f)
       if (pick[f].run && !families[f].cpu && dev != DeviceChoice::cuda)
         throw Error("--kernel " + families[f].name + " benchmarks the GPU: it needs --device cuda");
-    std::cerr << "strata bench on " << to_string(dev) << " (" << opt.reps << " timed runs each)\n";
+    dist::Job& job = dist::Job::get();
+    if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
+    job.begin();
+    if (!job.root()) opt.quiet = true;
+    if (job.root())
+      std::cerr << "strata bench on " << to_string(dev) << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "")
+                << " (" << opt.reps << " timed runs each)\n";
     std::vector<bench::Result> results;
     for (std::size_t f = 0; f < families.size(); ++f) {
       if (!pick[f].run) continue;
@@ -146,6 +160,7 @@ void add_bench(CLI::App& app) {
       const auto r = dev == DeviceChoice::cuda ? fam.cuda(fopt) : fam.cpu(fopt);
       results.insert(results.end(), r.begin(), r.end());
     }
+    if (!job.root()) return;
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       write_json(a->json, results);

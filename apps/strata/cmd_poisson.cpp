@@ -1,8 +1,11 @@
 // strata poisson: solve -Lap(u) = f on a box with multigrid, CG or Jacobi, printing the
 // residual as it goes and a report (convergence factor, setup and solve time, cycles/s,
 // bandwidth; with a manufactured right-hand side also the discretisation error).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -12,8 +15,11 @@
 #include "strata/host_memory.hpp"
 #include "strata/testing/manufactured.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/dist_poisson.hpp"
 #include "strata/npy.hpp"
 #include "strata/poisson.hpp"
+#include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::cli {
@@ -27,7 +33,8 @@ struct PoissonArgs {
   int pre = 2, post = 2, max_iter = 50;
   std::string rtol = "auto";
   double atol = 0, h = 0;
-  std::string precision = "f32", rhs = "manufactured", out, json, device;
+  std::string precision = "f32", rhs = "manufactured", out, json, device, grid;
+  long long gather_below = 0;
   bool mixed = false, no_graphs = false, quiet = false, verbose = false;
 };
 
@@ -43,6 +50,132 @@ struct Phases {
     mark = now;
   }
 };
+
+// The report's lines and its JSON, the same for one process and many ranks (printed by
+// rank 0 alone).
+template <class T>
+nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice dev, const PoissonReport& rep) {
+  std::printf("levels:");
+  for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
+  std::printf("\n%s\n", rep.message.c_str());
+  if (rep.direct)
+    std::printf("direct solve, relative residual %.3e (recomputed)\n", rep.rel_residual);
+  else
+    std::printf("iterations %d, final relative residual %.3e (recomputed), convergence factor %.4f\n",
+                rep.iterations, rep.rel_residual, rep.convergence_factor);
+  std::printf("setup %.2f ms, solve %.2f ms, %.1f iterations/s, ~%.0f GB/s\n", rep.setup_ms, rep.solve_ms,
+              rep.iterations_per_s, rep.gb_per_s);
+  nlohmann::json j = {{"operator", to_string(o.op)},      {"bc", o.bc.describe()},
+                      {"shape", {n.nx, n.ny, n.nz}},      {"h", h},
+                      {"solver", to_string(o.method)},    {"smoother", to_string(o.smoother)},
+                      {"pre", o.pre},                     {"post", o.post},
+                      {"precision", to_string(precision_of<T>)}, {"device", to_string(dev)},
+                      {"converged", rep.converged},       {"iterations", rep.iterations},
+                      {"direct", rep.direct},             {"restarts", rep.restarts},
+                      {"rtol", rep.rtol},                 {"atol", rep.atol},
+                      {"rtol_default", rep.rtol_default}, {"at_floor", rep.at_floor},
+                      {"rel_residual", rep.rel_residual}, {"residuals", rep.residuals},
+                      {"convergence_factor", rep.convergence_factor},
+                      {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
+                      {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
+                      {"message", rep.message},           {"commit", build_info().commit}};
+  for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
+  return j;
+}
+
+// The solve's options with the per-iteration lines (printed where `print`, unless --quiet).
+PoissonOptions with_progress(const PoissonArgs& a, const PoissonOptions& opt, double h, bool print) {
+  PoissonOptions o = opt;
+  o.h = h;
+  if (print && !a.quiet)
+    o.on_iteration = [](const PoissonIteration& it) {
+      std::printf("  iteration %3d  relative residual %.3e  factor %.3f\n", it.iteration, it.rel_residual, it.factor);
+      std::fflush(stdout);
+    };
+  return o;
+}
+
+// The first line's parts: the problem, and the method.
+std::string problem(const PoissonOptions& o, Extent n) {
+  return std::string(to_string(o.op)) + " " + o.bc.describe() + " " + n.str();
+}
+template <class T>
+std::string describe(const PoissonOptions& o, double h) {
+  char b[64];
+  std::snprintf(b, sizeof b, ", %s, h = %.6g", to_string(precision_of<T>), h);
+  return std::string(to_string(o.method)) + b;
+}
+
+void solved(Phases& phase, Clock::time_point t_solver, const PoissonReport& rep) {
+  phase.mark = Clock::now();
+  phase.ms["setup"] = rep.setup_ms;
+  phase.ms["solve"] = rep.solve_ms;
+  phase.ms["solver_other"] =
+      std::chrono::duration<double, std::milli>(phase.mark - t_solver).count() - rep.setup_ms - rep.solve_ms;
+}
+
+void error_lines(nlohmann::json& j, const poisson::ErrorNorms& e, Phases& phase) {
+  std::printf("discretisation error vs the manufactured solution: max %.3e, relative L2 %.3e\n", e.max_abs, e.rel_l2);
+  j["error_max"] = e.max_abs;
+  j["error_rel_l2"] = e.rel_l2;
+  phase.end("error");
+}
+
+// The timings, --verbose and --json (where `root`), and the exit code.
+void finish(const PoissonArgs& a, Phases& phase, Clock::time_point t_start, const PoissonReport& rep,
+            nlohmann::json& j, bool root) {
+  phase.end("output");
+  // The report's own write is the last thing timed; the total runs from the process start.
+  phase.ms["total"] = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  j["timing_ms"] = phase.ms;
+  if (root && a.verbose) {
+    std::printf("time (ms):");
+    for (const auto& [k, v] : phase.ms.items()) std::printf(" %s %.1f", k.c_str(), v.template get<double>());
+    std::printf("\n");
+  }
+  if (root && !a.json.empty()) {
+    const std::string text = j.dump(2) + "\n";
+    io::AtomicFile file(a.json);
+    file.write(text.data(), text.size());
+    file.commit();
+  }
+  if (!rep.converged) set_exit_code(3);
+}
+
+// A rank's box of a whole host grid, as a field in `mem`.
+template <class T>
+Field<T> box_of(const Field<T>& whole, const dist::Subdomain& b, Memory mem) {
+  Field<T> mine(b.local, 1);
+  for (int z = 0; z < b.local.nz; ++z)
+    for (int y = 0; y < b.local.ny; ++y)
+      for (int x = 0; x < b.local.nx; ++x) mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+  if (mem == Memory::host) return mine;
+  Field<T> d(b.local, 1, mem);
+  copy(mine, d);
+  return d;
+}
+
+// manufactured_error over the ranks: u against this box of u*, both shifted to zero global
+// mean on Neumann and periodic grids (u's mean is zero already: the solver's).
+template <class T>
+poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, const Field<T>& exact, double exact_mean) {
+  const dist::Job& job = dist::Job::get();
+  Field<T> mine(u.local().extent(), 1);
+  copy(u.local(), mine);
+  const bool shift = bc.kind != BoundaryKind::dirichlet;
+  const double mu = shift ? dist::sum(u) / double(u.global().points()) : 0.0, me = shift ? exact_mean : 0.0;
+  double max_abs = 0, d2 = 0, e2 = 0;
+  const Extent n = mine.extent();
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        const double ex = double(exact(x, y, z)) - me, d = double(mine(x, y, z)) - mu - ex;
+        max_abs = std::max(max_abs, std::fabs(d));
+        d2 += d * d;
+        e2 += ex * ex;
+      }
+  return {job.max(max_abs), std::sqrt(job.sum(d2) / job.sum(e2))};
+}
 
 // The problem is built, solved and measured where the solve runs: on the GPU no grid is
 // made or read on the host (.npy files stream through a bounded buffer).
@@ -74,73 +207,70 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
   if (mem == Memory::device) device_synchronize();
   phase.end("input");
 
-  PoissonOptions o = opt;
-  o.h = h;
-  if (!a.quiet)
-    o.on_iteration = [](const PoissonIteration& it) {
-      std::printf("  iteration %3d  relative residual %.3e  factor %.3f\n", it.iteration, it.rel_residual, it.factor);
-      std::fflush(stdout);
-    };
-  std::printf("strata poisson: %s %s %s on %s, %s, %s, h = %.6g\n", std::string(to_string(o.op)).c_str(),
-              o.bc.describe().c_str(), n.str().c_str(), to_string(dev), std::string(to_string(o.method)).c_str(),
-              to_string(precision_of<T>), h);
+  const PoissonOptions o = with_progress(a, opt, h, true);
+  std::printf("strata poisson: %s on %s, %s\n", problem(o, n).c_str(), to_string(dev), describe<T>(o, h).c_str());
   const Clock::time_point t_solver = Clock::now();
   const PoissonReport rep = solve_poisson(o, f, u);
-  phase.mark = Clock::now();
-  phase.ms["setup"] = rep.setup_ms;
-  phase.ms["solve"] = rep.solve_ms;
-  phase.ms["solver_other"] =
-      std::chrono::duration<double, std::milli>(phase.mark - t_solver).count() - rep.setup_ms - rep.solve_ms;
+  solved(phase, t_solver, rep);
 
-  std::printf("levels:");
-  for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
-  std::printf("\n%s\n", rep.message.c_str());
-  if (rep.direct)
-    std::printf("direct solve, relative residual %.3e (recomputed)\n", rep.rel_residual);
-  else
-    std::printf("iterations %d, final relative residual %.3e (recomputed), convergence factor %.4f\n",
-                rep.iterations, rep.rel_residual, rep.convergence_factor);
-  std::printf("setup %.2f ms, solve %.2f ms, %.1f iterations/s, ~%.0f GB/s\n", rep.setup_ms, rep.solve_ms,
-              rep.iterations_per_s, rep.gb_per_s);
-  nlohmann::json j = {{"operator", to_string(o.op)},      {"bc", o.bc.describe()},
-                      {"shape", {n.nx, n.ny, n.nz}},      {"h", h},
-                      {"solver", to_string(o.method)},    {"smoother", to_string(o.smoother)},
-                      {"pre", o.pre},                     {"post", o.post},
-                      {"precision", to_string(precision_of<T>)}, {"device", to_string(dev)},
-                      {"converged", rep.converged},       {"iterations", rep.iterations},
-                      {"direct", rep.direct},             {"restarts", rep.restarts},
-                      {"rtol", rep.rtol},                 {"atol", rep.atol},
-                      {"rtol_default", rep.rtol_default}, {"at_floor", rep.at_floor},
-                      {"rel_residual", rep.rel_residual}, {"residuals", rep.residuals},
-                      {"convergence_factor", rep.convergence_factor},
-                      {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
-                      {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
-                      {"message", rep.message},           {"commit", build_info().commit}};
-  for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
-  if (manufactured) {
-    const auto e = poisson::manufactured_error(o.bc, h, u);
-    std::printf("discretisation error vs the manufactured solution: max %.3e, relative L2 %.3e\n", e.max_abs, e.rel_l2);
-    j["error_max"] = e.max_abs;
-    j["error_rel_l2"] = e.rel_l2;
-    phase.end("error");
-  }
+  nlohmann::json j = report<T>(o, n, h, dev, rep);
+  if (manufactured) error_lines(j, poisson::manufactured_error(o.bc, h, u), phase);
   if (!a.out.empty()) npy_write_field(a.out, u);
-  phase.end("output");
-  // The report's own write is the last thing timed; the total runs from the process start.
-  phase.ms["total"] = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-  j["timing_ms"] = phase.ms;
-  if (a.verbose) {
-    std::printf("time (ms):");
-    for (const auto& [k, v] : phase.ms.items()) std::printf(" %s %.1f", k.c_str(), v.template get<double>());
-    std::printf("\n");
+  finish(a, phase, t_start, rep, j, true);
+}
+
+// The same over the job's ranks (mpirun -np N strata poisson ...): each rank holds its box
+// of f and u, rank 0 prints and writes the report, the ranks write their rows of --out.
+template <class T>
+void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
+                     const dist::ProcessGrid& grid) {
+  const dist::Job& job = dist::Job::get();
+  const Clock::time_point t_start = process_start();
+  Phases phase;
+  phase.ms["process_start"] = std::chrono::duration<double, std::milli>(phase.mark - t_start).count();
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
+  dist::DistField<T> f(n, grid, 1, mem), u(n, grid, 1, mem);
+  phase.end("allocation");
+  const bool manufactured = a.rhs == "manufactured";
+  Field<T> exact;  // manufactured: u* on this rank's box
+  double exact_mean = 0;
+  if (manufactured || a.rhs == "random") {
+    // The generators fill a whole grid: every rank makes it on the host and keeps its box.
+    Field<T> whole(n, 1), whole_exact;
+    if (manufactured) {
+      whole_exact = Field<T>(n, 1);
+      poisson::manufactured<T>(opt.bc, h, whole, &whole_exact);
+      exact_mean = sum(whole_exact) / double(n.points());
+      exact = box_of(whole_exact, f.box(), Memory::host);
+    } else {
+      poisson::random_rhs(whole, 12345);
+    }
+    copy(box_of(whole, f.box(), mem), f.local());
+  } else {
+    dist::read_npy(a.rhs, f);
   }
-  if (!a.json.empty()) {
-    const std::string text = j.dump(2) + "\n";
-    io::AtomicFile file(a.json);
-    file.write(text.data(), text.size());
-    file.commit();
+  fill(u.local(), T(opt.bc.kind == BoundaryKind::dirichlet ? opt.bc.value : 0.0));
+  device_synchronize();
+  phase.end("input");
+
+  const bool root = job.root();
+  const PoissonOptions o = with_progress(a, opt, h, root);
+  if (root)
+    std::printf("strata poisson: %s on %d %s ranks (process grid %s), %s\n", problem(o, n).c_str(), job.size(),
+                to_string(dev), grid.str().c_str(), describe<T>(o, h).c_str());
+  const Clock::time_point t_solver = Clock::now();
+  const PoissonReport rep = dist::solve_poisson(o, f, u);
+  solved(phase, t_solver, rep);
+
+  nlohmann::json j = root ? report<T>(o, n, h, dev, rep) : nlohmann::json{};
+  if (manufactured) {
+    const poisson::ErrorNorms e = box_error(o.bc, u, exact, exact_mean);
+    if (root) error_lines(j, e, phase);
   }
-  if (!rep.converged) set_exit_code(3);
+  if (!a.out.empty()) dist::write_npy(a.out, u);
+  if (root) j["ranks"] = job.size(), j["process_grid"] = grid.str();
+  finish(a, phase, t_start, rep, j, root);
 }
 
 }  // namespace
@@ -180,6 +310,13 @@ void add_poisson(CLI::App& app) {
   cmd->add_option("--out", a->out, "write the solution u as .npy");
   cmd->add_option("--json", a->json, "write the report as JSON");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
+  cmd->add_option("--grid", a->grid,
+                  "process grid PXxPYxPZ for a run over several ranks (mpirun -np N strata poisson ...; solvers "
+                  "mg, cg, mgcg, operator fd7); default: the grid of N boxes with the least halo surface");
+  cmd->add_option("--gather-below", a->gather_below,
+                  "over several ranks: multigrid levels of fewer points are gathered to rank 0 and cycled there "
+                  "(0: the default, " + std::to_string(dist::kPoissonGatherBelow) + ")")
+      ->check(number_in(0, 1e15));
   cmd->add_flag("--mixed", a->mixed, "mgcg in f64 with an f32 multigrid preconditioner");
   cmd->add_flag("--no-graphs", a->no_graphs, "launch every kernel instead of replaying CUDA graphs");
   cmd->add_flag("--quiet", a->quiet, "no per-iteration lines");
@@ -201,6 +338,7 @@ void add_poisson(CLI::App& app) {
     o.h = a->h;
     o.mixed_precision = a->mixed;
     o.use_graphs = !a->no_graphs;
+    o.gather_below = a->gather_below;
     const Precision p = parse_precision(a->precision);
     if (a->mixed && (p != Precision::f64 || o.method != PoissonMethod::mgcg))
       throw Error("--mixed needs --solver mgcg --precision f64");
@@ -219,13 +357,34 @@ void add_poisson(CLI::App& app) {
     // On the CPU: the app's fields (f, u, with ghosts) and about 14 grids of the solver's
     // (its levels, residuals, Krylov vectors), checked before any. A GPU run holds no grid
     // on the host (its device memory is checked when it starts).
+    dist::Job& job = dist::Job::get();
+    const int ranks = job.size();
     const double grid = double(n.points()) * double(bytes_of(p));
+    // Over several ranks each holds its share and, for a generated right-hand side, the
+    // whole grid twice while it is made.
     if (dev == DeviceChoice::cpu)
-      host::require_host_memory(16 * grid, "the " + n.str() + " Poisson solve", "", "use a smaller grid");
-    if (p == Precision::f32)
+      host::require_host_memory(16 * grid / ranks + (ranks > 1 ? 2 * grid : 0.0), "the " + n.str() + " Poisson solve",
+                                "", "use a smaller grid");
+    const dist::ProcessGrid pg =
+        a->grid.empty() ? dist::ProcessGrid::choose(n, ranks, 1) : dist::ProcessGrid::parse(a->grid);
+    if (ranks > 1) {
+      if (const std::string why = dist::poisson_unsupported(o, pg, n); !why.empty()) throw Error(why);
+      if (!a->out.empty() && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
+        throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(ranks) +
+                    " ranks write their parts of one file in parallel; give a file path");
+      if (dev == DeviceChoice::cuda) job.bind_gpu();
+    } else if (!a->grid.empty()) {
+      pg.require_fits(n, ranks, 1, "--grid");
+    }
+    job.begin();  // every rank validated: from here a failure is one rank's own
+    if (ranks > 1) {
+      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);
+      else run_distributed<double>(*a, n, o, dev, pg);
+    } else if (p == Precision::f32) {
       run<float>(*a, n, o, dev);
-    else
+    } else {
       run<double>(*a, n, o, dev);
+    }
   });
 }
 

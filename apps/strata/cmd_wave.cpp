@@ -1,17 +1,21 @@
 // strata wave: acoustic wave propagation from a JSON configuration plus command-line
 // overrides. Flags are turned into overrides so that every value goes through the one
 // validating parser; the run driver (wave::run) writes nothing unless everything checks out.
+// --shots runs the configuration once per shot, the shots dealt over the MPI ranks.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
+#include "strata/dist.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::cli {
@@ -19,7 +23,7 @@ namespace strata::cli {
 namespace {
 
 struct WaveArgs {
-  std::string config, out_dir, restart, device, precision, progress = "auto", dt;
+  std::string config, out_dir, restart, device, precision, progress = "auto", dt, shots, grid;
   std::vector<std::string> sets;
   int steps = -1, order = -1;
   double progress_every = 30;
@@ -49,15 +53,103 @@ std::string clock_text(double s) {
 
 // Progress on stderr: a line rewritten in place on a terminal; elsewhere (a batch log, a
 // pipe) one plain line every `every` seconds, so a log shows where a run is.
-void show_progress(const wave::Progress& p, bool terminal) {
+// `label` starts the line ("strata wave", or with the shot it is about).
+void show_progress(const wave::Progress& p, bool terminal, const std::string& label) {
   const int total = p.last_step;
-  char line[256];
-  std::snprintf(line, sizeof line, "strata wave: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", p.step, total,
+  char line[512];
+  std::snprintf(line, sizeof line, "%s: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", label.c_str(), p.step, total,
                 total ? 100.0 * p.step / total : 100.0, p.gpts_per_s, clock_text(p.elapsed_s).c_str(),
                 clock_text(p.eta_s).c_str());
   if (terminal) std::fprintf(stderr, "\r%s   %s", line, p.final ? "\n" : "");
   else std::fprintf(stderr, "%s\n", line);
   std::fflush(stderr);
+}
+
+// Progress, warnings and the cancel request of one run; `label` starts each line printed.
+// `alone`: this process runs the whole grid (a shot); otherwise, under mpirun, the ranks
+// share it and rank 0 alone prints.
+wave::RunOptions run_options(const WaveArgs& a, const std::string& label, bool alone) {
+  wave::RunOptions opt;
+  opt.overwrite = a.overwrite;
+  opt.alone = alone;
+  opt.grid = a.grid;
+  const bool speaks = alone || dist::Job::get().root();
+  if (a.progress != "off" && speaks) {
+    const bool terminal = ::isatty(2);
+    opt.progress_interval_s = terminal ? 0.5 : a.progress_every;
+    opt.on_progress = [terminal, label](const wave::Progress& p) { show_progress(p, terminal, label); };
+  }
+  if (speaks)
+    opt.on_warning = [label](const std::string& w) { std::fprintf(stderr, "%s: warning: %s\n", label.c_str(), w.c_str()); };
+  opt.cancelled = [] { return interrupted() != 0; };
+  return opt;
+}
+
+// --shots: the configuration once per shot, shot i on rank i % ranks (every shot in turn
+// without mpirun), each a whole run into OUT_DIR/NAME; rank 0 writes OUT_DIR/manifest.json
+// once every rank is done. Every rank validates everything, then Job::begin (main's failure
+// protocol); a shot that fails after it ends the job. A signal stops each rank's current
+// shot (its files are not written, as for one run), and no manifest is written.
+void run_shots(const wave::Config& c, const WaveArgs& a) {
+  using dist::Job;
+  Job& job = Job::get();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<wave::Shot> shots = wave::parse_shots_file(a.shots, c);
+  const wave::Plan plan = wave::check_shots(c, shots, a.overwrite);
+  if (plan.device == "cuda") job.bind_gpu();  // one GPU per rank, before any CUDA work
+  job.begin();
+
+  std::optional<wave::ShotsDirectory> dir;
+  if (job.root()) dir.emplace(c, shots, a.overwrite);
+  job.barrier();  // OUT_DIR is taken before any rank writes into it
+  const std::size_t n = shots.size();
+  std::vector<wave::ShotResult> mine;
+  std::string stopped;
+  set_cooperative(true);
+  for (std::size_t i = std::size_t(job.rank()); i < n && !interrupted(); i += std::size_t(job.size())) {
+    const std::string where = std::to_string(i + 1) + "/" + std::to_string(n) +
+                              (job.size() > 1 ? ", rank " + std::to_string(job.rank()) : std::string());
+    const std::string label = "strata wave: shot " + shots[i].name + " (" + where + ")";
+    try {
+      wave::ShotResult r;
+      r.index = i;
+      r.rank = job.rank();
+      r.report = wave::run(wave::shot_config(c, shots[i]), run_options(a, label, true));
+      if (!a.quiet)
+        std::printf("%s: %d steps, wall %.3f s, stepping %.3f s, %.4g Gpts/s, %s -> %s\n", label.c_str(),
+                    r.report.steps_run, r.report.wall_s, r.report.compute_s, r.report.gpts_per_s,
+                    r.report.device.c_str(), wave::shot_config(c, shots[i]).out_dir.c_str());
+      std::fflush(stdout);
+      mine.push_back(std::move(r));
+    } catch (const wave::Interrupted& e) {
+      stopped = label + ": stopped by " + signal_name(interrupted()) + ": " + e.what();
+      break;
+    } catch (const Error& e) {
+      set_cooperative(false);
+      throw Error("shot " + shots[i].name + " (" + where + "): " + e.what());
+    } catch (...) {
+      set_cooperative(false);
+      throw;
+    }
+  }
+  set_cooperative(false);
+  // Collective: every rank arrives here, whether it ran all its shots or was stopped.
+  const int sig = int(job.max(double(interrupted())));
+  if (sig != 0) {
+    if (!stopped.empty()) std::fprintf(stderr, "%s\n", stopped.c_str());
+    if (job.root())
+      std::fprintf(stderr, "strata wave: stopped by %s before every shot was done: no manifest written; the shots "
+                           "that finished are complete in %s\n", signal_name(sig), c.out_dir.c_str());
+    set_exit_code(128 + sig);
+    return;
+  }
+  const std::vector<std::string> results = job.gather_text(wave::shot_results_json(c, shots, mine));
+  if (!job.root()) return;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string manifest = dir->write_manifest(results, job.size(), wall);
+  if (!a.quiet)
+    std::printf("strata wave: %zu shot%s on %d rank%s in %.3f s; wrote %s\n", n, n == 1 ? "" : "s", job.size(),
+                job.size() == 1 ? "" : "s", wall, manifest.c_str());
 }
 
 }  // namespace
@@ -76,7 +168,16 @@ void add_wave(CLI::App& app) {
       "boundary (xmin..zmax: pml | free | rigid | periodic; pml width, reflection, power, alpha), output (dir, "
       "snapshots, png, seismogram_png, checkpoint_every), device. Unknown keys are errors. A time step above the "
       "stability limit is an error that prints the limit; dt is chosen as cfl_safety times the limit when not "
-      "given.");
+      "given.\n"
+      "Many shots: --shots FILE runs the configuration once per shot (one model, a list of source positions), "
+      "each into OUT_DIR/NAME with every output of a plain run, then writes OUT_DIR/manifest.json; under mpirun "
+      "shot i runs on rank i % ranks, one GPU per rank (`mpirun -np 4 strata wave --config c.json --shots "
+      "shots.json`).\n"
+      "Several GPUs, one model: under mpirun (one rank per GPU) the grid is split into boxes, one per rank, "
+      "whose ghost layers are exchanged after every step (NCCL between GPUs, MPI between CPU processes): "
+      "`mpirun -np 2 strata wave --config c.json`. The results are the same bits as one process; snapshots are "
+      "one file each, written by every rank; each rank writes its own checkpoint (OUT_DIR/checkpoint.strata and "
+      "checkpoint.strata.rankR), and --restart continues on the same ranks and --grid.");
   cmd->add_option("--config", a->config, "JSON configuration file");
   cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON or a bare string), repeatable, "
                                     "e.g. --set boundary.zmin=rigid --set sources.0.frequency=12");
@@ -90,6 +191,14 @@ void add_wave(CLI::App& app) {
                   "continue from a checkpoint (default OUT_DIR/checkpoint.strata); its configuration digest must "
                   "match (grid, model, dt, scheme, sources, receivers, boundaries); time.steps may grow")
       ->expected(0, 1);
+  cmd->add_option("--shots", a->shots,
+                  "run once per shot of this JSON list, each into OUT_DIR/NAME, and write OUT_DIR/manifest.json: "
+                  "[{\"name\": \"s1\", \"position\": [x, y, z]}, ...] moves the configuration's one source "
+                  "(its wavelet kept); {\"sources\": [...]} replaces the sources (the configuration's keys); name "
+                  "optional (shot0000, ...). Under mpirun shot i runs on rank i % ranks. Not with --restart");
+  cmd->add_option("--grid", a->grid,
+                  "under mpirun: the process grid PXxPYxPZ splitting the grid over the ranks (default: the least "
+                  "halo surface with boxes as thick as the absorbing layers)");
   cmd->add_flag("--overwrite", a->overwrite,
                 "replace the files of a previous run in the output directory (a run otherwise needs an empty "
                 "directory, or --restart to continue the run whose files are there)");
@@ -121,22 +230,23 @@ void add_wave(CLI::App& app) {
     if (!a->device.empty()) sets.push_back("device=" + quoted("--device", a->device));
     if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted("--out-dir", a->out_dir));
     const wave::Config c = wave::parse_config_file(a->config, sets);
-    wave::RunOptions opt;
+    if (!a->grid.empty() && !a->shots.empty())
+      throw Error("--grid splits one run's grid over the ranks; with --shots each rank runs whole shots");
+    if (!a->shots.empty()) {
+      if (restart_opt->count() > 0)
+        throw Error("--restart continues one run, and with --shots every shot is a run of its own (in "
+                    "OUT_DIR/NAME): continue one shot alone with `strata wave --config OUT_DIR/NAME/config.json "
+                    "--restart`, or rerun the shots with --overwrite");
+      return run_shots(c, *a);
+    }
+    wave::RunOptions opt = run_options(*a, "strata wave", false);
     if (restart_opt->count() > 0)
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;
-    opt.overwrite = a->overwrite;
-    if (a->progress != "off") {
-      const bool terminal = ::isatty(2);
-      opt.progress_interval_s = terminal ? 0.5 : a->progress_every;
-      opt.on_progress = [terminal](const wave::Progress& p) { show_progress(p, terminal); };
-    }
-    opt.on_warning = [](const std::string& w) { std::fprintf(stderr, "strata wave: warning: %s\n", w.c_str()); };
-    opt.cancelled = [] { return interrupted() != 0; };
     set_cooperative(true);
     try {
       const wave::Report r = wave::run(c, opt);
       set_cooperative(false);
-      if (!a->quiet) std::fputs(wave::to_text(r).c_str(), stdout);
+      if (!a->quiet && dist::Job::get().root()) std::fputs(wave::to_text(r).c_str(), stdout);
     } catch (const wave::Interrupted& e) {
       set_cooperative(false);
       std::fprintf(stderr, "strata wave: stopped by %s: %s\n", signal_name(interrupted()), e.what());

@@ -5,8 +5,37 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/signals.hpp"
+#include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 #include "strata/error.hpp"
+
+namespace {
+
+// Under mpirun every rank runs main. A verb validates its arguments on every rank, then
+// calls Job::begin, where the ranks agree: when one failed, the first failing rank alone
+// prints why and every rank exits 1. After begin a failure is a rank's own (a file, a GPU):
+// it prints with its rank and ends the whole job, its unfinished files removed.
+int fail(const std::string& what, int code = 1) {
+  using strata::dist::Job;
+  Job& job = Job::get();
+  if (job.size() == 1) {
+    std::cerr << "strata: " << what << "\n";
+    return code;
+  }
+  if (!job.begun()) {
+    const int first = job.first_failed(true);
+    if (first == job.rank()) std::cerr << "strata: " << what << "\n";
+    job.finish();
+    return code;
+  }
+  std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": " << what
+            << "\n(ending all ranks)\n";
+  strata::io::remove_temporaries();
+  job.abort(code);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"strata: stencils and solvers on structured 3D grids, on the GPU at the speed "
@@ -16,6 +45,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "strata " + b.version + " (commit " + b.commit + ", " +
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
   strata::cli::install_signal_handlers();
+  try {
+    strata::dist::Job::start(argc, argv);
+  } catch (const strata::Error& e) {
+    std::cerr << "strata: error: " << e.what() << "\n";
+    return 1;
+  }
   try {
     // Registration is inside the try: a CLI11 release that rejects an option name must
     // give a message, never std::terminate (CLI11 2.4 refused `--h` beside `-h`).
@@ -38,18 +73,36 @@ int main(int argc, char** argv) {
                             " (strata --help describes them)");
     }
     app.parse(argc, argv);
+    // A verb that never reached Job::begin still meets the ranks that failed before it.
+    auto& job = strata::dist::Job::get();
+    if (job.size() > 1 && !job.begun()) job.begin();
+  } catch (const strata::dist::AgreedError& e) {
+    auto& job = strata::dist::Job::get();
+    if (job.root()) std::cerr << "strata: error: " << e.what() << "\n";
+    job.finish();
+    return 1;
+  } catch (const strata::dist::PeerFailed&) {
+    strata::dist::Job::get().finish();
+    return 1;
   } catch (const CLI::ParseError& e) {
+    auto& job = strata::dist::Job::get();
+    if (job.size() > 1 && !job.begun()) {
+      // Every rank parsed the same command line: rank 0 alone prints (help or error).
+      job.first_failed(true);
+      const int code = job.rank() == 0 ? app.exit(e) : e.get_exit_code();
+      job.finish();
+      return code;
+    }
     return app.exit(e);
   } catch (const CLI::ConstructionError& e) {
     std::cerr << "strata: internal error registering the command-line options (CLI11 " CLI11_VERSION "): "
               << e.what() << "\n";
     return 2;
   } catch (const strata::Error& e) {
-    std::cerr << "strata: error: " << e.what() << "\n";
-    return 1;
+    return fail(std::string("error: ") + e.what());
   } catch (const std::exception& e) {
-    std::cerr << "strata: unexpected error: " << e.what() << "\n";
-    return 2;
+    return fail(std::string("unexpected error: ") + e.what(), 2);
   }
+  strata::dist::Job::get().finish();
   return strata::cli::exit_code();
 }

@@ -210,6 +210,12 @@ struct RunOptions {
   // Interrupted. A file being written when it turns true is finished first; no results
   // (seismogram, config.json, report.json) are written after it.
   std::function<bool()> cancelled;
+  // Under mpirun (several ranks): the process grid "PXxPYxPZ" that splits the grid, one box
+  // per rank ("": the grid of boxes with the least halo surface that hold the absorbing
+  // layers whole). Rank 0 holds the directory; the callbacks are called on every rank.
+  std::string grid;
+  // This process alone runs the whole grid, whatever the job (each shot of --shots).
+  bool alone = false;
 };
 
 // What run() throws when RunOptions::cancelled said stop: where it stopped and the last
@@ -234,6 +240,9 @@ struct Report {
   double bytes_per_point = 0;
   double copy_gb_per_s = 0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
   double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP); GPU only
+                             // (several ranks: per GPU, the copy rate of one rank's box)
+  int ranks = 1;             // processes (GPUs) the grid was split over
+  std::string process_grid;  // "PXxPYxPZ" ("" in one process)
   // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;
@@ -249,5 +258,69 @@ struct Report {
 Report run(const Config& cfg, const RunOptions& opt = {});
 std::string to_json(const Report& r);
 std::string to_text(const Report& r);  // the human-readable summary
+
+// ---- Many shots: one model, a list of source positions (`strata wave --shots FILE`) ----
+// A shot is the configuration with its sources replaced. It runs as a run of its own, by
+// run(shot_config(cfg, shot)), into OUT_DIR/NAME: every file a plain run with those sources
+// writes, the same bits. OUT_DIR/manifest.json lists the shots once all are done. Under MPI
+// the app deals shot i to rank i % ranks (apps/strata/wave_shots.cpp); nothing here knows.
+
+struct Shot {
+  std::string name;             // its directory under output.dir
+  std::vector<Source> sources;  // replace the configuration's sources
+};
+
+// A shots file is a JSON list (comments allowed), one object per shot:
+//   {"name": "line1_s03", "position": [x, y, z]}  the configuration's one source moved there
+//                                                   (its frequency, amplitude, delay kept)
+//   {"name": ..., "sources": [{"position": [x, y, z], "frequency": 12, ...}, ...]}
+//                                                   the keys of the configuration's "sources"
+// "name" is optional (default shot0000, shot0001, ... by place in the list): letters,
+// digits, '.', '_', '-', not starting with '.', at most 100 characters, not
+// "manifest.json". Refused with a message naming the entry and what is allowed: not a list,
+// an empty list, an unknown key, both or neither of position and sources, "position" when
+// the configuration has not exactly one source, a position outside the grid, two shots of
+// one name. `origin` names the text in messages.
+std::vector<Shot> parse_shots(std::string_view json_text, const Config& cfg, const std::string& origin = "shots");
+std::vector<Shot> parse_shots_file(const std::string& path, const Config& cfg);
+// cfg with the shot's sources, writing into output.dir/NAME.
+Config shot_config(const Config& cfg, const Shot& shot);
+
+// Every check a run of each shot makes before its first step, the model read once: the
+// output directory (absent or empty; with overwrite, a previous shots run's manifest and
+// shot directories) and each shot's directory as run() checks it, the host memory, the
+// configuration without its sources (grid, model, CFL, receivers: the plan returned, with
+// its device and dt), then each shot's sources against that dt (messages name the shot).
+// Throws Error; reads the model, writes nothing.
+Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwrite);
+
+// One shot's run, as the process that ran it reports it.
+struct ShotResult {
+  std::size_t index = 0;  // in the shots list
+  int rank = 0;
+  Report report;
+};
+// A process's results as JSON text: what it hands to the one that writes the manifest.
+std::string shot_results_json(const Config& cfg, const std::vector<Shot>& shots,
+                              const std::vector<ShotResult>& results);
+
+// OUT_DIR of a shots run, held by one process while the shots run: created and locked like
+// a run's directory (a second run into it is refused), a previous manifest removed first
+// under overwrite (the shots' own directories are each run's to replace).
+class ShotsDirectory {
+public:
+  ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite);
+  ~ShotsDirectory();
+  ShotsDirectory(const ShotsDirectory&) = delete;
+  ShotsDirectory& operator=(const ShotsDirectory&) = delete;
+  // Writes OUT_DIR/manifest.json atomically from every process's shot_results_json: the
+  // shots in list order, each with its rank, sources, directory, files, times and digest.
+  // Throws Error unless every shot is there exactly once. Returns the manifest's path.
+  std::string write_manifest(const std::vector<std::string>& results_json, int ranks, double wall_s) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace strata::wave

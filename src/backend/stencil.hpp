@@ -4,6 +4,7 @@
 // a build without CUDA). src/dispatch/apply.cpp validates and picks the backend.
 #pragma once
 
+#include "base/region.hpp"
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -49,6 +50,7 @@ struct Setup {
   std::vector<double> d2;   // 1D second derivative, radius + 1
   std::vector<double> d1;   // 1D first derivative, radius + 1 (d1[0] = 0)
   std::array<FaceKind, 6> faces{};
+  std::array<bool, 6> exchanged{};  // faces whose ghosts the neighbours send (marked pml above)
   std::vector<PmlFace> pml;
   std::vector<std::vector<Tap>> sources;    // weights include dt^2 / h^3; no repeated point
   std::vector<std::vector<Tap>> receivers;  // trilinear weights
@@ -99,6 +101,17 @@ public:
   // are whole planes (nx ny values) but for the end.
   virtual void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const = 0;
   virtual void load(const std::vector<NamedArray<T>>& arrays) = 0;
+  // u(n) with its ghost layers, where it lives, for a distributed run's halo exchange
+  // (between steps; the backend's stream is the default one).
+  virtual Field<T>& wavefield() = 0;
+  // A distributed run's exchange of u's ghost layers (Setup::exchanged faces), called with
+  // a stream: the backend calls it once per step, ordered so that every read of those
+  // ghosts (the update next to them, the receivers) sees u's current values. The CPU calls
+  // it after each step; the GPU at the start of the next, on a stream of its own, while the
+  // update computes the points that do not read those ghosts (receivers are sampled after
+  // it, and traces() makes a last exchange for a row still waiting). Every rank calls it
+  // the same number of times (it is collective).
+  virtual void set_halo_exchange(std::function<void(void* stream)> exchange) = 0;
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;

@@ -32,4 +32,20 @@ void* graph_capture(void* stream, const std::function<void()>& enqueue);
 void graph_launch(void* graph, void* stream);
 void graph_destroy(void* graph) noexcept;
 
+// Ordering between streams (the distributed apply's halo stream and compute stream):
+// `stream_wait` makes later work on `stream` wait for what `event_record` captured.
+// Without CUDA these do nothing (host work runs in program order).
+void* event_create();
+void* event_create_timed();  // for event_elapsed_ms (benchmarks' timelines)
+float event_elapsed_ms(void* from, void* to);  // waits for `to`
+void event_destroy(void* event) noexcept;
+// A stream whose kernels the GPU schedules ahead of the default priority's (halo work).
+void* stream_create_high_priority();
+void event_record(void* event, void* stream);
+void stream_wait(void* stream, void* event);
+
+// Makes `index` the current device of this process (one rank per GPU). Throws Error when
+// there is no such device.
+void set_device(int index);
+
 }  // namespace strata::runtime

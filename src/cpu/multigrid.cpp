@@ -1,6 +1,7 @@
 // Multigrid passes on the host (declared in backend/multigrid_passes.inc): the reference
 // stencil pass into the output, then a plain point-wise loop; transfers as separable sums
-// over the per-axis tables. Nothing runs on a stream: `stream` is ignored.
+// over the per-axis tables, whose indices may be -1 or n (a ghost: a distributed level's
+// tables read the neighbours' values there). Nothing runs on a stream: `stream` is ignored.
 #include <vector>
 
 #include "backend/multigrid.hpp"
@@ -56,14 +57,11 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
         double acc = 0;
         for (int c = 0; c < K; ++c) {
           const int k = t.r_idx[2][K * z + c];
-          if (k < 0) continue;
           for (int b = 0; b < K; ++b) {
             const int j = t.r_idx[1][K * y + b];
-            if (j < 0) continue;
-            for (int a = 0; a < K; ++a) {
+              for (int a = 0; a < K; ++a) {
               const int i = t.r_idx[0][K * x + a];
-              if (i < 0) continue;
-              acc += double(t.r_w[2][K * z + c]) * t.r_w[1][K * y + b] * t.r_w[0][K * x + a] * r(i, j, k);
+                  acc += double(t.r_w[2][K * z + c]) * t.r_w[1][K * y + b] * t.r_w[0][K * x + a] * r(i, j, k);
             }
           }
         }
@@ -90,14 +88,11 @@ void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>
         double acc = 0;
         for (int c = 0; c < 2; ++c) {
           const int k = t.p_idx[2][2 * z + c];
-          if (k < 0) continue;
           for (int b = 0; b < 2; ++b) {
             const int j = t.p_idx[1][2 * y + b];
-            if (j < 0) continue;
-            for (int a = 0; a < 2; ++a) {
+              for (int a = 0; a < 2; ++a) {
               const int i = t.p_idx[0][2 * x + a];
-              if (i < 0) continue;
-              acc += double(t.p_w[2][2 * z + c]) * t.p_w[1][2 * y + b] * t.p_w[0][2 * x + a] * ec(i, j, k);
+                  acc += double(t.p_w[2][2 * z + c]) * t.p_w[1][2 * y + b] * t.p_w[0][2 * x + a] * ec(i, j, k);
             }
           }
         }

@@ -11,7 +11,9 @@
 
 namespace strata::cpu {
 
-namespace {
+// Not an anonymous namespace: the instantiations come from an included list
+// (backend/rows_instances.inc), and types with internal linkage may not appear in them.
+namespace rows_detail {
 
 constexpr std::size_t kPiece = 4096;  // values per work item: balances threads, tiny partials
 
@@ -137,7 +139,9 @@ T extreme(Rows<const T> a, T init, Pick pick) {
       pick);
 }
 
-}  // namespace
+}  // namespace rows_detail
+
+using namespace rows_detail;
 
 template <class T>
 double sum(const RowShape& s, Strided<const T> a_op, void*) {
@@ -289,25 +293,6 @@ double sub_sum_squares(const RowShape& s, Strided<const T> b_op, Strided<const T
   return sum_squares(s, as_const(r_op), nullptr);
 }
 
-#define STRATA_INSTANTIATE(T)                                                             \
-  template double sum(const RowShape&, Strided<const T>, void*);                          \
-  template double dot(const RowShape&, Strided<const T>, Strided<const T>, void*);        \
-  template double sum_squares(const RowShape&, Strided<const T>, void*);                  \
-  template T max_abs(const RowShape&, Strided<const T>, void*);                           \
-  template T min_value(const RowShape&, Strided<const T>, void*);                         \
-  template T max_value(const RowShape&, Strided<const T>, void*);                         \
-  template FiniteReport<T> check_finite(const RowShape&, Strided<const T>, void*);        \
-  template void fill(const RowShape&, Strided<T>, T, void*);                              \
-  template void copy(const RowShape&, Strided<const T>, Strided<T>, void*);               \
-  template void scale(const RowShape&, T, Strided<T>, void*);                             \
-  template void axpy(const RowShape&, T, Strided<const T>, Strided<T>, void*);            \
-  template void axpby(const RowShape&, T, Strided<const T>, T, Strided<T>, void*);        \
-  template double axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>,  \
-                                    void*);                                               \
-  template double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,    \
-                                  Strided<T>, void*);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
+#include "backend/rows_instances.inc"
 
 }  // namespace strata::cpu

@@ -11,12 +11,11 @@ namespace {
 
 // The 27 box weights of a radius-1 stencil, or the star coefficients.
 template <class T>
-void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out) {
-  const Extent n = in.extent();
-#pragma omp parallel for if (threaded(n.points()))
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
+void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out, const Region& b) {
+#pragma omp parallel for if (threaded(b.points()))
+  for (int z = b.z0; z < b.z0 + b.nz; ++z)
+    for (int y = b.y0; y < b.y0 + b.ny; ++y)
+      for (int x = b.x0; x < b.x0 + b.nx; ++x) {
         double acc = 0;
         for (int dz = -1; dz <= 1; ++dz)
           for (int dy = -1; dy <= 1; ++dy)
@@ -27,12 +26,11 @@ void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& ou
 }
 
 template <class T>
-void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out) {
-  const Extent n = in.extent();
-#pragma omp parallel for if (threaded(n.points()))
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
+void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out, const Region& b) {
+#pragma omp parallel for if (threaded(b.points()))
+  for (int z = b.z0; z < b.z0 + b.nz; ++z)
+    for (int y = b.y0; y < b.y0 + b.ny; ++y)
+      for (int x = b.x0; x < b.x0 + b.nx; ++x) {
         double acc = c[0] * double(in(x, y, z));
         for (int r = 1; r <= R; ++r)
           acc += c[r] * (double(in(x - r, y, z)) + double(in(x + r, y, z)) +
@@ -45,11 +43,12 @@ void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& 
 }  // namespace
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*) {
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*, Region r) {
+  if (r.whole()) r = {0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz};
   if (s.kind() == StencilKind::star)
-    apply_star(s.radius(), s.coeffs(), in, out);
+    apply_star(s.radius(), s.coeffs(), in, out, r);
   else
-    apply_box(s.as_box27(), in, out);
+    apply_box(s.as_box27(), in, out, r);
 }
 
 template <class T>
@@ -61,8 +60,8 @@ void copy_interior(const Field<T>& in, Field<T>& out) {
       for (int x = 0; x < n.nx; ++x) out(x, y, z) = in(x, y, z);
 }
 
-template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*);
-template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*);
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

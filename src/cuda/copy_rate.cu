@@ -18,7 +18,7 @@ double time_copy_kernel_ms(const Field<T>& in, Field<T>& out, void* stream, int 
   float best = 1e30f;
   for (int rep = 0; rep < warmup + reps; ++rep) {
     STRATA_CUDA_CHECK(cudaEventRecord(e0, st));
-    copy.launch(nullptr, in, out, stream, 0);
+    copy.launch(nullptr, in, out, stream, 0, {});
     STRATA_CUDA_CHECK(cudaEventRecord(e1, st));
     STRATA_CUDA_CHECK(cudaEventSynchronize(e1));
     float ms = 0;

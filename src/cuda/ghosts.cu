@@ -1,6 +1,8 @@
-// Launches the three ghost-fill passes on the field's stream.
+// Launches the ghost-fill passes on the field's stream: three axes for a whole field, one
+// axis and chosen sides for a distributed box's global faces.
 #include <algorithm>
 
+#include "backend/halo.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/ghosts.cuh"
 #include "cuda/stencil_cuda.hpp"
@@ -8,25 +10,33 @@
 namespace strata::cuda {
 
 template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
+void fill_ghost_sides(Field<T>& f, const Boundary& bc, int width, int axis, bool lo, bool hi,
+                      void* stream) {
+  if (!lo && !hi) return;
   const Extent n = f.extent();
-  const kernels::GhostArgs a{f.layout().pitch, f.layout().plane, n.nx, n.ny, n.nz, width, bc.kind};
+  const kernels::GhostArgs a{f.layout().pitch, f.layout().plane, n.nx, n.ny, n.nz, width, bc.kind, lo, hi};
   const auto s = static_cast<cudaStream_t>(stream);
   const std::int64_t w2 = 2 * std::int64_t(width);
   const std::int64_t sizes[3] = {w2 * n.ny * n.nz, (n.nx + w2) * w2 * n.nz,
                                  (n.nx + w2) * (n.ny + w2) * w2};
-  auto blocks = [](std::int64_t total) {
-    return unsigned(std::clamp<std::int64_t>((total + 255) / 256, 1, 65535));
-  };
-  kernels::fill_ghost_axis<T, 0><<<blocks(sizes[0]), 256, 0, s>>>(f.origin(), a, T(bc.value));
+  const auto blocks = unsigned(std::clamp<std::int64_t>((sizes[axis] + 255) / 256, 1, 65535));
+  if (axis == 0)
+    kernels::fill_ghost_axis<T, 0><<<blocks, 256, 0, s>>>(f.origin(), a, T(bc.value));
+  else if (axis == 1)
+    kernels::fill_ghost_axis<T, 1><<<blocks, 256, 0, s>>>(f.origin(), a, T(bc.value));
+  else
+    kernels::fill_ghost_axis<T, 2><<<blocks, 256, 0, s>>>(f.origin(), a, T(bc.value));
   STRATA_CUDA_CHECK_LAUNCH();
-  kernels::fill_ghost_axis<T, 1><<<blocks(sizes[1]), 256, 0, s>>>(f.origin(), a, T(bc.value));
-  STRATA_CUDA_CHECK_LAUNCH();
-  kernels::fill_ghost_axis<T, 2><<<blocks(sizes[2]), 256, 0, s>>>(f.origin(), a, T(bc.value));
-  STRATA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
+  for (int axis = 0; axis < 3; ++axis) fill_ghost_sides(f, bc, width, axis, true, true, stream);
 }
 
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
+template void fill_ghost_sides(Field<float>&, const Boundary&, int, int, bool, bool, void*);
+template void fill_ghost_sides(Field<double>&, const Boundary&, int, int, bool, bool, void*);
 
 }  // namespace strata::cuda

@@ -149,54 +149,11 @@ ReduceOut reduce(ReduceKind kind, const RowShape& s, Strided<const T> a, Strided
   return ws.fetch(stream);
 }
 
-// ---- the seam (backend/rows.hpp) ---------------------------------------------------------
-
-template <class T>
-double sum(const RowShape& s, Strided<const T> a, void* stream) {
-  return reduce(ReduceKind::sum, s, a, a, stream).value;
-}
-template <class T>
-double dot(const RowShape& s, Strided<const T> a, Strided<const T> b, void* stream) {
-  return reduce(ReduceKind::dot, s, a, b, stream).value;
-}
-template <class T>
-double sum_squares(const RowShape& s, Strided<const T> a, void* stream) {
-  return reduce(ReduceKind::sum_squares, s, a, a, stream).value;
-}
-template <class T>
-T max_abs(const RowShape& s, Strided<const T> a, void* stream) {
-  return T(reduce(ReduceKind::max_abs, s, a, a, stream).hi);
-}
-template <class T>
-T min_value(const RowShape& s, Strided<const T> a, void* stream) {
-  return T(reduce(ReduceKind::min_max, s, a, a, stream).lo);
-}
-template <class T>
-T max_value(const RowShape& s, Strided<const T> a, void* stream) {
-  return T(reduce(ReduceKind::min_max, s, a, a, stream).hi);
-}
-template <class T>
-FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a, void* stream) {
-  const ReduceOut out = reduce(ReduceKind::finite, s, a, a, stream);
-  FiniteReport<T> r;
-  r.all_finite = out.count == 0;
-  r.count = std::size_t(out.count);
-  if (!r.all_finite) r.index = std::size_t(out.first), r.value = T(out.first_value);
-  return r;
-}
-
 #define STRATA_INSTANTIATE(T)                                                                 \
   template void enqueue_reduce(ReduceKind, const RowShape&, Strided<const T>, Strided<const T>, \
                                Workspace&, void*);                                            \
   template ReduceOut reduce(ReduceKind, const RowShape&, Strided<const T>, Strided<const T>,   \
-                            void*);                                                           \
-  template double sum(const RowShape&, Strided<const T>, void*);                              \
-  template double dot(const RowShape&, Strided<const T>, Strided<const T>, void*);            \
-  template double sum_squares(const RowShape&, Strided<const T>, void*);                      \
-  template T max_abs(const RowShape&, Strided<const T>, void*);                               \
-  template T min_value(const RowShape&, Strided<const T>, void*);                             \
-  template T max_value(const RowShape&, Strided<const T>, void*);                             \
-  template FiniteReport<T> check_finite(const RowShape&, Strided<const T>, void*);
+                            void*);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -96,6 +96,49 @@ void stream_synchronize(void* s) {
   if (cuda_available()) STRATA_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s)));
 }
 
+void* event_create() {
+  if (!cuda_available()) return nullptr;
+  cudaEvent_t e = nullptr;
+  STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  return e;
+}
+void* event_create_timed() {
+  if (!cuda_available()) return nullptr;
+  cudaEvent_t e = nullptr;
+  STRATA_CUDA_CHECK(cudaEventCreate(&e));
+  return e;
+}
+float event_elapsed_ms(void* from, void* to) {
+  if (!from || !to) return 0;
+  float ms = 0;
+  STRATA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(to)));
+  STRATA_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(from), static_cast<cudaEvent_t>(to)));
+  return ms;
+}
+void* stream_create_high_priority() {
+  if (!cuda_available()) return nullptr;
+  int least = 0, greatest = 0;
+  STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t s = nullptr;
+  STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  return s;
+}
+void event_destroy(void* e) noexcept {
+  if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+}
+void event_record(void* e, void* s) {
+  if (e) STRATA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)));
+}
+void stream_wait(void* s, void* e) {
+  if (e) STRATA_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), static_cast<cudaEvent_t>(e), 0));
+}
+void set_device(int index) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || index < 0 || index >= count)
+    throw Error("no CUDA device " + std::to_string(index) + " (" + std::to_string(count) + " visible)");
+  STRATA_CUDA_CHECK(cudaSetDevice(index));
+}
+
 void* graph_capture(void* stream, const std::function<void()>& enqueue) {
   const auto s = static_cast<cudaStream_t>(stream);
   require(s != nullptr, "graph capture needs a created stream, not the default stream");

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include "base/region.hpp"
 
 namespace strata::cuda {
 
@@ -36,14 +37,10 @@ struct TileConfig {
   }
 };
 
-// The part of the interior a launch writes: interior coordinates of its first point and
-// its extent (Extent{} means the whole interior). The solvers use it to run the plain fused
-// update on the interior and a specialised kernel on a shell (the wave's absorbing layers).
-struct Region {
-  int x0 = 0, y0 = 0, z0 = 0;
-  int nx = 0, ny = 0, nz = 0;  // 0: the whole interior
-  bool whole() const { return nx == 0; }
-};
+// The part of the interior a launch writes (base/region.hpp): the solvers use it to run the
+// plain fused update on the interior and a specialised kernel on a shell (the wave's
+// absorbing layers), the distributed apply to compute the interior while halos travel.
+using strata::Region;
 
 // Shared-memory geometry of one plane slot for element T and radius R: NSUB sub-slots of
 // ROWS x W elements (W = SUBX + 2*HX), each 128-byte aligned.

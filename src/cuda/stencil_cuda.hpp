@@ -13,11 +13,12 @@
 
 namespace strata::cuda {
 
-// Launches one implementation: out = kernel(in) on the interior. `stencil` supplies the
-// coefficients (ignored by the copies); zchunks = 0 lets the launcher choose.
+// Launches one implementation: out = kernel(in) on the interior, or on `region` of it (its
+// x0 a multiple of 16 bytes). `stencil` supplies the coefficients (ignored by the copies);
+// zchunks = 0 lets the launcher choose.
 template <class T>
 using StencilLaunchFn = void (*)(const Stencil* stencil, const Field<T>& in, Field<T>& out,
-                                 void* stream, int zchunks);
+                                 void* stream, int zchunks, Region region);
 
 template <class T>
 struct StencilImpl {

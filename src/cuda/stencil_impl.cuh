@@ -45,9 +45,10 @@ kernels::Box27Op<T> make_op(OpTag<kernels::Box27Op<T>>, const Stencil* s) {
 
 template <class Op, class Cfg>
 void launch_impl(const Stencil* s, const Field<typename Op::value_type>& in,
-                 Field<typename Op::value_type>& out, void* stream, int zchunks) {
+                 Field<typename Op::value_type>& out, void* stream, int zchunks,
+                 Region region) {
   launch_25d<Op, Cfg>(make_op(OpTag<Op>{}, s), in.data(), in.layout(), out.origin(),
-                      out.layout(), static_cast<cudaStream_t>(stream), zchunks);
+                      out.layout(), static_cast<cudaStream_t>(stream), zchunks, {}, region);
 }
 
 template <class Op, class Cfg>

@@ -37,14 +37,15 @@ const StencilImpl<T>& default_impl(std::string_view kernel) {
 }
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream) {
-  default_impl<T>(kernel_name(s)).launch(&s, in, out, stream, 0);
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
+                    Region region) {
+  default_impl<T>(kernel_name(s)).launch(&s, in, out, stream, 0, region);
 }
 
 #define STRATA_INSTANTIATE(T)                                                       \
   template const std::vector<StencilImpl<T>>& stencil_impls<T>();                   \
   template const StencilImpl<T>& default_impl<T>(std::string_view);                 \
-  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*);
+  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -1,5 +1,6 @@
-// Vector-operation launchers: each public operation is one per-element maths struct run by
-// kernels::update_rows; the fused *_sum_squares forms end in the reductions' grid finish.
+// The CUDA side of the row seam (backend/rows.hpp): the vector-operation launchers (each one
+// per-element maths struct run by kernels::update_rows; the fused *_sum_squares forms end in
+// the reductions' grid finish) and the seam's reductions over reduce.cu's reduce().
 // Host code only; the device code is in kernels/vector_ops.cuh.
 #include "cuda/check.hpp"
 #include "cuda/kernels/vector_ops.cuh"
@@ -105,22 +106,51 @@ double sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<const T> y
   return ws.fetch(stream).value;
 }
 
+// ---- the seam's reductions (backend/rows.hpp): one synchronous reduce() each ------------
+
+template <class T>
+double sum(const RowShape& s, Strided<const T> a, void* stream) {
+  return reduce(ReduceKind::sum, s, a, a, stream).value;
+}
+template <class T>
+double dot(const RowShape& s, Strided<const T> a, Strided<const T> b, void* stream) {
+  return reduce(ReduceKind::dot, s, a, b, stream).value;
+}
+template <class T>
+double sum_squares(const RowShape& s, Strided<const T> a, void* stream) {
+  return reduce(ReduceKind::sum_squares, s, a, a, stream).value;
+}
+template <class T>
+T max_abs(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::max_abs, s, a, a, stream).hi);
+}
+template <class T>
+T min_value(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::min_max, s, a, a, stream).lo);
+}
+template <class T>
+T max_value(const RowShape& s, Strided<const T> a, void* stream) {
+  return T(reduce(ReduceKind::min_max, s, a, a, stream).hi);
+}
+template <class T>
+FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a, void* stream) {
+  const ReduceOut out = reduce(ReduceKind::finite, s, a, a, stream);
+  FiniteReport<T> r;
+  r.all_finite = out.count == 0;
+  r.count = std::size_t(out.count);
+  if (!r.all_finite) r.index = std::size_t(out.first), r.value = T(out.first_value);
+  return r;
+}
+
 #define STRATA_INSTANTIATE(T)                                                                  \
-  template void fill(const RowShape&, Strided<T>, T, void*);                                   \
-  template void copy(const RowShape&, Strided<const T>, Strided<T>, void*);                    \
-  template void scale(const RowShape&, T, Strided<T>, void*);                                  \
-  template void axpy(const RowShape&, T, Strided<const T>, Strided<T>, void*);                 \
-  template void axpby(const RowShape&, T, Strided<const T>, T, Strided<T>, void*);             \
   template void enqueue_axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>, \
                                           Workspace&, void*);                                  \
-  template double axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>,      \
-                                    void*);                                                    \
   template void enqueue_sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,    \
-                                        Strided<T>, Workspace&, void*);                        \
-  template double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,         \
-                                  Strided<T>, void*);
+                                        Strided<T>, Workspace&, void*);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE
+
+#include "backend/rows_instances.inc"
 
 }  // namespace strata::cuda

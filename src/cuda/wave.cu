@@ -6,6 +6,7 @@
 // orders, so restarts are bit-identical.
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -121,13 +122,36 @@ public:
 
   void step(int n) override {
     const cudaStream_t st = stream();
+    const bool halo = bool(exchange_);
+    if (halo) {
+      // u(n)'s ghosts from the neighbours on the halo stream (and the receivers' row of u(n)
+      // after them), beside the points that do not read them. u_prev, written below, was
+      // u(n-1): its exchange and row (the last step's halo work) must be done first.
+      if (halo_started_) STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, halo_done_.get(), 0));
+      STRATA_CUDA_CHECK(cudaEventRecord(ready_.get(), st));
+      STRATA_CUDA_CHECK(cudaStreamWaitEvent(halo_stream(), ready_.get(), 0));
+      exchange_(halo_stream());
+      if (pending_row_ >= 0) launch_record(pending_row_, halo_stream());
+      pending_row_ = -1;
+      STRATA_CUDA_CHECK(cudaEventRecord(halo_done_.get(), halo_stream()));
+      halo_started_ = true;
+    }
+    // The update's points next to the exchanged faces wait for the halo (the far ones, and
+    // with no split, all, do not).
+    auto near = [&] {
+      if (!halo) return;
+      STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, halo_done_.get(), 0));
+      for (const cuda::Region& r : near_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, r);
+    };
     if (mirror_faces_ > 0) {
       kernels::wave_mirror_ghosts<T><<<dim3(blocks_for(mirror_work_, 256), mirror_faces_), 256, 0, st>>>(u_.origin(),
                                                                                                        mirror_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     if (s_.pml.empty()) {
-      cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
+      if (!halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
+      else if (!far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+      near();
     } else {
       // The shell runs on its own stream beside the interior: the interior's 2.5D blocks
       // leave SMs idle (120 tiles on 132 SMs at 512^3), and the latency-bound shell kernels
@@ -135,8 +159,11 @@ public:
       // the sources.
       STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
       STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_stream_.get(), fork_.get(), 0));
-      if (has_interior_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
+      if (halo) STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_stream_.get(), halo_done_.get(), 0));
+      if (has_interior_ && !halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
+      if (has_interior_ && halo && !far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell_stream_.get()); });
+      if (has_interior_) near();
       STRATA_CUDA_CHECK(cudaEventRecord(join_.get(), shell_stream_.get()));
       STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, join_.get(), 0));
       std::swap(psi_, psi_next_);
@@ -152,17 +179,34 @@ public:
   }
 
   void record(int row) override {
-    const int nr = int(s_.receivers.size());
-    if (nr == 0) return;
     require(row < s_.trace_rows, "internal: trace row past the buffer");
-    kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, stream()>>>(
-        u_.origin(), record_off_.get(), record_w_.get(), nr, traces_.get() + std::size_t(row) * nr);
-    STRATA_CUDA_CHECK_LAUNCH();
+    if (!exchange_) return launch_record(row, stream());
+    // Sampled after the next exchange of u's ghosts. A rank without receivers keeps the row
+    // waiting too: flush_row exchanges, and every rank must make the same exchanges.
+    flush_row();  // (a row is sampled once per step at most; this never waits in a run)
+    pending_row_ = row;
   }
 
   std::vector<T> traces(int rows) const override {
+    const_cast<CudaBackend*>(this)->flush_row();
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     return traces_.download(std::size_t(rows) * s_.receivers.size());
+  }
+
+  void set_halo_exchange(std::function<void(void*)> exchange) override {
+    exchange_ = std::move(exchange);
+    cudaStream_t h = nullptr;
+    int least = 0, greatest = 0;  // the highest priority: its packs and NCCL's kernel take SMs first
+    STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
+    halo_stream_.reset(h);
+    cudaEvent_t e = nullptr;
+    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    ready_.reset(e);
+    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    halo_done_.reset(e);
+    set_near_far();
   }
 
   void set_traces(std::span<const T> data, int rows) override {
@@ -208,6 +252,8 @@ public:
 
   void load(const std::vector<NamedArray<T>>& arrays) override {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    pending_row_ = -1;  // the state it would sample is replaced
     for (const auto& a : arrays) {
       const StateSlot slot = state_slot(a.name, a.data.size(), s_);
       switch (slot.kind) {
@@ -219,10 +265,59 @@ public:
     }
   }
 
+  Field<T>& wavefield() override { return u_; }
+
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
 private:
   static cudaStream_t stream() { return nullptr; }  // the legacy default stream
+  cudaStream_t halo_stream() const { return halo_stream_.get(); }
+
+  void launch_record(int row, cudaStream_t st) {
+    const int nr = int(s_.receivers.size());
+    if (nr == 0) return;
+    kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, st>>>(u_.origin(), record_off_.get(), record_w_.get(), nr,
+                                                                 traces_.get() + std::size_t(row) * nr);
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  // A row still waiting for u's ghosts: one exchange now, then the row (collective: every
+  // rank reaches it at the same step).
+  void flush_row() {
+    if (pending_row_ < 0) return;
+    const int row = pending_row_;
+    pending_row_ = -1;
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    exchange_(stream());
+    launch_record(row, stream());
+  }
+
+  // The update's split beside the exchange: the box it covers (the whole grid, or the
+  // interior between the absorbing layers) less R planes at each exchanged y or z face (far_),
+  // and those planes (near_), which wait for the exchange. With x faces exchanged the x
+  // planes would break the 2.5D kernel's aligned rows: no split, everything waits.
+  void set_near_far() {
+    near_.clear();
+    const Extent n = s_.n;
+    const cuda::Region base = s_.pml.empty() ? cuda::Region{0, 0, 0, n.nx, n.ny, n.nz} : interior_;
+    if ((s_.pml.empty() || has_interior_) && !s_.exchanged[0] && !s_.exchanged[1]) {
+      int lo[3] = {base.x0, base.y0, base.z0}, hi[3] = {base.x0 + base.nx, base.y0 + base.ny, base.z0 + base.nz};
+      for (int a = 2; a >= 1; --a)
+        for (int side = 0; side < 2; ++side) {
+          if (!s_.exchanged[2 * a + side] || lo[a] >= hi[a]) continue;
+          int b0[3] = {lo[0], lo[1], lo[2]}, b1[3] = {hi[0], hi[1], hi[2]};
+          if (side == 0) b1[a] = std::min(hi[a], lo[a] + s_.radius), lo[a] = b1[a];
+          else b0[a] = std::max(lo[a], hi[a] - s_.radius), hi[a] = b0[a];
+          near_.push_back({b0[0], b0[1], b0[2], b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]});
+        }
+      far_ = lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]
+                 ? cuda::Region{lo[0], lo[1], lo[2], hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}
+                 : cuda::Region{};
+    } else {
+      far_ = {};
+      if (s_.pml.empty() || has_interior_) near_.push_back(base);
+    }
+  }
 
   // c2 = (v dt / h)^2 over the interior, v from c2 itself (planes == null) or per plane.
   void launch_c2(const T* planes, double dt_over_h) {
@@ -404,8 +499,13 @@ private:
   struct EventDelete {
     void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
   };
-  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete> shell_stream_;
-  std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete> fork_, join_;
+  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete> shell_stream_, halo_stream_;
+  std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete> fork_, join_, ready_, halo_done_;
+  std::function<void(void*)> exchange_;  // a distributed run's (set_halo_exchange)
+  bool halo_started_ = false;
+  int pending_row_ = -1;                 // a receivers' row waiting for the next exchange
+  cuda::Region far_;                     // the update's points that never wait for it
+  std::vector<cuda::Region> near_;       // those that do
   cuda::Region interior_;  // where the plain fused update runs beside a shell
   bool has_interior_ = false;
   using ShellKind = kernels::ShellKind;

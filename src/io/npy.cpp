@@ -19,6 +19,7 @@
 
 #include "strata/atomic_file.hpp"
 #include "base/runtime.hpp"
+#include "io/npy_box.hpp"
 
 namespace strata {
 
@@ -461,6 +462,8 @@ Extent extent_of(const NpyInfo& info, const std::string& path) {
   return Extent{int(info.shape[2]), int(info.shape[1]), int(info.shape[0])};
 }
 
+}  // namespace
+
 // ---- writing ---------------------------------------------------------------------------
 
 // Magic, version, header length and the header dict, padded with spaces and a final '\n'
@@ -495,7 +498,28 @@ std::string npy_preamble(Precision dtype, std::span<const std::size_t> shape,
   return out;
 }
 
-}  // namespace
+template <class T>
+void npy_read_box(const std::string& path, std::array<int, 3> offset, Extent box, T* dense) {
+  OpenNpy in = open_npy(path);
+  const Extent n = extent_of(in.info, path);
+  require(offset[0] >= 0 && offset[1] >= 0 && offset[2] >= 0 && offset[0] + box.nx <= n.nx &&
+              offset[1] + box.ny <= n.ny && offset[2] + box.nz <= n.nz,
+          "internal: a box outside '" + path + "'");
+  ValueReader<T> reader(in.file.get(), in.info.dtype, path);
+  const std::size_t elem = bytes_of(in.info.dtype), row = std::size_t(box.nx);
+  for (int z = 0; z < box.nz; ++z)
+    for (int y = 0; y < box.ny; ++y) {
+      const std::size_t first =
+          (std::size_t(offset[2] + z) * std::size_t(n.ny) + std::size_t(offset[1] + y)) * std::size_t(n.nx) +
+          std::size_t(offset[0]);
+      if (::fseeko(in.file.get(), off_t(in.info.data_offset + first * elem), SEEK_SET) != 0)
+        fail(path, std::string("cannot seek: ") + std::strerror(errno));
+      reader.read(dense + (std::size_t(z) * std::size_t(box.ny) + std::size_t(y)) * row, row);
+    }
+}
+
+template void npy_read_box(const std::string&, std::array<int, 3>, Extent, float*);
+template void npy_read_box(const std::string&, std::array<int, 3>, Extent, double*);
 
 NpyInfo npy_inspect(const std::string& path) { return open_npy(path).info; }
 

@@ -63,6 +63,9 @@ Contents survey(const std::string& dir, const RunFiles& f) {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name == kLock) continue;
+    if (std::find(f.run_dirs.begin(), f.run_dirs.end(), name) != f.run_dirs.end() && e.is_directory(ec) &&
+        !e.is_symlink(ec))
+      continue;
     if (!f.subdir.empty() && name == f.subdir && e.is_directory(ec) && !e.is_symlink(ec)) {
       for (const auto& s : fs::directory_iterator(e.path(), ec)) classify(s.path().filename().string(), true);
       continue;

@@ -16,6 +16,10 @@ struct RunFiles {
   std::string subdir;                      // one subdirectory of outputs ("" for none)
   std::vector<std::string> subdir_suffixes;  // its files: <prefix><digits><suffix>
   std::string subdir_prefix;
+  // Subdirectories that are runs of their own (the shots of `strata wave --shots`): each is
+  // checked, locked and emptied by its own RunDirectory, so here they are neither entered
+  // nor removed, and do not make the directory count as holding files.
+  std::vector<std::string> run_dirs;
 };
 
 class RunDirectory {

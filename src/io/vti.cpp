@@ -10,10 +10,7 @@
 namespace strata::io {
 
 template <class T>
-void write_vti(const std::string& path, std::span<const T> values, Extent n,
-               std::array<double, 3> origin, double spacing, const std::string& name) {
-  require(values.size() == n.points(), "write_vti: " + std::to_string(values.size()) +
-                                           " values for a " + n.str() + " grid");
+std::string vti_head(Extent n, std::array<double, 3> origin, double spacing, const std::string& name) {
   char head[1024];
   std::snprintf(head, sizeof head,
                 "<?xml version=\"1.0\"?>\n"
@@ -29,11 +26,22 @@ void write_vti(const std::string& path, std::span<const T> values, Extent n,
                 n.nx - 1, n.ny - 1, n.nz - 1, origin[0], origin[1], origin[2], spacing, spacing, spacing,
                 n.nx - 1, n.ny - 1, n.nz - 1, name.c_str(), sizeof(T) == 4 ? "Float32" : "Float64",
                 name.c_str());
-  const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
-  const std::uint64_t bytes = values.size_bytes();
+  std::string out = head;
+  const std::uint64_t bytes = n.points() * sizeof(T);
+  out.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+  return out;
+}
+
+std::string vti_tail() { return "\n  </AppendedData>\n</VTKFile>\n"; }
+
+template <class T>
+void write_vti(const std::string& path, std::span<const T> values, Extent n,
+               std::array<double, 3> origin, double spacing, const std::string& name) {
+  require(values.size() == n.points(), "write_vti: " + std::to_string(values.size()) +
+                                           " values for a " + n.str() + " grid");
+  const std::string head = vti_head<T>(n, origin, spacing, name), tail = vti_tail();
   AtomicFile f(path);
-  f.write(head, std::char_traits<char>::length(head));
-  f.write(&bytes, sizeof bytes);
+  f.write(head.data(), head.size());
   f.write(values.data(), values.size_bytes());
   f.write(tail.data(), tail.size());
   f.commit();
@@ -44,4 +52,9 @@ template void write_vti(const std::string&, std::span<const float>, Extent, std:
 template void write_vti(const std::string&, std::span<const double>, Extent, std::array<double, 3>, double,
                         const std::string&);
 
+}  // namespace strata::io
+
+namespace strata::io {
+template std::string vti_head<float>(Extent, std::array<double, 3>, double, const std::string&);
+template std::string vti_head<double>(Extent, std::array<double, 3>, double, const std::string&);
 }  // namespace strata::io

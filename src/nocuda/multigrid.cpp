@@ -2,33 +2,33 @@
 // with the message every device request gets, so the dispatch needs no #if.
 #include "backend/multigrid.hpp"
 
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
 namespace {
-[[noreturn]] void no_cuda() { throw Error("strata was built without CUDA: device fields are unavailable"); }
+using nocuda::refuse;
 }  // namespace
 
 template <class T>
-void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
-void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
-void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
 bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, const poisson::TransferView<T>&,
-                       Field<T>&, void*) { no_cuda(); }
+                       Field<T>&, void*) { refuse(); }
 template <class T>
-void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void restrict_to(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
-void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void prolong_add(const poisson::TransferView<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
-void dense_correct(const T*, const Field<T>&, Field<T>&, void*) { no_cuda(); }
+void dense_correct(const T*, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
-void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*) { no_cuda(); }
+void extrapolate_ghosts(const poisson::GhostRule&, Field<T>&, void*) { refuse(); }
 template <class D, class S>
-void convert(const Field<S>&, Field<D>&, void*) { no_cuda(); }
+void convert(const Field<S>&, Field<D>&, void*) { refuse(); }
 
 #include "backend/multigrid_instances.inc"
 

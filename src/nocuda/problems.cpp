@@ -2,15 +2,11 @@
 // without CUDA: device fields cannot be made there; these keep every path ending in a clear
 // message rather than an #if in the caller.
 #include "backend/problems.hpp"
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
-namespace {
-[[noreturn]] void refuse() {
-  throw Error("strata was built without CUDA: device fields are unavailable");
-}
-}  // namespace
+using nocuda::refuse;
 
 template <class T>
 void fill_product(const double*, const double*, const double*, double, double, Field<T>&, void*) {

@@ -2,15 +2,11 @@
 // refused. The dispatch layer refuses device memory before it gets here; these keep every
 // path ending in a clear message rather than a link error or an #if in the callers.
 #include "backend/rows.hpp"
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
-namespace {
-[[noreturn]] void refuse() {
-  throw Error("device memory given but strata was built without CUDA");
-}
-}  // namespace
+using nocuda::refuse;
 
 template <class T>
 double sum(const RowShape&, Strided<const T>, void*) { refuse(); }
@@ -43,25 +39,6 @@ double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>, Stri
   refuse();
 }
 
-#define STRATA_INSTANTIATE(T)                                                             \
-  template double sum(const RowShape&, Strided<const T>, void*);                          \
-  template double dot(const RowShape&, Strided<const T>, Strided<const T>, void*);        \
-  template double sum_squares(const RowShape&, Strided<const T>, void*);                  \
-  template T max_abs(const RowShape&, Strided<const T>, void*);                           \
-  template T min_value(const RowShape&, Strided<const T>, void*);                         \
-  template T max_value(const RowShape&, Strided<const T>, void*);                         \
-  template FiniteReport<T> check_finite(const RowShape&, Strided<const T>, void*);        \
-  template void fill(const RowShape&, Strided<T>, T, void*);                              \
-  template void copy(const RowShape&, Strided<const T>, Strided<T>, void*);               \
-  template void scale(const RowShape&, T, Strided<T>, void*);                             \
-  template void axpy(const RowShape&, T, Strided<const T>, Strided<T>, void*);            \
-  template void axpby(const RowShape&, T, Strided<const T>, T, Strided<T>, void*);        \
-  template double axpby_sum_squares(const RowShape&, T, Strided<const T>, T, Strided<T>,  \
-                                    void*);                                               \
-  template double sub_sum_squares(const RowShape&, Strided<const T>, Strided<const T>,    \
-                                  Strided<T>, void*);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
+#include "backend/rows_instances.inc"
 
 }  // namespace strata::cuda

@@ -1,6 +1,7 @@
 // The runtime services for a build without CUDA: device requests are refused with a
 // clear message, copies are host memcpy.
 #include <cstring>
+#include <string>
 
 #include "base/runtime.hpp"
 #include "strata/device.hpp"
@@ -34,6 +35,16 @@ void stream_synchronize(void*) {}
 void* graph_capture(void*, const std::function<void()>&) { return nullptr; }
 void graph_launch(void*, void*) { throw Error("CUDA graphs need a CUDA build"); }
 void graph_destroy(void*) noexcept {}
+void* event_create() { return nullptr; }
+void event_destroy(void*) noexcept {}
+void* event_create_timed() { return nullptr; }
+float event_elapsed_ms(void*, void*) { return 0; }
+void* stream_create_high_priority() { return nullptr; }
+void event_record(void*, void*) {}
+void stream_wait(void*, void*) {}
+void set_device(int index) {
+  throw Error("no CUDA device " + std::to_string(index) + ": strata was built without CUDA");
+}
 
 }  // namespace runtime
 

@@ -1,24 +1,20 @@
 // The CUDA side of the stencil seam (backend/stencil.hpp) in a build without CUDA: device
 // fields cannot be made there, so these only keep every path ending in a clear message.
 #include "backend/stencil.hpp"
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
-namespace {
-[[noreturn]] void refuse() {
-  throw Error("strata was built without CUDA: device fields are unavailable");
-}
-}  // namespace
+using nocuda::refuse;
 
 template <class T>
 void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
 template <class T>
-void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*) { refuse(); }
+void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region) { refuse(); }
 
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
-template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*);
-template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*);
+template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
+template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
 
 }  // namespace strata::cuda

@@ -196,7 +196,30 @@ with tempfile.TemporaryDirectory() as tmp:
     doc = json.load(open(js)) if r.returncode == 0 else {"results": []}
     sums = [x for x in doc["results"] if x["kernel"] == "sum"]
     check("--size sizes the reductions", sums and all(x["points"] == 8 ** 3 for x in sums), str(sums[:1]))
+    families = {x["kernel"] for x in doc["results"]}
+    check("cpu bench all runs every CPU family", {"copy", "7pt", "sum", "dot", "max_abs"} <= families
+          and any(k.startswith("wave") for k in families), str(sorted(families)))
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
+    check("bench unknown kernel lists every family and member",
+          all(k in r.stderr for k in ("stencils", "box27", "reduce", "max_abs", "wave", "poisson", "all")),
+          r.stderr)
+    # A member runs alone; a family named whole runs all of it, whatever else is listed.
+    os.remove(js)
+    r = run("bench", "--device", "cpu", "--kernel", "dot,7pt", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32", "--json", js)
+    kinds = sorted({x["kernel"] for x in json.load(open(js))["results"]}) if r.returncode == 0 else []
+    check("bench members run alone (and the copy reference)", kinds == ["7pt", "copy", "dot"] or
+          kinds == ["7pt", "copy", "dot", "memcpy"], f"{r.stderr} {kinds}")
+    r = run("bench", "--device", "cpu", "--kernel", "sum,reduce", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32", "--json", js)
+    kinds = {x["kernel"] for x in json.load(open(js))["results"]} if r.returncode == 0 else set()
+    check("bench family named whole runs all of it", {"sum", "dot", "max_abs"} <= kinds, f"{r.stderr} {kinds}")
+    # A GPU-only family named on the CPU is refused before anything runs or is written.
+    os.remove(js)
+    r = run("bench", "--device", "cpu", "--kernel", "7pt,poisson", "--json", js)
+    check("bench poisson on the cpu refused first",
+          r.returncode != 0 and "needs --device cuda" in r.stderr and "strata bench on" not in r.stderr
+          and not os.path.exists(js), r.stderr)
 
 finish()

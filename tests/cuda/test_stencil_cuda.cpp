@@ -133,7 +133,7 @@ void every_impl() {
         Field<T> din(n, in.ghost(), Memory::device);
         copy(in, din);
         check_device_pass<T>(s, in, din, in.ghost(),
-                             [&](Field<T>& i, Field<T>& o) { impl.launch(&s, i, o, nullptr, zchunks); },
+                             [&](Field<T>& i, Field<T>& o) { impl.launch(&s, i, o, nullptr, zchunks, {}); },
                              impl.kernel + " " + impl.variant + " " + n.str() + " zchunks " +
                                  std::to_string(zchunks) + " " + to_string(precision_of<T>));
       }

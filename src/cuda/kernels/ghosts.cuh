@@ -14,6 +14,7 @@ struct GhostArgs {
   std::int64_t pitch, plane;
   int nx, ny, nz, width;
   BoundaryKind kind;
+  bool lo = true, hi = true;  // which sides to fill (a distributed box fills its global faces)
 };
 
 // axis 0 (x): points (k, y, z) for k in [0, 2w), y in [0, ny), z in [0, nz)
@@ -32,6 +33,7 @@ __global__ void fill_ghost_axis(T* origin, GhostArgs a, T value) {
     int i = int(t % ex), j = int((t / ex) % ey), l = int(t / (std::int64_t(ex) * ey));
     int x = Axis == 0 ? 0 : i - w, y = Axis == 1 ? 0 : (Axis == 0 ? j : j - w), z = Axis == 2 ? 0 : l;
     const int k = Axis == 0 ? i : (Axis == 1 ? j : l);
+    if (k < w ? !a.lo : !a.hi) continue;
     const int n = Axis == 0 ? a.nx : (Axis == 1 ? a.ny : a.nz);
     const int g = k < w ? -1 - k : n + k - w;  // ghost index along the axis
     int sx = x, sy = y, sz = z;

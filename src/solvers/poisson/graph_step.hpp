@@ -23,6 +23,8 @@ public:
     step();
     if (capture_) exec_ = runtime::graph_capture(s_.handle, step);
   }
+  // Whether later runs replay a graph (the step's host code then no longer runs).
+  bool captured() const { return exec_ != nullptr; }
 
 private:
   Stream s_;

@@ -1,8 +1,8 @@
-// Builds the multigrid levels: coarsen every axis of more than one point to about half
+// Plans the multigrid levels: coarsen every axis of more than one point to about half
 // (solvers/poisson/transfer.hpp) while the grid is above the dense size, each level with the
-// operator re-discretised on its own spacings and smoother bounds from its own spectrum;
-// the coarsest operator is assembled from stencil applications and inverted in double on
-// the host.
+// operator re-discretised on its own spacings and smoother bounds from its own spectrum.
+// Builds a hierarchy from the plan: the coarsest operator is assembled from stencil
+// applications and inverted in double on the host.
 #include "solvers/poisson/hierarchy.hpp"
 
 #include <array>
@@ -17,12 +17,6 @@
 namespace strata::poisson {
 
 namespace {
-
-Boundary homogeneous(BoundaryKind kind) {
-  return kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0.0)
-                                         : (kind == BoundaryKind::neumann ? Boundary::neumann()
-                                                                          : Boundary::periodic());
-}
 
 // Dense matrix of the stencil with homogeneous boundary conditions (column j = A e_j), by
 // the public stencil pass and the dispatched ghost rule on host fields (the CPU backend).
@@ -77,30 +71,32 @@ std::vector<T> to(const std::vector<double>& v) {
 
 }  // namespace
 
-template <class T>
-Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h,
-                             Memory memory, double jacobi_omega) {
-  Hierarchy<T> H;
-  H.bc = homogeneous(kind);
+Boundary homogeneous(BoundaryKind kind) {
+  return kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0.0)
+                                         : (kind == BoundaryKind::neumann ? Boundary::neumann()
+                                                                          : Boundary::periodic());
+}
+
+std::vector<LevelPlan> plan_levels(PoissonOperator op, BoundaryKind kind, Extent n, double h, double jacobi_omega) {
+  std::vector<LevelPlan> plan;
   std::array<double, 3> hs = {h, h, h};
   std::array<AxisGrid, 3> axes = {AxisGrid{n.nx}, AxisGrid{n.ny}, AxisGrid{n.nz}};
   for (;;) {
-    Level<T> L;
+    LevelPlan L;
     L.n = n;
     L.h = hs;
     L.a = poisson_stencil(op, hs);
     std::array<bool, 3> coarsened{}, plain{};
-    std::array<AxisTransfer, 3> t;
     for (int ax = 0; ax < 3; ++ax) {
-      t[ax] = coarsen_axis(kind, axes[ax]);
-      coarsened[ax] = t[ax].n_coarse < axes[ax].n;
+      L.t[ax] = coarsen_axis(kind, axes[ax]);
+      coarsened[ax] = L.t[ax].n_coarse < axes[ax].n;
       if (kind == BoundaryKind::dirichlet) {
         L.ghost.lo[ax] = axes[ax].ghost_lo();
         L.ghost.hi[ax] = axes[ax].ghost_hi();
       }
       plain[ax] = L.ghost.lo[ax] == 0 && L.ghost.hi[ax] == 0;
     }
-    const bool can = (coarsened[0] || coarsened[1] || coarsened[2]) && n.points() > 64;
+    L.has_coarser = (coarsened[0] || coarsened[1] || coarsened[2]) && n.points() > 64;
     // Smoother bounds from this level's spectrum. The Chebyshev interval's lower end, as a
     // fraction of the largest eigenvalue, measured as the best V(2,2) convergence factor on
     // 63^3 (docs/poisson.md): 7-point 0.2 (factor 0.16, insensitive between 0.15 and
@@ -109,33 +105,44 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
     L.omega = jacobi_omega > 0 ? jacobi_omega : best_jacobi_omega(sb);
     L.lam_lo = (op == PoissonOperator::fd7 ? 0.2 : 0.4) * sb.max;
     L.lam_hi = 1.02 * sb.max;  // a little above: never below the largest eigenvalue
-    L.u = Field<T>(n, 1, memory);
-    L.u2 = Field<T>(n, 1, memory);
-    L.f = Field<T>(n, 1, memory);
-    L.r = Field<T>(n, 1, memory);
-    if (can) {
-      L.has_coarser = true;
-      bool full_weighting = kind == BoundaryKind::dirichlet;
+    const bool more = L.has_coarser;
+    if (more) {
+      L.full_weighting = kind == BoundaryKind::dirichlet;
       for (int ax = 0; ax < 3; ++ax) {
-        L.p_idx[ax] = Buffer<int>(t[ax].p_idx, memory);
-        L.r_idx[ax] = Buffer<int>(t[ax].r_idx, memory);
-        L.p_w[ax] = Buffer<T>(to<T>(t[ax].p_w), memory);
-        L.r_w[ax] = Buffer<T>(to<T>(t[ax].r_w), memory);
-        L.down.nf[ax] = t[ax].n_fine;
-        L.down.nc[ax] = t[ax].n_coarse;
-        L.down.p_idx[ax] = L.p_idx[ax].data();
-        L.down.r_idx[ax] = L.r_idx[ax].data();
-        L.down.p_w[ax] = L.p_w[ax].data();
-        L.down.r_w[ax] = L.r_w[ax].data();
-        hs[ax] *= t[ax].ratio;
-        axes[ax] = t[ax].coarse;
-        full_weighting = full_weighting && t[ax].full_weighting;
+        hs[ax] *= L.t[ax].ratio;
+        axes[ax] = L.t[ax].coarse;
+        L.full_weighting = L.full_weighting && L.t[ax].full_weighting;
       }
-      L.down.full_weighting = full_weighting;
+    }
+    plan.push_back(std::move(L));
+    if (!more) break;
+    n = Extent{axes[0].n, axes[1].n, axes[2].n};
+  }
+  return plan;
+}
+
+template <class T>
+Hierarchy<T> build_hierarchy(const std::vector<LevelPlan>& plan, std::size_t first, BoundaryKind kind,
+                             Memory memory) {
+  Hierarchy<T> H;
+  H.bc = homogeneous(kind);
+  for (std::size_t l = first; l < plan.size(); ++l) {
+    const LevelPlan& p = plan[l];
+    Level<T> L;
+    static_cast<LevelGeometry&>(L) = p;
+    L.u = Field<T>(p.n, 1, memory);
+    L.u2 = Field<T>(p.n, 1, memory);
+    L.f = Field<T>(p.n, 1, memory);
+    L.r = Field<T>(p.n, 1, memory);
+    if (p.has_coarser) {
+      L.has_coarser = true;
+      for (int ax = 0; ax < 3; ++ax) {
+        const AxisTransfer& t = p.t[ax];
+        L.set_axis(ax, t.n_fine, t.n_coarse, t.p_idx, t.p_w, t.r_idx, t.r_w, memory);
+      }
+      L.down.full_weighting = p.full_weighting;
     }
     H.levels.push_back(std::move(L));
-    if (!can) break;
-    n = Extent{axes[0].n, axes[1].n, axes[2].n};
   }
 
   // The coarsest level: exact (pseudo-)inverse when small enough.
@@ -161,7 +168,15 @@ Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, do
   return H;
 }
 
+template <class T>
+Hierarchy<T> build_hierarchy(PoissonOperator op, BoundaryKind kind, Extent n, double h, Memory memory,
+                             double jacobi_omega) {
+  return build_hierarchy<T>(plan_levels(op, kind, n, h, jacobi_omega), 0, kind, memory);
+}
+
 template Hierarchy<float> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, double);
 template Hierarchy<double> build_hierarchy(PoissonOperator, BoundaryKind, Extent, double, Memory, double);
+template Hierarchy<float> build_hierarchy(const std::vector<LevelPlan>&, std::size_t, BoundaryKind, Memory);
+template Hierarchy<double> build_hierarchy(const std::vector<LevelPlan>&, std::size_t, BoundaryKind, Memory);
 
 }  // namespace strata::poisson

@@ -14,9 +14,9 @@ namespace strata::poisson {
 namespace {
 
 // One run of (preconditioned) CG; precondition(r, z) sets z = M^-1 r.
-template <class T, class Precondition>
-Stop conjugate_gradients(Solve<T>& S, const Precondition& precondition) {
-  Field<T> r(S.n, 1, S.mem), p(S.n, 1, S.mem), q(S.n, 1, S.mem), z(S.n, 1, S.mem);
+template <class T, class V, class Precondition>
+Stop conjugate_gradients(Solve<T, V>& S, const Precondition& precondition) {
+  V r = S.make(), p = S.make(), q = S.make(), z = S.make();
   copy_interior(S.r0, r, S.s);
   fill(S.e, T(0), S.s);
   precondition(r, z);
@@ -46,29 +46,29 @@ Stop conjugate_gradients(Solve<T>& S, const Precondition& precondition) {
 // An iteration: A p (3 values a point), p.q (2), two axpys (3 each); after every iteration
 // but a run's last, the new direction: r.z (2), axpby (3) and z (1). The preconditioner's
 // cycles count their own passes.
-template <class T>
-double cg_bytes(const Solve<T>& S) {
+template <class T, class V>
+double cg_bytes(const Solve<T, V>& S) {
   return S.grid_bytes((3 + 2 + 3 + 3) * double(S.it) + (2 + 3 + 1) * double(S.it - S.runs));
 }
 
-template <class T>
-class PlainCg final : public Method<T> {
+template <class T, class V>
+class PlainCg final : public Method<T, V> {
 public:
-  Stop run(Solve<T>& S) override {
-    return conjugate_gradients(S, [&](const Field<T>& r, Field<T>& z) { copy_interior(r, z, S.s); });
+  Stop run(Solve<T, V>& S) override {
+    return conjugate_gradients(S, [&](const V& r, V& z) { copy_interior(r, z, S.s); });
   }
-  double bytes(const Solve<T>& S) const override { return cg_bytes(S); }
+  double bytes(const Solve<T, V>& S) const override { return cg_bytes(S); }
 };
 
 // CG in T preconditioned by a V-cycle in P (P = T, or float under double).
-template <class T, class P>
-class MultigridCg final : public Method<T> {
+template <class T, class V, class P>
+class MultigridCg final : public Method<T, V> {
 public:
-  explicit MultigridCg(Solve<T>& S) : mg_(S.o, S.n, S.h, S.mem, S.s) {}
+  explicit MultigridCg(Solve<T, V>& S) : mg_(S) {}
 
-  Stop run(Solve<T>& S) override {
-    return conjugate_gradients(S, [&](const Field<T>& r, Field<T>& z) {
-      Level<P>& L0 = mg_.H.levels[0];
+  Stop run(Solve<T, V>& S) override {
+    return conjugate_gradients(S, [&](const V& r, V& z) {
+      auto& L0 = mg_.H.levels[0];
       if constexpr (std::is_same_v<P, T>) copy_interior(r, L0.f, S.s);
       else convert(r, L0.f, S.s);
       fill(L0.u, P(0), S.s);
@@ -77,30 +77,34 @@ public:
       else convert(L0.u, z, S.s);
     });
   }
-  double bytes(const Solve<T>& S) const override { return cg_bytes(S) + mg_.M.bytes(); }
-  std::vector<PoissonLevelInfo> levels(const Solve<T>&) const override { return mg_.levels(); }
+  double bytes(const Solve<T, V>& S) const override { return cg_bytes(S) + mg_.bytes(); }
+  std::vector<PoissonLevelInfo> levels(const Solve<T, V>&) const override { return mg_.levels(); }
 
 private:
-  MultigridCycle<P> mg_;
+  MultigridCycle<P, V> mg_;
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Method<T>> make_cg(Solve<T>&) {
-  return std::make_unique<PlainCg<T>>();
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_cg(Solve<T, V>&) {
+  return std::make_unique<PlainCg<T, V>>();
 }
 
-template <class T>
-std::unique_ptr<Method<T>> make_mgcg(Solve<T>& S) {
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>& S) {
   if constexpr (std::is_same_v<T, double>)
-    if (S.o.mixed_precision) return std::make_unique<MultigridCg<double, float>>(S);
-  return std::make_unique<MultigridCg<T, T>>(S);
+    if (S.o.mixed_precision) return std::make_unique<MultigridCg<double, V, float>>(S);
+  return std::make_unique<MultigridCg<T, V, T>>(S);
 }
 
-template std::unique_ptr<Method<float>> make_cg(Solve<float>&);
-template std::unique_ptr<Method<double>> make_cg(Solve<double>&);
-template std::unique_ptr<Method<float>> make_mgcg(Solve<float>&);
-template std::unique_ptr<Method<double>> make_mgcg(Solve<double>&);
+#define STRATA_INSTANTIATE(T, V)                                                  \
+  template std::unique_ptr<Method<T, V>> make_cg(Solve<T, V>&);                   \
+  template std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>&);
+STRATA_INSTANTIATE(float, Field<float>)
+STRATA_INSTANTIATE(double, Field<double>)
+STRATA_INSTANTIATE(float, dist::DistField<float>)
+STRATA_INSTANTIATE(double, dist::DistField<double>)
+#undef STRATA_INSTANTIATE
 
 }  // namespace strata::poisson

@@ -5,15 +5,19 @@
 // What a method needs (a hierarchy and its precision, cuFFT plans) it builds when made.
 // Bytes moved are apart from the iterations: each method's cost model turns the counts
 // of what it did into the bytes the report's gb_per_s divides by the solve time.
+// V is the vector: Field<T> on one process, DistField<T> over many ranks (vec.hpp); the
+// methods that run on both (mg, cg, mgcg) are written once for both.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "base/runtime.hpp"
 #include "solvers/poisson/monitor.hpp"
+#include "solvers/poisson/vec.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
@@ -31,24 +35,24 @@ struct StreamHolder {
 };
 
 // v - mean(v) in place, using `tmp` for the constant.
-template <class T>
-void remove_mean(Field<T>& v, Field<T>& tmp, Stream s) {
-  fill(tmp, T(sum(v, s) / double(v.extent().points())), s);
+template <class V>
+void remove_mean(V& v, V& tmp, Stream s) {
+  using T = scalar_of<V>;
+  fill(tmp, T(sum(v, s) / double(global_extent(v).points())), s);
   axpy(T(-1), tmp, v, s);
 }
 
 // The state of one solve that every method works on.
-template <class T>
+template <class T, class V = Field<T>>
 struct Solve {
-  Solve(const PoissonOptions& o, const Field<T>& f, Field<T>& u);
+  Solve(const PoissonOptions& o, const V& f, V& u);
 
-  // The ghost layer of a field of the error equation before a stencil pass (Dirichlet:
-  // zero ghosts, never written).
-  void fill_error_ghosts(Field<T>& v) {
-    if (hb.kind != BoundaryKind::dirichlet) fill_ghosts(v, hb, 1, s);
-  }
+  // A new vector of the error equation (one ghost layer).
+  V make() const { return like<T>(u); }
+  // The ghost layer of a field of the error equation before a stencil pass.
+  void fill_error_ghosts(V& v) { error_ghosts(v, hb, s); }
   // ||u + e|| for the floor test (e: the correction so far).
-  double norm_with(const Field<T>& correction) {
+  double norm_with(const V& correction) {
     copy_interior(u, tmp, s);
     axpy(T(1), correction, tmp, s);
     return norm2(tmp, s);
@@ -63,8 +67,8 @@ struct Solve {
   double grid_bytes(double values) const { return values * double(n.points()) * sizeof(T); }
 
   const PoissonOptions& o;
-  Field<T>& u;
-  Extent n;
+  V& u;
+  Extent n;  // the global grid
   Memory mem;
   double h;
   Stencil a;
@@ -72,7 +76,7 @@ struct Solve {
   StreamHolder sh;
   Stream s;
   bool singular;
-  Field<T> rhs, r0, e, tmp;
+  V rhs, r0, e, tmp;
   PoissonReport rep;
   std::optional<Monitor> mon;  // made when the solve starts, after the setup
   // What the methods did, over the whole solve (restarts included): the cost models' counts.
@@ -81,41 +85,48 @@ struct Solve {
   int records = 0;  // residuals recorded with the monitor
 };
 
-template <class T>
+template <class T, class V = Field<T>>
 class Method {
 public:
   virtual ~Method() = default;
   // One run from e = 0 for A e = r0, until the monitor stops it.
-  virtual Stop run(Solve<T>& S) = 0;
+  virtual Stop run(Solve<T, V>& S) = 0;
   // Bytes moved by the runs so far (the method's cost model).
-  virtual double bytes(const Solve<T>& S) const = 0;
+  virtual double bytes(const Solve<T, V>& S) const = 0;
   // The grids it works on, finest first (the report's levels).
-  virtual std::vector<PoissonLevelInfo> levels(const Solve<T>& S) const { return {{S.n, {S.h, S.h, S.h}}}; }
+  virtual std::vector<PoissonLevelInfo> levels(const Solve<T, V>& S) const { return {{S.n, {S.h, S.h, S.h}}}; }
 };
 
 // The method table (method.cpp): for each --solver, the function that makes it and how the
-// monitor reads its residuals.
-template <class T>
+// monitor reads its residuals. A method that runs on one process only has no maker for
+// DistField vectors (null).
+template <class T, class V = Field<T>>
 struct MethodEntry {
   PoissonMethod id;
-  std::unique_ptr<Method<T>> (*make)(Solve<T>&);  // builds what it needs: hierarchy, plans
+  std::unique_ptr<Method<T, V>> (*make)(Solve<T, V>&);  // builds what it needs: hierarchy, plans
   bool stationary;  // the residual falls every iteration (diverged: tenfold above its best)
   bool fast;        // multigrid: near the floor, follow the residual's smooth part
   bool direct;      // one application of A^-1 per run, no iterations to watch
 };
-template <class T>
-const MethodEntry<T>& method_entry(PoissonMethod id);
+template <class T, class V = Field<T>>
+const MethodEntry<T, V>& method_entry(PoissonMethod id);
 
 // The makers, one per method file.
 template <class T>
 std::unique_ptr<Method<T>> make_jacobi(Solve<T>& S);
-template <class T>
-std::unique_ptr<Method<T>> make_multigrid(Solve<T>& S);  // mg and fmg
-template <class T>
-std::unique_ptr<Method<T>> make_cg(Solve<T>& S);
-template <class T>
-std::unique_ptr<Method<T>> make_mgcg(Solve<T>& S);  // float cycles under a double CG when mixed
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_multigrid(Solve<T, V>& S);  // mg and fmg
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_cg(Solve<T, V>& S);
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>& S);  // float cycles under a double CG when mixed
 template <class T>
 std::unique_ptr<Method<T>> make_fft(Solve<T>& S);
+
+// Checks the options against the grid (solve.cpp); throws Error.
+void validate(const PoissonOptions& o, Extent n, Memory mem);
+// Runs the solve the options ask for: the method, its restarts, the report (solve.cpp).
+template <class T, class V>
+PoissonReport run(Solve<T, V>& S);
 
 }  // namespace strata::poisson

@@ -1,38 +1,66 @@
 // The multigrid a method cycles with, in the precision P it runs in (a mixed-precision
 // mgcg cycles in float under a double CG): the hierarchy, the cycle on it and the graph
 // its V-cycle replays from. Built in the solve's setup; it stays where it was made (the
-// cycle and the graph refer to the hierarchy's fields).
+// cycle and the graph refer to the hierarchy's fields). The solve's vector type picks the
+// hierarchy: one process (hierarchy.hpp) or partitioned over the ranks (dist_hierarchy.hpp).
 #pragma once
 
+#include <utility>
 #include <vector>
 
+#include "solvers/poisson/dist_hierarchy.hpp"
 #include "solvers/poisson/graph_step.hpp"
+#include "solvers/poisson/method.hpp"
 #include "solvers/poisson/multigrid.hpp"
 
 namespace strata::poisson {
 
-template <class P>
+template <class P, class T>
+Hierarchy<P> hierarchy_for(const Solve<T, Field<T>>& S) {
+  return build_hierarchy<P>(S.o.op, S.o.bc.kind, S.n, S.h, S.mem, S.o.jacobi_omega);
+}
+template <class P, class T>
+DistHierarchy<P> hierarchy_for(const Solve<T, dist::DistField<T>>& S) {
+  return build_dist_hierarchy<P>(S.o, S.u, S.h, S.s);
+}
+
+template <class P, class V>
 struct MultigridCycle {
-  MultigridCycle(const PoissonOptions& o, Extent n, double h, Memory mem, Stream s, int fmg_cycles = 1)
-      : H(build_hierarchy<P>(o.op, o.bc.kind, n, h, mem, o.jacobi_omega)),
-        M(H, o.smoother, o.pre, o.post, s, fmg_cycles),
-        graph(s, mem == Memory::device && o.use_graphs) {}
+  using T = scalar_of<V>;
+  using Hier = decltype(hierarchy_for<P>(std::declval<const Solve<T, V>&>()));
+
+  // Graphs only on one process: a distributed cycle's exchanges and gathers are host calls.
+  MultigridCycle(const Solve<T, V>& S, int fmg_cycles = 1)
+      : H(hierarchy_for<P>(S)),
+        M(H, S.o.smoother, S.o.pre, S.o.post, S.s, fmg_cycles),
+        graph(S.s, S.mem == Memory::device && S.o.use_graphs && std::is_same_v<V, Field<T>>) {}
   MultigridCycle(const MultigridCycle&) = delete;
   MultigridCycle& operator=(const MultigridCycle&) = delete;
 
   // One V-cycle on the finest level (levels[0].u for levels[0].f), eager or replayed.
   void vcycle() {
+    if (graph.captured()) {  // a replay moves what the eager cycle moved; M counts nothing
+      graph.run([this] { M.vcycle(0); });
+      replayed_bytes_ += cycle_bytes_;
+      return;
+    }
+    const double before = M.bytes();
     graph.run([this] { M.vcycle(0); });
+    // A capture runs the cycle's host code again (M counts it) but executes nothing.
+    const double counted = M.bytes() - before;
+    cycle_bytes_ = graph.captured() ? counted / 2 : counted;
+    if (graph.captured()) replayed_bytes_ -= cycle_bytes_;
   }
-  std::vector<PoissonLevelInfo> levels() const {
-    std::vector<PoissonLevelInfo> v;
-    for (const auto& L : H.levels) v.push_back({L.n, L.h});
-    return v;
-  }
+  // Bytes the multigrid has moved so far, replayed cycles included.
+  double bytes() const { return M.bytes() + replayed_bytes_; }
+  std::vector<PoissonLevelInfo> levels() const { return H.info(); }
 
-  Hierarchy<P> H;
-  Multigrid<P> M;
+  Hier H;
+  Multigrid<P, Hier> M;
   GraphedStep graph;  // after H and M: destroyed before them
+
+private:
+  double cycle_bytes_ = 0, replayed_bytes_ = 0;
 };
 
 }  // namespace strata::poisson

@@ -20,17 +20,16 @@ namespace strata {
 
 namespace poisson {
 
-template <class T>
-Solve<T>::Solve(const PoissonOptions& options, const Field<T>& f, Field<T>& solution)
-    : o(options), u(solution), n(f.extent()), mem(f.memory()), h(o.h > 0 ? o.h : poisson_spacing(o.bc, n.nx)),
-      a(poisson_stencil(o.op, h)), hb(o.bc.kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0) : o.bc), sh(mem),
-      s(sh.stream()), singular(o.bc.kind != BoundaryKind::dirichlet), rhs(n, 1, mem), r0(n, 1, mem), e(n, 1, mem),
-      tmp(n, 1, mem) {
+template <class T, class V>
+Solve<T, V>::Solve(const PoissonOptions& options, const V& f, V& solution)
+    : o(options), u(solution), n(global_extent(f)), mem(local(f).memory()),
+      h(o.h > 0 ? o.h : poisson_spacing(o.bc, n.nx)), a(poisson_stencil(o.op, h)),
+      hb(o.bc.kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0) : o.bc), sh(mem), s(sh.stream()),
+      singular(o.bc.kind != BoundaryKind::dirichlet), rhs(like<T>(f)), r0(like<T>(f)), e(like<T>(f)),
+      tmp(like<T>(f)) {
   copy_interior(f, rhs, s);
   if (singular) remove_mean(rhs, tmp, s);  // the compatible right-hand side
 }
-
-}  // namespace poisson
 
 namespace {
 
@@ -42,6 +41,8 @@ double ms_since(Clock::time_point t0) {
 // Restarts from the recomputed residual after the method's own met the tolerance: enough
 // for CG's drift and r0's rounding; beyond that the recomputed residual is at its floor.
 constexpr int kMaxRestarts = 3;
+
+}  // namespace
 
 void validate(const PoissonOptions& o, Extent n, Memory mem) {
   require(o.pre >= 0 && o.post >= 0 && o.pre + o.post >= 1 && o.pre <= 32 && o.post <= 32,
@@ -62,17 +63,23 @@ void validate(const PoissonOptions& o, Extent n, Memory mem) {
     require(n.nx >= 2 && n.ny >= 2 && n.nz >= 2, "a periodic grid needs at least 2 points per axis");
 }
 
+namespace {
+
 // r0 = f - A u from scratch, with the user's boundary values; returns its norm.
-template <class T>
-double recompute_residual(poisson::Solve<T>& S) {
+template <class T, class V>
+double recompute_residual(Solve<T, V>& S) {
   fill_ghosts(S.u, S.o.bc, 1, S.s);
-  poisson::residual(S.a, S.u, S.rhs, S.r0, S.s);
+  residual(S.a, S.u, S.rhs, S.r0, S.s);
   return norm2(S.r0, S.s);
 }
 
-template <class T>
-PoissonReport run(poisson::Solve<T>& S) {
-  const poisson::MethodEntry<T>& entry = poisson::method_entry<T>(S.o.method);
+}  // namespace
+
+template <class T, class V>
+PoissonReport run(Solve<T, V>& S) {
+  const MethodEntry<T, V>& entry = method_entry<T, V>(S.o.method);
+  require(entry.make != nullptr, "the " + std::string(to_string(S.o.method)) +
+                                     " solver runs on one process only: over several ranks use mg, cg or mgcg");
   PoissonReport& rep = S.rep;
   const auto t_setup = Clock::now();
   const double fnorm_raw = norm2(S.rhs, S.s);
@@ -82,17 +89,17 @@ PoissonReport run(poisson::Solve<T>& S) {
   rep.rtol = rep.rtol_default ? 1e-6 : S.o.rtol;
   rep.atol = S.o.atol;
   rep.direct = entry.direct;
-  const std::unique_ptr<poisson::Method<T>> method = entry.make(S);
+  const std::unique_ptr<Method<T, V>> method = entry.make(S);
   rep.levels = method->levels(S);
   runtime::stream_synchronize(S.s.handle);
   rep.setup_ms = ms_since(t_setup);
 
   const auto t_solve = Clock::now();
-  poisson::MonitorSetup ms;
+  MonitorSetup ms;
   ms.fnorm = fnorm;
   ms.target = std::max(rep.rtol * fnorm, rep.atol);
   ms.eps = std::numeric_limits<T>::epsilon();
-  ms.coef_sum = poisson::coefficient_sum(S.a);
+  ms.coef_sum = coefficient_sum(S.a);
   ms.max_iter = S.o.max_iter;
   ms.fast = entry.fast;
   ms.stationary = entry.stationary;
@@ -104,17 +111,17 @@ PoissonReport run(poisson::Solve<T>& S) {
   bool converged = rnorm <= ms.target;
   while (!converged) {
     ++S.runs;
-    const poisson::Stop stop = method->run(S);
+    const Stop stop = method->run(S);
     // u = u0 + e (the zero-mean representative on null spaces), its residual from scratch.
     axpy(T(1), S.e, S.u, S.s);
-    if (S.singular) poisson::remove_mean(S.u, S.tmp, S.s);
+    if (S.singular) remove_mean(S.u, S.tmp, S.s);
     const double previous = rnorm;
     rnorm = recompute_residual(S);
     if (rep.direct) rep.residuals.push_back(rnorm / fnorm);
     converged = rnorm <= ms.target;
     // The method's residual met the tolerance, the solution's did not: again from the
     // recomputed residual, while that still falls and is above the rounding floor.
-    if (converged || stop != poisson::Stop::met || rep.restarts >= kMaxRestarts || !(rnorm < 0.5 * previous) ||
+    if (converged || stop != Stop::met || rep.restarts >= kMaxRestarts || !(rnorm < 0.5 * previous) ||
         S.it >= S.o.max_iter || rnorm <= S.mon->floor(norm2(S.u, S.s)))
       break;
     ++rep.restarts;
@@ -136,7 +143,16 @@ PoissonReport run(poisson::Solve<T>& S) {
   return rep;
 }
 
-}  // namespace
+#define STRATA_INSTANTIATE(T, V)                                     \
+  template struct Solve<T, V>;                                       \
+  template PoissonReport run(Solve<T, V>&);
+STRATA_INSTANTIATE(float, Field<float>)
+STRATA_INSTANTIATE(double, Field<double>)
+STRATA_INSTANTIATE(float, dist::DistField<float>)
+STRATA_INSTANTIATE(double, dist::DistField<double>)
+#undef STRATA_INSTANTIATE
+
+}  // namespace poisson
 
 template <class T>
 PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>& u) {
@@ -144,9 +160,9 @@ PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>
   require(f.extent() == u.extent(), "solve_poisson: f is " + f.extent().str() + " but u is " + u.extent().str());
   require(f.memory() == u.memory(), "solve_poisson: f and u must both be host or both device fields");
   require(u.ghost() >= 1, "solve_poisson: u needs at least one ghost layer");
-  validate(o, f.extent(), f.memory());
+  poisson::validate(o, f.extent(), f.memory());
   poisson::Solve<T> solve(o, f, u);
-  return run(solve);
+  return poisson::run(solve);
 }
 
 template PoissonReport solve_poisson(const PoissonOptions&, const Field<float>&, Field<float>&);

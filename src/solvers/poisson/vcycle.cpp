@@ -12,28 +12,27 @@ namespace strata::poisson {
 
 namespace {
 
-template <class T>
-class VCycles final : public Method<T> {
+template <class T, class V>
+class VCycles final : public Method<T, V> {
 public:
-  explicit VCycles(Solve<T>& S)
-      : fmg_(S.o.method == PoissonMethod::fmg), mg_(S.o, S.n, S.h, S.mem, S.s, fmg_cycles(S.o)) {}
+  explicit VCycles(Solve<T, V>& S) : fmg_(S.o.method == PoissonMethod::fmg), mg_(S, fmg_cycles(S.o)) {}
 
-  Stop run(Solve<T>& S) override {
-    Hierarchy<T>& H = mg_.H;
-    Level<T>& L0 = H.levels[0];
+  Stop run(Solve<T, V>& S) override {
+    auto& H = mg_.H;
+    auto& L0 = H.levels[0];
     copy_interior(S.r0, L0.f, S.s);
     fill(L0.u, T(0), S.s);
     for (;;) {
       ++S.it;
       if (S.it == 1 && fmg_) mg_.M.fmg();
       else mg_.vcycle();
-      if (H.bc.kind != BoundaryKind::dirichlet) fill_ghosts(L0.u, H.bc, 1, S.s);
+      H.ghosts(L0, L0.u, S.s);
       residual(L0.a, L0.u, L0.f, L0.r, S.s);
       // The residual's smooth part, restricted into the coarse f (free between cycles).
       std::function<double()> smooth;
       if (H.levels.size() > 1)
         smooth = [&] {
-          restrict_to(L0.down, L0.r, H.levels[1].f, S.s);
+          H.restrict_to(0, L0.r, H.levels[1].f, S.s);
           ++smooth_checks_;
           return norm2(H.levels[1].f, S.s);
         };
@@ -45,10 +44,10 @@ public:
 
   // Each iteration's residual reads u and f, writes r and reads it back (4 values a point);
   // a smooth-part check restricts r (1 + 1/8); the cycles count their own passes.
-  double bytes(const Solve<T>& S) const override {
-    return S.grid_bytes(4.0 * S.records + 1.125 * smooth_checks_) + mg_.M.bytes();
+  double bytes(const Solve<T, V>& S) const override {
+    return S.grid_bytes(4.0 * S.records + 1.125 * smooth_checks_) + mg_.bytes();
   }
-  std::vector<PoissonLevelInfo> levels(const Solve<T>&) const override { return mg_.levels(); }
+  std::vector<PoissonLevelInfo> levels(const Solve<T, V>&) const override { return mg_.levels(); }
 
 private:
   // V-cycles per level in FMG: 2 for fd7, 1 for fe27 unless given (what reaches the
@@ -58,18 +57,20 @@ private:
   }
 
   bool fmg_;
-  MultigridCycle<T> mg_;
+  MultigridCycle<T, V> mg_;
   long smooth_checks_ = 0;
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Method<T>> make_multigrid(Solve<T>& S) {
-  return std::make_unique<VCycles<T>>(S);
+template <class T, class V>
+std::unique_ptr<Method<T, V>> make_multigrid(Solve<T, V>& S) {
+  return std::make_unique<VCycles<T, V>>(S);
 }
 
 template std::unique_ptr<Method<float>> make_multigrid(Solve<float>&);
 template std::unique_ptr<Method<double>> make_multigrid(Solve<double>&);
+template std::unique_ptr<Method<float, dist::DistField<float>>> make_multigrid(Solve<float, dist::DistField<float>>&);
+template std::unique_ptr<Method<double, dist::DistField<double>>> make_multigrid(Solve<double, dist::DistField<double>>&);
 
 }  // namespace strata::poisson

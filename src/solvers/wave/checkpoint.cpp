@@ -69,6 +69,7 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std
   h["step"] = c.step;
   h["trace_rows"] = c.trace_rows;
   h["digest"] = c.digest;
+  if (!c.partition.empty()) h["partition"] = c.partition;
   h["precision"] = to_string(precision_of<T>);
   std::size_t offset = 0;
   nlohmann::ordered_json arrays = nlohmann::ordered_json::array();
@@ -206,6 +207,10 @@ Checkpoint<T> read_checkpoint(const std::string& path,
     c.step = whole("step", 0, std::numeric_limits<int>::max());
     c.trace_rows = whole("trace_rows", 1, std::numeric_limits<int>::max());
     c.digest = h.at("digest").get<std::string>();
+    if (h.contains("partition")) {
+      if (!h["partition"].is_string()) throw bad("'partition' is not text");
+      c.partition = h["partition"].get<std::string>();
+    }
     c.config_json = h.at("config").dump(2);
     // The data must be exactly what the header lists, back to back: checked against the
     // file's size before a byte of it is allocated.

@@ -1,9 +1,9 @@
 // Wave checkpoints: the step, the physics digest, the configuration and every state array
 // in one file, written atomically (io::AtomicFile) so a crash never leaves a torn one.
 // Layout (version 2): "STRATAWV", u32 version, u32 0, u64 header length, u64 digest, a JSON
-// header (step, trace rows, physics digest, precision, arrays: name, count, offset, and the
-// configuration), zero padding to 64 bytes, then the raw little-endian arrays. The digest
-// covers the header text and every array, so an edited step, a renamed or swapped array or
+// header (step, trace rows, physics digest, precision, arrays: name, count, offset, the
+// configuration, and for one rank of a distributed run its box: "partition"), zero padding
+// to 64 bytes, then the raw little-endian arrays. The digest covers the header text and every array, so an edited step, a renamed or swapped array or
 // a changed count is refused like corrupt data.
 // Owns the file format only; uses backend/wave.hpp's NamedArray and io/ (atomic file,
 // digest, JSON); knows nothing of the Solver, the configuration's keys or a device.
@@ -24,6 +24,7 @@ struct Checkpoint {
   int trace_rows = 0;        // rows of "traces" recorded
   std::string digest;        // physics digest of the configuration that wrote it
   std::string config_json;   // that configuration, for the reader's information
+  std::string partition;     // a distributed run's: which rank's box ("" : the whole grid)
   std::vector<NamedArray<T>> arrays;
 };
 

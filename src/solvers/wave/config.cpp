@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "io/json_reader.hpp"
+#include "solvers/wave/config_keys.hpp"
 #include "solvers/wave/schema.hpp"
 #include "strata/wave.hpp"
 
@@ -132,15 +133,6 @@ const Keys<Config>& scheme_keys() {
   return k;
 }
 
-const Keys<Source>& source_keys() {
-  static const Keys<Source> k = {
-      schema::required(vec3<Source>("position", &Source::position), "[x, y, z] in metres"),
-      schema::number<Source>("frequency", &Source::frequency, kPositive, ""),
-      schema::number<Source>("amplitude", &Source::amplitude, kFinite, ""),
-      schema::optional_number<Source>("delay", &Source::delay, {0, kInf}, ""),
-  };
-  return k;
-}
 
 const Keys<ReceiverLine>& line_keys() {
   static const Keys<ReceiverLine> k = {
@@ -331,6 +323,16 @@ void apply_override(json& root, const std::string& text, const std::string& orig
 }
 
 }  // namespace
+
+const Keys<Source>& source_keys() {
+  static const Keys<Source> k = {
+      schema::required(vec3<Source>("position", &Source::position), "[x, y, z] in metres"),
+      schema::number<Source>("frequency", &Source::frequency, kPositive, ""),
+      schema::number<Source>("amplitude", &Source::amplitude, kFinite, ""),
+      schema::optional_number<Source>("delay", &Source::delay, {0, kInf}, ""),
+  };
+  return k;
+}
 
 const char* to_string(FaceKind k) { return kFaceKinds.name(k); }
 

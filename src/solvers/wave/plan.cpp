@@ -78,11 +78,13 @@ bool in_layer(const Config& c, const Vec3& p) {
   return false;
 }
 
+}  // namespace
+
 // Source parameters the scheme can represent: each is accepted by the schema's type and
 // sign checks, but a wavelet sampled below its Nyquist rate, a peak outside the run, or an
 // injection that overflows the precision gives NaN or Inf, silently (a mostly-NaN
 // seismogram with exit 0). Refused with the range that works.
-void check_sources(const Config& c, double dt) {
+void check_source_parameters(const Config& c, double dt) {
   const double nyquist = 0.5 / dt, duration = c.steps * dt;
   const double largest = c.precision == Precision::f32 ? double(std::numeric_limits<float>::max())
                                                        : std::numeric_limits<double>::max();
@@ -110,6 +112,15 @@ void check_sources(const Config& c, double dt) {
                   (c.precision == Precision::f32 ? " (or scheme.precision f64)" : ""));
   }
 }
+
+void check_source_positions(const Config& c) {
+  for (std::size_t i = 0; i < c.sources.size(); ++i)
+    if (!inside_grid(c.sources[i].position, c.shape, c.spacing))
+      throw Error("sources." + std::to_string(i) + ".position " + vec(c.sources[i].position) +
+                  " is outside the grid: each coordinate must lie in " + grid_hull(c.shape, c.spacing));
+}
+
+namespace {
 
 // Receivers of every kind, counted without expanding them (a plane may hold millions).
 double receiver_count(const Config& c) {
@@ -208,10 +219,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
                 "xyz"[c.png_axis] + " the index must be in [0, " + std::to_string(len[c.png_axis] - 1) + "]");
 
   // Sources and receivers must sit among grid points (no extrapolation into the ghosts).
-  for (std::size_t i = 0; i < c.sources.size(); ++i)
-    if (!inside_grid(c.sources[i].position, c.shape, h))
-      throw Error("sources." + std::to_string(i) + ".position " + vec(c.sources[i].position) +
-                  " is outside the grid: each coordinate must lie in " + grid_hull(c.shape, h));
+  check_source_positions(c);
   p.receivers = expand_receivers(c);
   for (std::size_t i = 0; i < p.receivers.size(); ++i)
     if (!inside_grid(p.receivers[i], c.shape, h))
@@ -235,7 +243,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
   }
   p.courant = p.v_max * p.dt / h;
 
-  check_sources(c, p.dt);
+  check_source_parameters(c, p.dt);
   double f_max = 0;
   for (const Source& src : c.sources) f_max = std::max(f_max, src.frequency);
   if (f_max > 0) {

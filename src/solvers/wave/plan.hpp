@@ -21,6 +21,13 @@ struct Resolved {
 template <class T>
 Resolved resolve(const Config& c, std::span<const T> velocity);
 
+// The checks of the sources alone, as resolve makes them (the first bad source is named
+// "sources.I"): each position among the grid points, and each wavelet one the scheme can
+// represent with time step dt (below Nyquist, its peak within the run, an injection the
+// precision holds). Shots (shots.cpp) check each shot's sources with them.
+void check_source_positions(const Config& c);
+void check_source_parameters(const Config& c, double dt);
+
 // "cpu" or "cuda" for the configuration's device ("auto": cuda when a GPU can be used).
 // Throws Error for "cuda" without a usable GPU.
 std::string run_device(const Config& c);

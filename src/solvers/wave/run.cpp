@@ -7,6 +7,11 @@
 // against the reported rate. Owns the output directory and its files; uses the Solver
 // (solver.hpp), io/ for every file, and dispatch/copy_rate.hpp for the GPU's copy yardstick;
 // never a backend directly.
+// Under mpirun every rank runs it on its box of the grid (partition.hpp): rank 0 holds the
+// directory and writes the seismogram, config and report; snapshots are written by all
+// ranks into one file each; each rank writes its own checkpoint (rank 0's is
+// checkpoint.strata, rank r's checkpoint.strata.rank<r>). Rank 0 decides each segment's
+// length, the cancel and the finite checks, so the ranks step and stop together.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,19 +21,25 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "dispatch/copy_rate.hpp"
+#include "dist/exchange.hpp"
 #include "io/colormap.hpp"
 #include "io/json_reader.hpp"
+#include "io/npy_box.hpp"
 #include "io/run_directory.hpp"
 #include "io/vti.hpp"
 #include "solvers/wave/checkpoint.hpp"
+#include "solvers/wave/plan.hpp"
+#include "solvers/wave/run_files.hpp"
 #include "solvers/wave/solver.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 #include "strata/npy.hpp"
 #include "strata/vector_ops.hpp"
 
@@ -47,16 +58,6 @@ void make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
-}
-
-// Every file a run writes into its directory: what RunDirectory may replace or continue.
-const io::RunFiles& run_files() {
-  static const io::RunFiles files = {
-      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
-      "snapshots",
-      {".npy", ".vti", ".png"},
-      "u_"};
-  return files;
 }
 
 io::RunDirectory::Mode directory_mode(const RunOptions& opt) {
@@ -106,23 +107,49 @@ std::string step_name(int step, int last) {
   return b;
 }
 
-// A slice of the dense field as a picture: x (or y) to the right, z (depth) or y downwards.
+// The slice a snapshot picture shows: x (or y) to the right, z (depth) or y downwards.
+struct Slice {
+  int axis = 1, index = 0, w = 0, h = 0;
+  explicit Slice(const Config& c) : axis(c.png_axis) {
+    const Extent n = c.shape;
+    const int len[3] = {n.nx, n.ny, n.nz};
+    index = c.png_index ? *c.png_index : len[axis] / 2;
+    w = axis == 0 ? n.ny : n.nx;
+    h = axis == 2 ? n.ny : n.nz;
+  }
+};
+
+// The slice's values in one box of the grid (dense u of that box at `offset`), as rows of
+// (q, r) pixels: q0, r0, width, height, then the values, x fastest. Empty where the box
+// does not meet the slice.
 template <class T>
-void write_slice_png(const std::string& path, const std::vector<T>& u, const Config& c) {
-  const Extent n = c.shape;
-  const int axis = c.png_axis;
-  const int len[3] = {n.nx, n.ny, n.nz};
-  const int idx = c.png_index ? *c.png_index : len[axis] / 2;
-  const int w = axis == 0 ? n.ny : n.nx, h = axis == 2 ? n.ny : n.nz;
-  std::vector<double> s(std::size_t(w) * h);
-  for (int r = 0; r < h; ++r)
-    for (int q = 0; q < w; ++q) {
-      const int x = axis == 0 ? idx : q, y = axis == 0 ? q : axis == 1 ? idx : r, z = axis == 2 ? idx : r;
-      s[std::size_t(r) * w + q] = double(u[(std::size_t(z) * n.ny + y) * n.nx + x]);
+std::vector<double> slice_part(const std::vector<T>& u, Extent box, std::array<int, 3> offset, const Slice& sl) {
+  const int ax = sl.axis, lo = offset[ax], len[3] = {box.nx, box.ny, box.nz};
+  if (sl.index < lo || sl.index >= lo + len[ax]) return {};
+  const int qa = ax == 0 ? 1 : 0, ra = ax == 2 ? 1 : 2;  // the axes along q and r
+  const int qw = len[qa], rh = len[ra];
+  std::vector<double> out = {double(offset[qa]), double(offset[ra]), double(qw), double(rh)};
+  for (int r = 0; r < rh; ++r)
+    for (int q = 0; q < qw; ++q) {
+      int p[3];
+      p[ax] = sl.index - lo, p[qa] = q, p[ra] = r;
+      out.push_back(double(u[(std::size_t(p[2]) * box.ny + p[1]) * box.nx + p[0]]));
     }
-  const int scale = std::max(1, 512 / std::max(w, h));
+  return out;
+}
+
+void write_slice_png(const std::string& path, const std::vector<std::vector<double>>& parts, const Slice& sl,
+                     const Config& c) {
+  std::vector<double> s(std::size_t(sl.w) * sl.h);
+  for (const std::vector<double>& part : parts) {
+    if (part.empty()) continue;
+    const int q0 = int(part[0]), r0 = int(part[1]), qw = int(part[2]), rh = int(part[3]);
+    for (int r = 0; r < rh; ++r)
+      std::copy_n(part.begin() + 4 + std::ptrdiff_t(r) * qw, qw, s.begin() + std::ptrdiff_t(r0 + r) * sl.w + q0);
+  }
+  const int scale = std::max(1, 512 / std::max(sl.w, sl.h));
   const io::Colormap map = io::parse_colormap(c.colormap);
-  io::write_png(path, io::render(s, w, h, map, io::abs_quantile(s, c.png_clip), scale, scale));
+  io::write_png(path, io::render(s, sl.w, sl.h, map, io::abs_quantile(s, c.png_clip), scale, scale));
 }
 
 // Time downwards, one column block per receiver; at most ~4096 samples each way.
@@ -181,6 +208,49 @@ struct PhaseTimes {
   void add_since(const std::string& phase, Clock::time_point t0) { add(phase, seconds_since(t0)); }
 };
 
+// The job as the run driver sees it: one process, or the ranks of a distributed run.
+struct Ranks {
+  explicit Ranks(bool alone) : many(!alone && job.size() > 1), root(!many || job.root()) {}
+  const dist::Job& job = dist::Job::get();
+  bool many = false, root = true;
+  int size() const { return many ? job.size() : 1; }
+  int rank() const { return many ? job.rank() : 0; }
+  // f on rank 0 alone; its failure is every rank's (AgreedError). In one process, just f.
+  template <class F>
+  void on_root(F&& f) const {
+    if (!many) return f();
+    std::string why;
+    if (root) try {
+        f();
+      } catch (const Error& e) {
+        why = e.what();
+      }
+    job.agree(why);
+  }
+  // Rank 0's values of v (trivially copyable) on every rank.
+  template <class V>
+  void from_root(V& v) const {
+    if (many) job.broadcast(&v, sizeof v, 0);
+  }
+  // Every rank's piece at rank 0 (empty vector elsewhere); one process: {mine}.
+  std::vector<std::vector<double>> gather(const std::vector<double>& mine) const {
+    if (!many) return {mine};
+    const std::string blob(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double));
+    std::vector<std::vector<double>> out;
+    for (const std::string& b : job.gather_text(blob, 0)) {
+      std::vector<double> v(b.size() / sizeof(double));
+      std::memcpy(v.data(), b.data(), b.size());
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+};
+
+// A rank's checkpoint file: rank 0's at `path`, rank r's beside it.
+std::string rank_checkpoint(const std::string& path, int rank) {
+  return rank == 0 ? path : path + ".rank" + std::to_string(rank);
+}
+
 // The copy rate on two fields of the run's layout (the grid, ghosts of the stencil's radius),
 // of their own and freed before stepping; the source holds ones (never time on zeros).
 // Where the device has no room for them beside the run's fields, the ratio is left out.
@@ -221,21 +291,29 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 
   // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
   // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
+  const Ranks ranks(opt.alone);
+  const Partition* part = s.partition();
+  rep.ranks = ranks.size();
+  if (part) rep.process_grid = part->grid.str();
+  const Extent box = part ? part->box.local : c.shape;
+  const std::array<int, 3> box_offset = part ? part->box.offset : std::array<int, 3>{0, 0, 0};
   Clock::time_point t_phase = Clock::now();
+  s.connect();  // the ranks' links, and u's first exchange
   if (p.device == "cuda") {
-    rep.copy_gb_per_s = copy_rate<T>(c.shape, p.radius, warn);
+    rep.copy_gb_per_s = copy_rate<T>(box, p.radius, warn);
     times.add_since("copy_rate", t_phase);
   }
-  t_phase = Clock::now();
-  if (!opt.restart.empty()) s.load_checkpoint(opt.restart);
-  rep.first_step = s.step();
-  if (!opt.restart.empty()) times.add_since("restart", t_phase);
+  rep.first_step = s.step();  // a restart's checkpoint was loaded by run()
 
-  // Everything is valid: from here on files appear, in a directory this run holds locked.
-  const io::RunDirectory dir(c.out_dir, run_files(), mode);
-  if (mode == io::RunDirectory::Mode::resume) check_previous_run(dir, p);
+  // Everything is valid: from here on files appear, in a directory this run holds locked
+  // (by rank 0, for every rank).
+  std::optional<io::RunDirectory> dir;
   const std::string snap_dir = path_join(c.out_dir, "snapshots");
-  if (c.snapshot_every > 0) make_dir(snap_dir);
+  ranks.on_root([&] {
+    dir.emplace(c.out_dir, run_files(ranks.size()), mode);
+    if (mode == io::RunDirectory::Mode::resume) check_previous_run(*dir, p);
+    if (c.snapshot_every > 0) make_dir(snap_dir);
+  });
   auto wrote = [&](const std::string& path) {
     if (std::find(rep.outputs.begin(), rep.outputs.end(), path) == rep.outputs.end()) rep.outputs.push_back(path);
   };
@@ -253,7 +331,9 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   std::string last_ckpt = opt.restart;
   int last_ckpt_step = opt.restart.empty() ? -1 : rep.first_step;
   auto stop_if_cancelled = [&] {
-    if (!opt.cancelled || !opt.cancelled()) return;
+    bool stop = opt.cancelled && opt.cancelled();
+    ranks.from_root(stop);  // rank 0's word: every rank stops at the same step
+    if (!stop) return;
     s.synchronize();
     throw Interrupted(n, last_ckpt, last_ckpt_step);
   };
@@ -267,39 +347,47 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   auto require_finite = [&] {
     const Clock::time_point t0 = Clock::now();
     const bool finite = s.wavefield_finite();
+    const bool all_finite = ranks.many ? ranks.job.first_failed(!finite) < 0 : finite;
     check_cost = seconds_since(t0);
     times.add("checks", check_cost);
     checked = Clock::now();
-    if (finite) {
+    if (all_finite) {
       finite_at = n;
       return;
     }
-    const std::vector<T> u = s.field_values();
-    const std::size_t first = first_non_finite<T>(u);
-    // Where: the first value, and the box that holds them all.
-    const std::size_t nx = std::size_t(c.shape.nx), ny = std::size_t(c.shape.ny);
-    std::size_t count = 0;
-    int lo[3] = {c.shape.nx, c.shape.ny, c.shape.nz}, hi[3] = {-1, -1, -1};
-    for (std::size_t i = first; i < u.size(); ++i) {
-      if (std::isfinite(double(u[i]))) continue;
-      ++count;
-      const int q[3] = {int(i % nx), int(i / nx % ny), int(i / nx / ny)};
-      for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a]), hi[a] = std::max(hi[a], q[a]);
+    // Where (on a rank whose box holds them): the first value, and the box that holds them all.
+    std::string why;
+    if (!finite) {
+      const std::vector<T> u = s.field_values();
+      const std::size_t first = first_non_finite<T>(u);
+      const std::size_t nx = std::size_t(box.nx), ny = std::size_t(box.ny);
+      std::size_t count = 0;
+      int lo[3] = {c.shape.nx, c.shape.ny, c.shape.nz}, hi[3] = {-1, -1, -1};
+      for (std::size_t i = first; i < u.size(); ++i) {
+        if (std::isfinite(double(u[i]))) continue;
+        ++count;
+        const int q[3] = {int(i % nx), int(i / nx % ny), int(i / nx / ny)};
+        for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a] + box_offset[a]), hi[a] = std::max(hi[a], q[a] + box_offset[a]);
+      }
+      const int x = int(first % nx) + box_offset[0], y = int(first / nx % ny) + box_offset[1],
+                z = int(first / nx / ny) + box_offset[2];
+      char where[512];
+      std::snprintf(where, sizeof where,
+                    "%zu of %zu values%s are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the "
+                    "first, u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
+                    count, u.size(), part ? (" of " + part->describe()).c_str() : "", lo[0], hi[0], lo[1], hi[1],
+                    lo[2], hi[2], double(u[first]), x, y, z, (x + 0.5) * c.spacing, (y + 0.5) * c.spacing,
+                    (z + 0.5) * c.spacing);
+      why = "the wavefield is not finite at step " + std::to_string(n) + ": " + where +
+            (finite_at >= 0 ? "; it was finite at step " + std::to_string(finite_at) : std::string()) +
+            ". The scheme blew up or a value overflowed " + to_string(c.precision) +
+            " (check the velocity model, time.dt, the sources' amplitudes and the state restarted from). "
+            "Nothing from this step on was written" +
+            (last_ckpt.empty() ? std::string(".") : "; the last valid checkpoint is " + last_ckpt + " (step " +
+                                                        std::to_string(last_ckpt_step) + ").");
     }
-    const int x = int(first % nx), y = int(first / nx % ny), z = int(first / nx / ny);
-    char where[512];
-    std::snprintf(where, sizeof where,
-                  "%zu of %zu values are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the first, "
-                  "u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
-                  count, u.size(), lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], double(u[first]), x, y, z,
-                  (x + 0.5) * c.spacing, (y + 0.5) * c.spacing, (z + 0.5) * c.spacing);
-    throw Error("the wavefield is not finite at step " + std::to_string(n) + ": " + where +
-                (finite_at >= 0 ? "; it was finite at step " + std::to_string(finite_at) : std::string()) +
-                ". The scheme blew up or a value overflowed " + to_string(c.precision) +
-                " (check the velocity model, time.dt, the sources' amplitudes and the state restarted from). "
-                "Nothing from this step on was written" +
-                (last_ckpt.empty() ? std::string(".") : "; the last valid checkpoint is " + last_ckpt + " (step " +
-                                                            std::to_string(last_ckpt_step) + ")."));
+    if (ranks.many) ranks.job.agree(why);  // the first failing rank's words, on every rank
+    throw Error(why);
   };
   if (!opt.restart.empty()) {  // a state read from a file is checked before it is stepped
     finite_at = -1;
@@ -312,6 +400,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     int next = c.steps;
     if (c.snapshot_every) next = std::min(next, (n / c.snapshot_every + 1) * c.snapshot_every);
     if (c.checkpoint_every) next = std::min(next, (n / c.checkpoint_every + 1) * c.checkpoint_every);
+    ranks.from_root(chunk);  // the ranks' segments end together
     const int k = std::min(next - n, chunk);
     const Clock::time_point t0 = Clock::now();
     s.advance(k);
@@ -326,7 +415,8 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     const bool snap = c.snapshot_every && n % c.snapshot_every == 0;
     // The final state too, so that a finished run can be extended without recomputing.
     const bool check = c.checkpoint_every && (n % c.checkpoint_every == 0 || n == c.steps);
-    const bool finite_due = seconds_since(checked) >= std::max(10.0, 20 * check_cost);
+    bool finite_due = seconds_since(checked) >= std::max(10.0, 20 * check_cost);
+    ranks.from_root(finite_due);
     if (!snap && !check && !finite_due) continue;
     s.synchronize();
     compute += seconds_since(seg);
@@ -337,21 +427,35 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
         const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
         const std::string base = path_join(snap_dir, step_name(n, c.steps));
         const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
-        if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
-        if (c.snapshot_vti) {
-          const double o = 0.5 * c.spacing;
-          io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u");
-          wrote(base + ".vti");
+        const double o = 0.5 * c.spacing;
+        if (part) {  // one file of the whole grid, every rank writing its box
+          if (c.snapshot_npy)
+            dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"), "",
+                                       part->box, u.data(), sizeof(T)),
+                wrote(base + ".npy");
+          if (c.snapshot_vti)
+            dist::detail::write_global(base + ".vti", io::vti_head<T>(c.shape, {o, o, o}, c.spacing, "u"),
+                                       io::vti_tail(), part->box, u.data(), sizeof(T)),
+                wrote(base + ".vti");
+        } else {
+          if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
+          if (c.snapshot_vti) io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u"), wrote(base + ".vti");
         }
-        if (c.snapshot_png) write_slice_png(base + ".png", u, c), wrote(base + ".png");
+        if (c.snapshot_png) {
+          const Slice sl(c);
+          const auto parts = ranks.gather(slice_part(u, box, box_offset, sl));
+          ranks.on_root([&] { write_slice_png(base + ".png", parts, sl, c); });
+          wrote(base + ".png");
+        }
       }
       times.add_since("snapshots", t_out);
     }
     if (check) {
       const Clock::time_point t_ck = Clock::now();
-      s.save_checkpoint(ckpt);
+      s.save_checkpoint(rank_checkpoint(ckpt, ranks.rank()));
+      if (ranks.many) ranks.job.barrier();  // every rank's file is in before the run goes on
       times.add_since("checkpoints", t_ck);
-      wrote(ckpt);
+      for (int r = 0; r < ranks.size(); ++r) wrote(rank_checkpoint(ckpt, r));
       last_ckpt = ckpt;
       last_ckpt_step = n;
     }
@@ -366,8 +470,12 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   const Clock::time_point t_results = Clock::now();
 
   const int nrec = int(p.receivers.size());
+  const std::vector<T> tr = nrec > 0 ? s.gathered_traces() : std::vector<T>();
+  rep.last_step = n;
+  rep.steps_run = n - rep.first_step;
+  rep.compute_s = compute;
+  if (!ranks.root) return rep;  // the results are rank 0's to write
   if (nrec > 0) {
-    const std::vector<T> tr = s.trace_values();
     const int rows = s.rows();
     const std::size_t shape[2] = {std::size_t(rows), std::size_t(nrec)};
     const std::string seis = path_join(c.out_dir, "seismogram.npy");
@@ -396,12 +504,9 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     wrote(path);
   }
 
-  rep.last_step = n;
-  rep.steps_run = n - rep.first_step;
-  rep.compute_s = compute;
   rep.gpts_per_s = compute > 0 ? points * rep.steps_run / compute / 1e9 : 0;
   rep.gb_per_s = rep.gpts_per_s * rep.bytes_per_point;
-  rep.ratio_to_copy = rep.copy_gb_per_s > 0 ? rep.gb_per_s / rep.copy_gb_per_s : 0;
+  rep.ratio_to_copy = rep.copy_gb_per_s > 0 ? rep.gb_per_s / (rep.copy_gb_per_s * rep.ranks) : 0;
   const std::string report_path = path_join(c.out_dir, "report.json");
   rep.outputs.push_back(report_path);
   times.add_since("results", t_results);
@@ -416,23 +521,50 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 
 }  // namespace
 
+io::RunFiles run_files(int ranks) {
+  io::RunFiles files = {
+      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
+      "snapshots",
+      {".npy", ".vti", ".png"},
+      "u_",
+      {}};
+  for (int r = 1; r < ranks; ++r) files.files.push_back(rank_checkpoint("checkpoint.strata", r));
+  return files;
+}
+
 Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
+  const Ranks ranks(opt.alone);
   const io::RunDirectory::Mode mode = directory_mode(opt);
-  io::RunDirectory::preflight(cfg.out_dir, run_files(), mode);  // before any work
+  // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
+  ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
   if (!opt.restart.empty()) {  // before the Solver allocates: a checkpoint that is not there
+    const std::string path = rank_checkpoint(opt.restart, ranks.rank());
     struct stat st {};
-    if (::stat(opt.restart.c_str(), &st) != 0)
-      throw Error("cannot read checkpoint '" + opt.restart + "': " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw Error("checkpoint '" + opt.restart + "' is not a regular file");
+    if (::stat(path.c_str(), &st) != 0) throw Error("cannot read checkpoint '" + path + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error("checkpoint '" + path + "' is not a regular file");
   }
   PhaseTimes times;
   const Clock::time_point t_setup = Clock::now();
-  Solver solver(cfg);  // every check; throws before any file is written
+  // Every check; throws before any file is written. Over several ranks each builds its box.
+  std::optional<dist::ProcessGrid> grid;
+  if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
+  else require(opt.grid.empty() || opt.grid == "1x1x1",
+               "--grid " + opt.grid + " splits the grid over several ranks: run it under mpirun with one rank per box");
+  if (ranks.many && run_device(cfg) == "cuda") dist::Job::get().bind_gpu();  // one GPU per rank, before any CUDA work
+  std::unique_ptr<detail::SolverImpl> solver;
+  if (cfg.precision == Precision::f32) solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
+  else solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
   times.add_since("setup", t_setup);
-  Report r = cfg.precision == Precision::f32
-                 ? run_t(dynamic_cast<SolverT<float>&>(detail::impl_of(solver)), opt, mode, t0, times)
-                 : run_t(dynamic_cast<SolverT<double>&>(detail::impl_of(solver)), opt, mode, t0, times);
+  if (!opt.restart.empty()) {  // a rank's own file, checked and loaded before the ranks agree
+    const Clock::time_point t_restart = Clock::now();
+    detail::SolverImpl& s = *solver;
+    s.load_checkpoint(rank_checkpoint(opt.restart, ranks.rank()));
+    times.add_since("restart", t_restart);
+  }
+  if (ranks.many && !ranks.job.begun()) dist::Job::get().begin();  // every rank is ready, or all stop here
+  Report r = cfg.precision == Precision::f32 ? run_t(dynamic_cast<SolverT<float>&>(*solver), opt, mode, t0, times)
+                                             : run_t(dynamic_cast<SolverT<double>&>(*solver), opt, mode, t0, times);
   return r;
 }
 
@@ -451,6 +583,7 @@ std::string to_json(const Report& r) {
   j["precision"] = r.precision;
   j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
   j["order"] = r.order;
+  if (r.ranks > 1) j["ranks"] = r.ranks, j["process_grid"] = r.process_grid;
   j["first_step"] = r.first_step;
   j["last_step"] = r.last_step;
   j["steps_run"] = r.steps_run;
@@ -483,9 +616,11 @@ std::string to_json(const Report& r) {
 std::string to_text(const Report& r) {
   char b[1024];
   std::ostringstream s;
-  std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s\n", r.steps_run,
+  std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s", r.steps_run,
                 r.first_step, r.last_step, r.shape.str().c_str(), r.order, r.precision.c_str(), r.device.c_str());
   s << b;
+  if (r.ranks > 1) s << " x " << r.ranks << " ranks (process grid " << r.process_grid << ")";
+  s << "\n";
   char ppw[64] = "no source";
   if (r.plan.points_per_wavelength > 0) std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
   std::snprintf(b, sizeof b, "  dt %.6g s (stability limit %.6g s, Courant number %.3f), v %.6g..%.6g m/s, %s\n", r.dt,
@@ -495,8 +630,8 @@ std::string to_text(const Report& r) {
                 r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point);
   s << b;
   if (r.copy_gb_per_s > 0) {  // the GPU only
-    std::snprintf(b, sizeof b, "; copy %.4g GB/s -> ratio %.3f (of copy GB/s / %g B per point)", r.copy_gb_per_s,
-                  r.ratio_to_copy, r.bytes_per_point);
+    std::snprintf(b, sizeof b, "; copy %.4g GB/s%s -> ratio %.3f (of copy GB/s / %g B per point%s)", r.copy_gb_per_s,
+                  r.ranks > 1 ? " per GPU" : "", r.ratio_to_copy, r.bytes_per_point, r.ranks > 1 ? ", per GPU" : "");
     s << b;
   }
   s << "\n";

@@ -4,9 +4,11 @@
 #include "solvers/wave/solver.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
+#include "dist/exchange.hpp"
 #include "solvers/wave/checkpoint.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
@@ -39,15 +41,75 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
 }  // namespace
 
 template <class T>
-SolverT<T>::SolverT(const Config& c) : cfg_(c) {
-  require_host_memory(cfg_, run_device(cfg_));  // before the model is read or anything allocated
+SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
+  const int rank = dist::Job::get().rank();
+  if (grid && grid->ranks() > 1) {
+    // Before the model is read or anything allocated: what this rank's box will hold.
+    Config box = cfg_;
+    box.shape = dist::Subdomain::of(*grid, cfg_.shape, rank).local;
+    require_host_memory(box, run_device(cfg_));
+  } else {
+    require_host_memory(cfg_, run_device(cfg_));
+  }
   const VelocityModel<T> v = load_velocity<T>(cfg_);
   Resolved r = resolve<T>(cfg_, v.values());
   plan_ = std::move(r.plan);
   setup_ = std::move(r.setup);
+  if (grid && grid->ranks() > 1) {
+    part_.emplace();
+    setup_ = partition_setup(setup_, *grid, rank, *part_);
+    halo_ = dist::detail::make_halo_buffers();
+  }
   backend_ = make_backend<T>(plan_.device, setup_);
-  if (v.planes.empty()) backend_->set_velocity(v.dense, plan_.dt / cfg_.spacing);
-  else backend_->set_velocity_planes(v.planes, plan_.dt / cfg_.spacing);
+  if (part_) backend_->set_halo_exchange([this](void* stream) { exchange(stream); });
+  const bool planes = !v.planes.empty();
+  const std::vector<T> mine = part_ ? box_values<T>(v.values(), cfg_.shape, part_->box, planes) : std::vector<T>();
+  const std::span<const T> values = part_ ? std::span<const T>(mine) : v.values();
+  if (planes) backend_->set_velocity_planes(values, plan_.dt / cfg_.spacing);
+  else backend_->set_velocity(values, plan_.dt / cfg_.spacing);
+}
+
+template <class T>
+void SolverT<T>::connect() {
+  if (!part_) return;
+  if (plan_.device == "cuda") dist::detail::connect_device(part_->grid, part_->box);
+  connected_ = true;
+  exchange();
+}
+
+template <class T>
+void SolverT<T>::exchange(void* stream) {
+  Field<T>& u = backend_->wavefield();
+  for (int a = 0; a < 3; ++a)
+    dist::detail::exchange_axis(u, part_->grid, part_->box, part_->wrap[a], setup_.radius, a, *halo_, stream);
+}
+
+template <class T>
+std::vector<T> SolverT<T>::gathered_traces() const {
+  std::vector<T> mine = trace_values();
+  if (!part_) return mine;
+  // Each rank's columns, then its rows x columns values, as one block of bytes.
+  const std::size_t nc = part_->columns.size();
+  std::string blob(sizeof(std::size_t) + nc * sizeof(int) + mine.size() * sizeof(T), '\0');
+  std::memcpy(blob.data(), &nc, sizeof nc);
+  std::memcpy(blob.data() + sizeof nc, part_->columns.data(), nc * sizeof(int));
+  std::memcpy(blob.data() + sizeof nc + nc * sizeof(int), mine.data(), mine.size() * sizeof(T));
+  const std::vector<std::string> all = dist::Job::get().gather_text(blob, 0);
+  if (all.empty()) return {};
+  const std::size_t nrec = plan_.receivers.size(), nrows = std::size_t(rows());
+  std::vector<T> out(nrows * nrec);
+  for (const std::string& b : all) {
+    std::size_t n = 0;
+    std::memcpy(&n, b.data(), sizeof n);
+    std::vector<int> cols(n);
+    std::memcpy(cols.data(), b.data() + sizeof n, n * sizeof(int));
+    const char* vals = b.data() + sizeof n + n * sizeof(int);
+    require(b.size() == sizeof n + n * sizeof(int) + nrows * n * sizeof(T), "internal: a rank's traces of the wrong size");
+    for (std::size_t row = 0; row < nrows; ++row)
+      for (std::size_t k = 0; k < n; ++k)
+        std::memcpy(&out[row * nrec + std::size_t(cols[k])], vals + (row * n + k) * sizeof(T), sizeof(T));
+  }
+  return out;
 }
 
 template <class T>
@@ -82,7 +144,7 @@ void SolverT<T>::advance(int steps) {
   const int every = cfg_.receiver_every;
   for (int i = 0; i < steps; ++i) {
     if (!cfg_.sources.empty() && (n_ < wl_first_ || n_ >= wl_first_ + wl_count_)) load_wavelets(n_);
-    backend_->step(n_);
+    backend_->step(n_);  // a distributed run's backend exchanges the ghosts (set_halo_exchange)
     ++n_;
     if (n_ % every == 0) {
       backend_->record(n_ / every);
@@ -102,7 +164,10 @@ void SolverT<T>::set_state(std::span<const double> u, std::span<const double> u_
   arrays[1].name = "u_prev";
   arrays[0].data.assign(u.begin(), u.end());
   arrays[1].data.assign(u_prev.begin(), u_prev.end());
+  if (part_)
+    for (auto& a : arrays) a.data = box_values<T>(a.data, cfg_.shape, part_->box, false);
   backend_->load(arrays);
+  if (connected_) exchange();
   rows_ = 0;  // row 0 samples the new u
 }
 
@@ -139,6 +204,7 @@ void SolverT<T>::save_checkpoint(const std::string& path) const {
   c.trace_rows = rows_;
   c.digest = plan_.digest;
   c.config_json = to_json(cfg_);
+  if (part_) c.partition = part_->describe();
   // Streamed from where the state lives: the host never holds a copy of the grids.
   std::vector<ArraySource<T>> sources;
   for (const StateSlot& slot : state_slots(setup_)) {
@@ -166,6 +232,11 @@ void SolverT<T>::load_checkpoint(const std::string& path) {
                   ". The grid, model, time.dt, scheme, sources, receivers and boundaries must be the same; "
                   "time.steps, output and device may change");
     }
+    const std::string mine = part_ ? part_->describe() : "";
+    if (h.partition != mine)
+      throw Error("checkpoint '" + path + "' holds " + (h.partition.empty() ? "a one-process run's state" : "the state of " + h.partition) +
+                  ", but this is " + (mine.empty() ? "a one-process run" : mine) +
+                  ": a run continues from the checkpoints of the same ranks and process grid (--grid)");
     require(h.step <= cfg_.steps, "checkpoint '" + path + "' is at step " + std::to_string(h.step) +
                                       ", past time.steps = " + std::to_string(cfg_.steps));
     require(h.trace_rows == h.step / cfg_.receiver_every + 1,
@@ -185,6 +256,7 @@ void SolverT<T>::load_checkpoint(const std::string& path) {
   }
   backend_->load(state);
   backend_->set_traces(traces->data, c.trace_rows);
+  if (connected_) exchange();  // otherwise connect() does
   n_ = c.step;
   rows_ = c.trace_rows;
   wl_count_ = 0;

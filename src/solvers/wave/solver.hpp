@@ -5,14 +5,19 @@
 // its typed accessors to write outputs in T. Owns the time loop and the state's round trip
 // (checkpoints); uses model, plan, numerics, checkpoint and the backend seam (backend/wave.hpp,
 // where it picks the cpu:: or cuda:: factory); no output directory, nothing printed.
+// Distributed (a process grid given): this rank steps its box (partition.hpp) and trades u's
+// ghost layers with its neighbours after every step; the field, traces and checkpoints it
+// hands out are its own box's, its receivers' columns.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "backend/wave.hpp"
+#include "solvers/wave/partition.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
@@ -40,7 +45,8 @@ public:
 template <class T>
 class SolverT final : public detail::SolverImpl {
 public:
-  explicit SolverT(const Config& c);
+  // grid: a run over the job's ranks, this rank's box of it (null: the whole grid here).
+  explicit SolverT(const Config& c, const dist::ProcessGrid* grid = nullptr);
 
   const Config& config() const override { return cfg_; }
   const Plan& plan() const override { return plan_; }
@@ -56,13 +62,24 @@ public:
 
   // Whether u is finite everywhere, checked where it lives (no copy).
   bool wavefield_finite() { return backend_->wavefield_finite(); }
-  // In the run's precision, for the output writers.
+  // In the run's precision, for the output writers: u dense (this rank's box), and the
+  // traces (rows x this rank's receivers).
   std::vector<T> field_values() const;
   std::vector<T> trace_values() const;
+
+  // Distributed runs. The partition (null in one process). connect: collective, once, after
+  // every rank has validated (Job::begin): the device transport's links to the neighbours,
+  // and u's ghosts (a checkpoint may be loaded before it, rank by rank).
+  const Partition* partition() const { return part_ ? &*part_ : nullptr; }
+  void connect();
+  // Collective: the whole seismogram (rows x every receiver, in plan order) at rank 0; the
+  // other ranks get an empty vector. In one process, trace_values().
+  std::vector<T> gathered_traces() const;
 
 private:
   void ensure_first_row() const;
   void load_wavelets(int first);
+  void exchange(void* stream = nullptr);  // u's ghost layers from the neighbours (distributed runs)
 
   Config cfg_;
   Plan plan_;
@@ -71,6 +88,9 @@ private:
   int n_ = 0;
   mutable int rows_ = 0;  // rows recorded; row 0 (step 0) is taken on first need
   int wl_first_ = 0, wl_count_ = 0;
+  std::optional<Partition> part_;
+  bool connected_ = false;  // connect() was called: loads exchange u's ghosts at once
+  std::shared_ptr<dist::detail::HaloBuffers> halo_;
 };
 
 }  // namespace strata::wave

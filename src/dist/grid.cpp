@@ -1,0 +1,112 @@
+// The process grid: which rank owns which box of the global grid.
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "strata/dist.hpp"
+
+namespace strata::dist {
+
+namespace {
+
+int extent_of(Extent n, int axis) { return axis == 0 ? n.nx : axis == 1 ? n.ny : n.nz; }
+const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+// The thinnest box along an axis of n points split p ways.
+int thinnest(int n, int p) { return n / p; }
+
+}  // namespace
+
+std::array<int, 3> ProcessGrid::coords(int rank) const {
+  return {rank % dims[0], (rank / dims[0]) % dims[1], rank / (dims[0] * dims[1])};
+}
+
+int ProcessGrid::rank_of(std::array<int, 3> c) const { return (c[2] * dims[1] + c[1]) * dims[0] + c[0]; }
+
+std::string ProcessGrid::str() const {
+  return std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+}
+
+ProcessGrid ProcessGrid::parse(const std::string& text) {
+  int px = 0, py = 0, pz = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &px, &py, &pz, &tail) != 3 || px < 1 || py < 1 || pz < 1)
+    throw Error("process grid '" + text + "': expected PXxPYxPZ with whole numbers >= 1, e.g. 1x1x2");
+  return ProcessGrid{{px, py, pz}};
+}
+
+void ProcessGrid::require_fits(Extent global, int ranks_, int min_width, const std::string& what) const {
+  if (ranks() != ranks_)
+    throw Error(what + ": process grid " + str() + " has " + std::to_string(ranks()) + " boxes but the job has " +
+                std::to_string(ranks_) + " rank" + (ranks_ == 1 ? "" : "s"));
+  for (int a = 0; a < 3; ++a) {
+    const int n = extent_of(global, a);
+    if (dims[a] > 1 && thinnest(n, dims[a]) < min_width)
+      throw Error(what + ": process grid " + str() + " splits " + axis_name(a) + " (" + std::to_string(n) +
+                  " points) " + std::to_string(dims[a]) + " ways, leaving boxes " + std::to_string(thinnest(n, dims[a])) +
+                  " thick, thinner than the " + std::to_string(min_width) +
+                  " ghost layers a box must be able to fill from one neighbour: use fewer ranks or a larger grid");
+  }
+}
+
+ProcessGrid ProcessGrid::choose(Extent global, int ranks_, int min_width) {
+  if (ranks_ < 1) throw Error("process grid: need at least one rank");
+  ProcessGrid best{};
+  double best_cost = std::numeric_limits<double>::infinity();
+  // z fastest-changing preference: iterate pz from large to small, so among equal costs the
+  // grid that splits z most (contiguous faces) is found first.
+  for (int pz = ranks_; pz >= 1; --pz) {
+    if (ranks_ % pz) continue;
+    for (int py = ranks_ / pz; py >= 1; --py) {
+      if ((ranks_ / pz) % py) continue;
+      const int px = ranks_ / pz / py;
+      const ProcessGrid g{{px, py, pz}};
+      bool fits = true;
+      for (int a = 0; a < 3; ++a)
+        fits = fits && (g.dims[a] == 1 || thinnest(extent_of(global, a), g.dims[a]) >= min_width);
+      if (!fits) continue;
+      const double cost = double(px - 1) * global.ny * global.nz + double(py - 1) * global.nx * global.nz +
+                          double(pz - 1) * global.nx * global.ny;
+      if (cost < best_cost) best_cost = cost, best = g;
+    }
+  }
+  if (best_cost == std::numeric_limits<double>::infinity())
+    throw Error("no process grid of " + std::to_string(ranks_) + " ranks fits the " + global.str() +
+                " grid with boxes at least " + std::to_string(min_width) + " points thick: use fewer ranks");
+  return best;
+}
+
+Subdomain::Cuts Subdomain::even_cuts(const ProcessGrid& grid, Extent global) {
+  Cuts cuts;
+  for (int a = 0; a < 3; ++a) {
+    const int n = extent_of(global, a), p = grid.dims[a], base = n / p, rem = n % p;
+    for (int c = 0; c <= p; ++c) cuts[a].push_back(c * base + std::min(c, rem));
+  }
+  return cuts;
+}
+
+Subdomain Subdomain::of(const ProcessGrid& grid, Extent global, int rank) {
+  return of(grid, even_cuts(grid, global), rank);
+}
+
+Subdomain Subdomain::of(const ProcessGrid& grid, const Cuts& cuts, int rank) {
+  Subdomain s;
+  s.coords = grid.coords(rank);
+  int local[3], global[3];
+  for (int a = 0; a < 3; ++a) {
+    const int p = grid.dims[a], c = s.coords[a];
+    if (int(cuts[a].size()) != p + 1 || cuts[a].front() != 0)
+      throw Error("internal: the cuts of axis " + std::string(axis_name(a)) + " do not match the process grid " +
+                  grid.str());
+    global[a] = cuts[a].back();
+    local[a] = cuts[a][std::size_t(c) + 1] - cuts[a][std::size_t(c)];
+    s.offset[a] = cuts[a][std::size_t(c)];
+    s.lo_face[a] = c == 0;
+    s.hi_face[a] = c == p - 1;
+  }
+  s.global = {global[0], global[1], global[2]};
+  s.local = {local[0], local[1], local[2]};
+  return s;
+}
+
+}  // namespace strata::dist

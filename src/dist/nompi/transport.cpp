@@ -1,0 +1,13 @@
+// Without MPI there is one rank and no neighbour to exchange with: reaching this is a bug.
+#include "dist/transport.hpp"
+#include "strata/error.hpp"
+
+namespace strata::dist::detail {
+
+void exchange_host(std::span<const Leg> legs) {
+  for (const Leg& l : legs)
+    if (l.send_peer >= 0 || l.recv_peer >= 0)
+      throw Error("internal: a halo exchange with another rank in a build without MPI");
+}
+
+}  // namespace strata::dist::detail

@@ -1,0 +1,23 @@
+// The parts of the .npy reader and writer the distributed layer builds on: reading one box
+// of a file (each rank reads only what it owns) and the preamble of a file that several
+// ranks fill (src/dist/npy.cpp).
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+
+#include "strata/field.hpp"
+
+namespace strata {
+
+// Magic, version and header of a .npy file of `dtype` and `shape` (C order): the data
+// follows at byte preamble.size(), a multiple of 64. Throws Error if it cannot be written.
+std::string npy_preamble(Precision dtype, std::span<const std::size_t> shape, const std::string& path);
+
+// Reads box (offset .. offset + box) of the file's (nz, ny, nx) array into dense (x fastest,
+// box.points() values), converting to T. The file is validated as npy_inspect does.
+template <class T>
+void npy_read_box(const std::string& path, std::array<int, 3> offset, Extent box, T* dense);
+
+}  // namespace strata

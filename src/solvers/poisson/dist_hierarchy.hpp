@@ -1,0 +1,57 @@
+// The multigrid hierarchy over the job's ranks: the one-process plan (hierarchy.hpp), its
+// large levels partitioned and its small ones gathered to rank 0. Level l + 1's boxes
+// follow level l's: a coarse point belongs to the rank that owns the fine point it weighs
+// most (its centre), so the restriction reads at most two fine ghost layers and the
+// prolongation one coarse layer, both filled by DistField's exchange. Each rank's transfer
+// tables are the global ones (transfer.hpp) with indices made local, so every point is
+// computed as one process computes it. From the first level below
+// PoissonOptions::gather_below points (or too thin to partition), rank 0 runs the
+// one-process cycle on the rest of the plan: the gathered level's right-hand side comes to
+// it, its correction goes back.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "solvers/poisson/hierarchy.hpp"
+#include "solvers/poisson/multigrid.hpp"
+#include "strata/dist.hpp"
+
+namespace strata::poisson {
+
+// The transfer tables are this rank's (indices local to its boxes, -1 and n the ghosts).
+template <class T>
+struct DistLevel : LevelGeometry, TransferTables<T> {
+  GhostRule face_rule;  // the level's ghost rule on this rank's global faces only
+  dist::Subdomain::Cuts cuts;
+  dist::DistField<T> u, u2, f, r;
+  int restrict_width = 1;  // fine ghost layers the restriction to the next level reads
+};
+
+template <class T>
+struct DistHierarchy {
+  using Vec = dist::DistField<T>;
+  std::vector<DistLevel<T>> levels;  // partitioned, finest first; the last is gathered
+  Boundary bc;                       // homogeneous
+  dist::ProcessGrid grid;
+  std::vector<PoissonLevelInfo> plan_info;  // every level of the plan, gathered ones too
+  // Rank 0 only: the plan from the gathered level on, on one process, and its cycle.
+  std::unique_ptr<Hierarchy<T>> tail;
+  std::unique_ptr<Multigrid<T>> tail_mg;
+
+  void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
+  bool residual_restrict(std::size_t l, Stream s);
+  void restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s);
+  void prolong_add(std::size_t l, Stream s);
+  // The gathered level: its f to rank 0, one V-cycle of the tail from zero, u back.
+  bool coarse_solve(DistLevel<T>& L, Stream s);
+  std::vector<PoissonLevelInfo> info() const { return plan_info; }
+};
+
+// Collective. `proto` gives the process grid, the global grid and the memory.
+template <class T, class U>
+DistHierarchy<T> build_dist_hierarchy(const PoissonOptions& o, const dist::DistField<U>& proto, double h,
+                                      Stream s);
+
+}  // namespace strata::poisson

@@ -1,0 +1,14 @@
+// The parts of the configuration's schema (config.cpp) that other readers reuse: a source's
+// keys, so that a shot's sources (shots.cpp) are read, checked and written exactly as the
+// configuration's "sources" are, with the same messages.
+#pragma once
+
+#include "solvers/wave/schema.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::wave {
+
+// position (required, [x, y, z] m), frequency, amplitude, delay.
+const schema::Keys<Source>& source_keys();
+
+}  // namespace strata::wave

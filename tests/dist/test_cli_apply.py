@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""`mpirun -np N strata apply` against the one-process run: the same bytes for every
+stencil family, boundary and precision; one message and exit 1 for bad input on any rank;
+nothing written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D]"""
+import os, subprocess, sys, tempfile, struct
+
+import cli_checks
+
+strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
+device = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--device" else "cpu"
+failures = []
+
+
+def write_npy(path, shape, dtype, values):
+    fmt = {"<f4": "f", "<f8": "d"}[dtype]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d, %d), }" % ((dtype,) + shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def run(args, ranks):
+    cmd = ([mpiexec, "-np", str(ranks)] if ranks > 0 else []) + [strata, "apply", "--device", device] + args
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+with tempfile.TemporaryDirectory() as d:
+    shape = (23, 17, 19)  # (nz, ny, nx): no axis divisible by 2, 3 or 4
+    n = shape[0] * shape[1] * shape[2]
+    vals = [((i * 7919) % 1013) / 101.3 - 5.0 for i in range(n)]
+    for dtype in ("<f4", "<f8"):
+        src = os.path.join(d, "in%s.npy" % dtype[-1])
+        write_npy(src, shape, dtype, vals)
+        for stencil in (["--stencil", "7pt"], ["--stencil", "star", "--radius", "4"], ["--stencil", "sym27"],
+                        ["--stencil", "box27", "--coeffs", ",".join(str(0.1 * k - 1.3) for k in range(27))]):
+            for bc in ("dirichlet:2.5", "neumann", "periodic"):
+                one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
+                a = run(["--in", src, "--out", one, "--bc", bc] + stencil, 0)
+                b = run(["--in", src, "--out", many, "--bc", bc] + stencil, np_)
+                what = "%s %s %s" % (dtype, " ".join(stencil[:2]), bc)
+                if a.returncode or b.returncode:
+                    failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
+                elif open(one, "rb").read() != open(many, "rb").read():
+                    failures.append("%s: %d ranks differ from one process" % (what, np_))
+                for p in (one, many):
+                    if os.path.exists(p):
+                        os.remove(p)
+
+    src = os.path.join(d, "in4.npy")
+    out = os.path.join(d, "out.npy")
+    # Bad input: one message (not one per rank), exit 1, nothing written.
+    cli_checks.bad_input(lambda args: run(args, np_),
+                         ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
+                          (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "--grid"),
+                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ")), out, failures)
+    cli_checks.no_temporaries(d, failures)
+
+cli_checks.verdict(failures, "%d ranks, %s" % (np_, device))

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""`mpirun -np N strata poisson --out` against the one-process run: the solutions agree to
+1e-9 relative at rtol 1e-10 (f64) within one iteration, for mg, mgcg and mixed-precision
+mgcg on every boundary kind; options the distributed path does not run, and bad grids, give
+one message and exit 1 on every rank with nothing written.
+Usage: test_cli_poisson.py STRATA MPIEXEC NP"""
+import json, math, os, struct, subprocess, sys, tempfile
+
+import cli_checks
+
+strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
+failures = []
+
+
+def read_f8(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (hlen,) = struct.unpack("<H", data[8:10])
+    header = data[10:10 + hlen].decode()
+    assert "'<f8'" in header, header
+    body = data[10 + hlen:]
+    return struct.unpack("<%dd" % (len(body) // 8), body)
+
+
+def run(args, ranks):
+    cmd = ([mpiexec, "-np", str(ranks)] if ranks > 1 else []) + [strata, "poisson", "--device", "cpu"] + args
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+with tempfile.TemporaryDirectory() as d:
+    base = ["--shape", "19,17,23", "--precision", "f64", "--rtol", "1e-10", "--rhs", "random", "--quiet"]
+    cases = [["--solver", "mg"], ["--solver", "mgcg"], ["--solver", "mgcg", "--mixed"],
+             ["--solver", "mgcg", "--gather-below", "1"]]
+    for bc in ("dirichlet:0.5", "neumann", "periodic"):
+        for case in cases:
+            one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
+            rep1, repn = os.path.join(d, "one.json"), os.path.join(d, "many.json")
+            a = run(base + case + ["--bc", bc, "--out", one, "--json", rep1], 1)
+            b = run(base + case + ["--bc", bc, "--out", many, "--json", repn], np_)
+            what = "%s %s" % (bc, " ".join(case))
+            if a.returncode or b.returncode:
+                failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
+                continue
+            if b.stdout.count("strata poisson:") != 1:
+                failures.append("%s: %d ranks printed the report %d times" % (what, np_, b.stdout.count("strata poisson:")))
+            u1, un = read_f8(one), read_f8(many)
+            diff = math.sqrt(sum((x - y) ** 2 for x, y in zip(u1, un)))
+            ref = math.sqrt(sum(x * x for x in u1))
+            it1, itn = json.load(open(rep1))["iterations"], json.load(open(repn))["iterations"]
+            if len(u1) != len(un) or not diff <= 1e-9 * ref:
+                failures.append("%s: relative difference %.3g between %d ranks and one process" % (what, diff / ref, np_))
+            if abs(it1 - itn) > 1:
+                failures.append("%s: %d iterations on %d ranks, %d on one process" % (what, itn, np_, it1))
+
+    out = os.path.join(d, "out.npy")
+    cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + args, np_),
+                         ((["--solver", "fmg"], "one process only"),
+                          (["--operator", "fe27"], "--operator fd7"),
+                          (["--solver", "fft", "--bc", "periodic"], "one process only"),
+                          (["--grid", "1x1x%d" % (np_ + 1)], "process grid"),
+                          (["--grid", "bogus"], "PXxPYxPZ")), out, failures)
+    cli_checks.no_temporaries(d, failures)
+
+cli_checks.verdict(failures, "%d ranks" % np_)

@@ -1,0 +1,224 @@
+// Distributed stencils against one process: run under mpirun with any rank count (CTest runs
+// 1 to 4 CPU ranks, the device run 2 GPUs). Every rank builds the whole grid from the same
+// seed, applies the stencil to it alone, and checks that its own box of the distributed
+// result is the same bit for bit, for every stencil family, boundary, precision and every
+// process grid the rank count allows (z-slabs, y-slabs, x-slabs and the mixed ones).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "common/require_gpu.hpp"
+#include "common/process_grids.hpp"
+#include "common/test_util.hpp"
+#include "strata/apply.hpp"
+#include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/reduce.hpp"
+
+namespace strata {
+namespace {
+
+using dist::DistField;
+using dist::Job;
+using dist::ProcessGrid;
+
+using test::grids_of;
+
+std::vector<Stencil> stencils() {
+  return {test::random_stencil(StencilKind::star, 1, 11), test::random_stencil(StencilKind::star, 4, 12),
+          test::random_stencil(StencilKind::sym27, 1, 13), test::random_stencil(StencilKind::box27, 1, 14)};
+}
+
+std::vector<Boundary> boundaries() {
+  return {Boundary::dirichlet(1.5), Boundary::neumann(), Boundary::periodic()};
+}
+
+// The distributed apply on `memory`, compared with the one-process CPU (host) or GPU
+// (device) apply of the whole grid.
+template <class T>
+void check_all(Extent global, Memory memory) {
+  const Job& job = Job::get();
+  for (const Stencil& s : stencils())
+    for (const Boundary& bc : boundaries())
+      for (const ProcessGrid& grid : grids_of(job.size())) {
+        const int ghost = s.radius();
+        Field<T> whole(global, ghost), want(global, ghost);
+        test::fill_random(whole, 42);
+        if (memory == Memory::host) {
+          apply(s, whole, want, bc);
+        } else {
+          Field<T> din(global, ghost, Memory::device), dout(global, ghost, Memory::device);
+          copy(whole, din);
+          apply(s, din, dout, bc);
+          copy(dout, want);
+        }
+        DistField<T> in(global, grid, ghost, memory), out(global, grid, ghost, memory);
+        const dist::Subdomain& b = in.box();
+        Field<T> mine(b.local, ghost);
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x)
+              mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+        copy(mine, in.local());
+        dist::apply(s, in, out, bc);
+        copy(out.local(), mine);
+        std::size_t bad = 0;
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x) {
+              const T got = mine(x, y, z), exp = want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+              if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+                ADD_FAILURE() << s.describe() << ", " << bc.describe() << ", grid " << grid.str() << ", rank "
+                              << job.rank() << ": at global (" << b.offset[0] + x << ", " << b.offset[1] + y << ", "
+                              << b.offset[2] + z << ") got " << got << ", one process gives " << exp;
+            }
+        EXPECT_EQ(bad, 0u) << s.describe() << ", " << bc.describe() << ", grid " << grid.str();
+      }
+}
+
+// DistField::fill_ghosts against strata::fill_ghosts on the whole grid: every point of the
+// box widened by `width` (edges and corners included) holds what the whole grid's point at
+// the same global place holds, for fields whose ghost layers are wider than `width` too
+// (z faces travel as whole planes: what lies beyond `width` is not compared).
+template <class T>
+void check_ghosts(Extent global, Memory memory, int ghost, int width, std::uint64_t seed) {
+  const Job& job = Job::get();
+  for (const Boundary& bc : boundaries())
+    for (const ProcessGrid& grid : grids_of(job.size())) {
+      Field<T> whole(global, width);
+      test::fill_random(whole, seed);
+      fill_ghosts(whole, bc, width);
+      DistField<T> f(global, grid, ghost, memory);
+      const dist::Subdomain& b = f.box();
+      Field<T> mine(b.local, ghost);
+      for (int z = 0; z < b.local.nz; ++z)
+        for (int y = 0; y < b.local.ny; ++y)
+          for (int x = 0; x < b.local.nx; ++x)
+            mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+      copy(mine, f.local());
+      f.fill_ghosts(bc, width);
+      copy(f.local(), mine);
+      std::size_t bad = 0;
+      for (int z = -width; z < b.local.nz + width; ++z)
+        for (int y = -width; y < b.local.ny + width; ++y)
+          for (int x = -width; x < b.local.nx + width; ++x) {
+            const int g[3] = {b.offset[0] + x, b.offset[1] + y, b.offset[2] + z};
+            const T got = mine(x, y, z), exp = whole(g[0], g[1], g[2]);
+            if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+              ADD_FAILURE() << bc.describe() << ", grid " << grid.str() << ", ghost " << ghost << ", width " << width
+                            << ", rank " << job.rank() << ": at global (" << g[0] << ", " << g[1] << ", " << g[2]
+                            << ") got " << got << ", one process gives " << exp;
+          }
+      EXPECT_EQ(bad, 0u) << bc.describe() << ", grid " << grid.str() << ", ghost " << ghost << ", width " << width;
+    }
+}
+
+// Awkward sizes: no axis divisible by 2, 3 or 4, every box at least 4 thick for star4.
+constexpr Extent kGlobal{19, 17, 23};
+
+TEST(DistApply, BitIdenticalToOneProcessCpuF32) { check_all<float>(kGlobal, Memory::host); }
+TEST(DistApply, BitIdenticalToOneProcessCpuF64) { check_all<double>(kGlobal, Memory::host); }
+
+TEST(DistGhosts, SameAsOneProcessFillEdgesAndCornersIncluded) {
+  for (int width : {1, 2, 4}) {
+    check_ghosts<float>(kGlobal, Memory::host, 4, width, 100 + width);
+    check_ghosts<double>({23, 19, 17}, Memory::host, std::max(width, 3), width, 200 + width);
+  }
+}
+
+TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
+  // The CLI gives a field the stencil's radius; a library user may keep the default 4.
+  const Job& job = Job::get();
+  const Stencil s = test::random_stencil(StencilKind::box27, 1, 15);
+  for (const ProcessGrid& grid : grids_of(job.size())) {
+    Field<float> whole(kGlobal, 4), want(kGlobal, 4);
+    test::fill_random(whole, 9);
+    apply(s, whole, want, Boundary::neumann());
+    DistField<float> in(kGlobal, grid, 4), out(kGlobal, grid, 4);
+    const dist::Subdomain& b = in.box();
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x) in.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    dist::apply(s, in, out, Boundary::neumann());
+    std::size_t bad = 0;
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x)
+          bad += out.local()(x, y, z) != want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    EXPECT_EQ(bad, 0u) << "grid " << grid.str();
+  }
+}
+
+TEST(DistApply, BitIdenticalToOneProcessGpu) {
+  REQUIRE_GPU();
+  if (Job::get().local_size() > int(cuda_devices().size()))
+    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
+  Job::get().bind_gpu();
+  check_all<float>({70, 37, 45}, Memory::device);
+  check_all<double>({70, 37, 45}, Memory::device);
+  for (int width : {1, 4}) check_ghosts<float>({70, 37, 45}, Memory::device, 4, width, 300 + width);
+}
+
+TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
+  const Job& job = Job::get();
+  Field<double> whole(kGlobal, 1);
+  test::fill_random(whole, 7);
+  for (const ProcessGrid& grid : grids_of(job.size())) {
+    DistField<double> f(kGlobal, grid, 1);
+    const dist::Subdomain& b = f.box();
+    for (int z = 0; z < b.local.nz; ++z)
+      for (int y = 0; y < b.local.ny; ++y)
+        for (int x = 0; x < b.local.nx; ++x)
+          f.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    const double s = dist::sum(f), n2 = dist::norm2(f), m = dist::max_abs(f);
+    // Every rank holds the same bits.
+    for (double v : {s, n2, m}) {
+      const std::vector<double> all = job.gather_all(v);
+      for (double a : all) EXPECT_EQ(std::memcmp(&a, &v, sizeof v), 0) << "ranks disagree: " << a << " vs " << v;
+    }
+    EXPECT_NEAR(s, sum(whole), 1e-12 * kGlobal.points());
+    EXPECT_NEAR(n2, norm2(whole), 1e-12 * n2);
+    EXPECT_EQ(m, max_abs(whole));
+    EXPECT_NEAR(dist::dot(f, f), n2 * n2, 1e-13 * n2 * n2);
+  }
+}
+
+TEST(ProcessGrid, ChoosesLeastSurfaceAndPrefersZ) {
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 2).str(), "1x1x2");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 4).str(), "1x2x2");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 8).str(), "2x2x2");
+  EXPECT_EQ(ProcessGrid::choose({1024, 64, 64}, 4).str(), "4x1x1");  // cut the long axis
+  EXPECT_EQ(ProcessGrid::choose({64, 64, 3}, 4, 1).str(), "2x2x1");  // z too thin for 4 slabs
+  EXPECT_THROW(ProcessGrid::choose({3, 3, 3}, 64, 1), Error);
+  EXPECT_EQ(ProcessGrid::parse("2x1x3").ranks(), 6);
+  EXPECT_THROW(ProcessGrid::parse("2x1"), Error);
+  EXPECT_THROW(ProcessGrid::parse("0x1x1"), Error);
+  EXPECT_THROW(ProcessGrid::parse("1x1x2x"), Error);
+}
+
+TEST(ProcessGrid, BoxesTileTheGridWithoutGapsOrOverlap) {
+  for (const Extent n : {Extent{19, 17, 23}, Extent{7, 5, 3}, Extent{100, 1, 1}})
+    for (const ProcessGrid& g : {ProcessGrid{{1, 1, 3}}, ProcessGrid{{2, 1, 1}}, ProcessGrid{{1, 1, 1}}}) {
+      if (n.nx < g.dims[0] || n.ny < g.dims[1] || n.nz < g.dims[2]) continue;
+      std::vector<int> owner(n.points(), 0);
+      for (int r = 0; r < g.ranks(); ++r) {
+        const auto b = dist::Subdomain::of(g, n, r);
+        for (int z = 0; z < b.local.nz; ++z)
+          for (int y = 0; y < b.local.ny; ++y)
+            for (int x = 0; x < b.local.nx; ++x)
+              ++owner[(std::size_t(b.offset[2] + z) * n.ny + (b.offset[1] + y)) * n.nx + (b.offset[0] + x)];
+      }
+      for (int o : owner) ASSERT_EQ(o, 1);
+    }
+}
+
+TEST(DistField, RefusesGridsThatDoNotFit) {
+  const int ranks = Job::get().size();
+  EXPECT_THROW(DistField<float>({19, 17, 23}, ProcessGrid{{1, 1, ranks + 1}}, 1), Error);
+  if (ranks > 1) {
+    EXPECT_THROW(DistField<float>({19, 17, 2 * ranks - 1}, ProcessGrid{{1, 1, ranks}}, 2), Error);
+  }
+}
+
+}  // namespace
+}  // namespace strata

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""`strata wave` over NP ranks (one model, the grid split into boxes) against one process:
+the seismogram, the receivers, every snapshot (.npy, .vti, .png), the seismogram picture
+and config.json are the same bytes, for the default process grid and every slab grid, with
+absorbing layers, a free surface, rigid and periodic faces (periodic axes split across
+ranks wrap), f32 and f64. A run continued from the ranks' checkpoints ends with the same
+bytes as the uninterrupted run; a restart on another process grid, a grid that cuts an
+absorbing layer and a bad configuration are each refused with one message, nothing written.
+Usage: test_wave_dist.py PATH_TO_STRATA MPIEXEC NP [--device cuda]"""
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from clitest import STRATA, check, finish  # noqa: E402
+
+MPIEXEC, NP = sys.argv[2], int(sys.argv[3])
+DEVICE = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--device" else "cpu"
+
+BASE = {
+    "grid": {"shape": [30, 26, 44], "spacing": 5.0},
+    "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 90, "velocity": 2100}]},
+    "time": {"steps": 30},
+    "scheme": {"order": 8, "precision": "f32"},
+    "sources": [{"position": [70.0, 62.0, 100.0], "frequency": 25.0},
+                {"position": [20.0, 30.0, 210.0], "frequency": 18.0, "amplitude": -2.0}],
+    "receivers": {"every": 2, "points": [[12.5, 12.5, 2.5], [72.5, 65.0, 107.5], [140.0, 120.0, 212.5]],
+                  "lines": [{"start": [10.0, 60.0, 110.0], "end": [140.0, 60.0, 110.0], "count": 9},
+                            {"start": [75.0, 5.0, 5.0], "end": [75.0, 5.0, 215.0], "count": 17}],
+                  "planes": [{"axis": "y", "position": 64.0, "stride": 3}]},
+    "boundary": {"pml": {"width": 6}},
+    "output": {"snapshots": {"every": 10}, "checkpoint_every": 15},
+    "device": DEVICE,
+}
+# Periodic x (split across ranks along x: the wrap goes rank to rank), rigid y, free z.
+PERIODIC = json.loads(json.dumps(BASE))
+PERIODIC["boundary"] = {"xmin": "periodic", "xmax": "periodic", "ymin": "rigid", "ymax": "rigid",
+                        "zmin": "free", "zmax": "pml", "pml": {"width": 6}}
+PERIODIC["scheme"]["precision"] = "f64"
+
+
+def launch(np_, *args):
+    launcher = [MPIEXEC, "-n", str(np_)] if MPIEXEC and np_ > 0 else []
+    return subprocess.run([*launcher, STRATA, "wave", "--progress", "off", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def outputs(d):
+    """Every file a run writes that must not depend on the rank count."""
+    names = ["seismogram.npy", "receivers.npy", "seismogram.png"]
+    names += [os.path.join("snapshots", f) for f in sorted(os.listdir(os.path.join(d, "snapshots")))]
+    return names
+
+
+def same_outputs(label, ref, got):
+    files = outputs(ref)
+    check(f"{label}: every snapshot written", outputs(got) == files, f"{outputs(got)} vs {files}")
+    differ = [f for f in files if not os.path.exists(os.path.join(got, f)) or
+              not filecmp.cmp(os.path.join(ref, f), os.path.join(got, f), shallow=False)]
+    check(f"{label}: {len(files)} files byte-identical to one process", not differ, f"differ: {differ}")
+    configs = []
+    for d in (ref, got):
+        with open(os.path.join(d, "config.json")) as f:
+            c = json.load(f)
+        del c["output"]["dir"]
+        configs.append(c)
+    check(f"{label}: config.json the same but for output.dir", configs[0] == configs[1])
+
+
+def slab_grids(n):
+    return list(dict.fromkeys([f"{n}x1x1", f"1x{n}x1", f"1x1x{n}"]))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for name, cfg_dict, grids in (("base", BASE, [""] + slab_grids(NP)), ("periodic", PERIODIC, ["", f"{NP}x1x1"])):
+        cfg = os.path.join(tmp, name + ".json")
+        with open(cfg, "w") as f:
+            json.dump(cfg_dict, f)
+        ref = os.path.join(tmp, name + "_ref")
+        r = launch(0, "--config", cfg, "--out-dir", ref)
+        check(f"{name}: one process exits 0", r.returncode == 0, r.stderr)
+        for g in grids:
+            label = f"{name}, {NP} ranks, grid {g or 'default'}"
+            out = os.path.join(tmp, f"{name}_{g or 'auto'}")
+            r = launch(NP, "--config", cfg, "--out-dir", out, *(["--grid", g] if g else []))
+            check(f"{label}: exits 0", r.returncode == 0, r.stderr)
+            if r.returncode != 0:
+                continue
+            same_outputs(label, ref, out)
+            with open(os.path.join(out, "report.json")) as f:
+                rep = json.load(f)
+            if NP > 1:
+                check(f"{label}: report names the ranks", rep.get("ranks") == NP and rep.get("process_grid"), str(rep))
+                ck = [f"checkpoint.strata"] + [f"checkpoint.strata.rank{k}" for k in range(1, NP)]
+                check(f"{label}: one checkpoint per rank", all(os.path.exists(os.path.join(out, c)) for c in ck),
+                      str(os.listdir(out)))
+
+    # Every receiver in the top box (z slabs): the other ranks record nothing, yet make the
+    # same exchanges (a GPU rank that skipped the last one left the others waiting forever).
+    cfg = os.path.join(tmp, "base.json")
+    top = ["--set", "receivers.lines=[]", "--set", "receivers.planes=[]",
+           "--set", "receivers.points=[[12.5, 12.5, 2.5], [72.5, 60.0, 7.5]]"]
+    ref = os.path.join(tmp, "top_ref")
+    r = launch(0, "--config", cfg, "--out-dir", ref, *top)
+    check("receivers in one box: one process exits 0", r.returncode == 0, r.stderr)
+    out = os.path.join(tmp, "top")
+    r = launch(NP, "--config", cfg, "--out-dir", out, "--grid", f"1x1x{NP}", *top)
+    check(f"receivers in one box: {NP} ranks exit 0", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        same_outputs(f"receivers in one box, {NP} ranks", ref, out)
+
+    # A run stopped at step 15 and continued from its ranks' checkpoints ends as the whole run.
+    cfg = os.path.join(tmp, "base.json")
+    part = os.path.join(tmp, "restart")
+    r = launch(NP, "--config", cfg, "--out-dir", part, "--steps", "15")
+    check("first half exits 0", r.returncode == 0, r.stderr)
+    r = launch(NP, "--config", cfg, "--out-dir", part, "--restart")
+    check("continued run exits 0", r.returncode == 0, r.stderr)
+    for f in ["seismogram.npy", "snapshots/u_000030.npy", "snapshots/u_000020.vti"]:
+        check(f"continued run: {f} byte-identical to the whole run",
+              os.path.exists(os.path.join(part, f)) and
+              filecmp.cmp(os.path.join(tmp, "base_ref", f), os.path.join(part, f), shallow=False))
+
+    if NP > 1:
+        # Another process grid cannot continue these checkpoints: one message, nothing changed.
+        other = "1x1x1" if NP == 1 else (f"{NP}x1x1" if os.path.exists(part) else "")
+        before = sorted(os.listdir(part))
+        r = launch(NP, "--config", cfg, "--out-dir", part, "--restart", "--steps", "40", "--grid", other)
+        check("restart on another process grid refused", r.returncode != 0, r.stderr)
+        check("  ... said once", r.stderr.count("same ranks and process grid") == 1, r.stderr)
+        check("  ... nothing changed", sorted(os.listdir(part)) == before, str(os.listdir(part)))
+
+    if NP > 2:
+        # z = 4 NP + 1 points over NP boxes at least 4 (the radius) thick: no split holds the
+        # 6-point absorbing layer whole (it needs 6 + 4 (NP - 1) points).
+        thin = json.loads(json.dumps(BASE))
+        thin["grid"]["shape"] = [30, 26, 4 * NP + 1]
+        thin["boundary"]["pml"]["width"] = 6
+        cfg_thin = os.path.join(tmp, "thin.json")
+        with open(cfg_thin, "w") as f:
+            json.dump(thin, f)
+        out = os.path.join(tmp, "thin")
+        r = launch(NP, "--config", cfg_thin, "--out-dir", out, "--grid", f"1x1x{NP}", "--set",
+                   "sources=[]", "--set", "receivers.planes=[]", "--set", "receivers.lines=[]",
+                   "--set", "receivers.points=[[72.5, 65.0, 20.0]]")
+        check("a grid cutting a layer is refused", r.returncode != 0 and "would be cut between ranks" in r.stderr,
+              r.stderr)
+        check("  ... said once", r.stderr.count("would be cut") == 1, r.stderr)
+        check("  ... nothing written", not os.path.exists(out))
+
+    # A bad configuration: one message from one rank, nothing written.
+    out = os.path.join(tmp, "bad")
+    r = launch(NP, "--config", cfg, "--out-dir", out, "--set", "sources.0.position=[70, 62, 900]")
+    check("bad source refused", r.returncode != 0, r.stderr)
+    check("  ... said once", r.stderr.count("is outside the grid") == 1, r.stderr)
+    check("  ... nothing written", not os.path.exists(out))
+
+finish()
