@@ -101,7 +101,9 @@ Field<T> Field<T>::wrap(T* data, const Layout& layout, Memory memory,
               std::to_string(layout.ghost) + ", pitch " + std::to_string(layout.pitch) +
               ") is neither strata's padded layout (Layout::make: pitch " +
               std::to_string(padded.pitch) + ") nor a dense array with ghost 0 (Layout::dense)");
-  const std::size_t align = is_padded ? 128 : sizeof(T);
+  // A dense array is only element-aligned, also when its shape happens to give the padded
+  // layout too (ghost 0 with nx a multiple of 32).
+  const std::size_t align = is_dense ? sizeof(T) : 128;
   require(reinterpret_cast<std::uintptr_t>(data) % align == 0,
           "Field::wrap: the data pointer is not " + std::to_string(align) + "-byte aligned" +
               (is_padded ? " (a padded layout's rows start on 128-byte boundaries)" : ""));

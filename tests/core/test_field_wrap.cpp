@@ -3,6 +3,7 @@
 // is kept alive by the Field.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <numeric>
@@ -74,6 +75,18 @@ TEST(FieldWrap, DenseArrayReducesAndCopies) {
   padded(0, 0, 0) = 100.f;
   copy(padded, f);
   EXPECT_EQ(v[0], 100.f);
+}
+
+TEST(FieldWrap, DenseArrayWhoseShapeIsAlsoPaddedNeedsOnlyElementAlignment) {
+  // nx = 32 with ghost 0: Layout::dense equals Layout::make, but a NumPy array of that
+  // shape is only 8-byte aligned; it must be accepted as the dense array it is.
+  const Extent n{32, 2, 2};
+  ASSERT_EQ(Layout::dense(n, sizeof(double)), Layout::make(n, 0, sizeof(double)));
+  std::vector<double> v(n.points() + 1, 1.0);
+  double* p = v.data() + (reinterpret_cast<std::uintptr_t>(v.data()) % 128 == 0 ? 1 : 0);
+  ASSERT_NE(reinterpret_cast<std::uintptr_t>(p) % 128, 0u);
+  Field<double> f = Field<double>::wrap(p, Layout::dense(n, sizeof(double)), Memory::host);
+  EXPECT_EQ(sum(f), double(n.points()));
 }
 
 TEST(FieldWrap, KeepsItsOwnerAliveAndNeverFreesTheMemory) {
