@@ -41,7 +41,7 @@ def test_bad_reduction_arguments():
         strata.sum(np.arange(4))
     with pytest.raises(ValueError, match="C-contiguous"):
         strata.sum(np.zeros(8)[::2])
-    with pytest.raises(TypeError, match="Field or a NumPy array"):
+    with pytest.raises(TypeError, match="Field or a NumPy, CuPy or PyTorch array"):
         strata.norm2("abc")
     with pytest.raises(TypeError, match="byte order"):
         strata.sum(np.zeros(4, dtype=">f8"))
