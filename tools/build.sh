@@ -9,6 +9,9 @@ preset=${1:-release}
 # also build the CLI against each and run the CLI tests with it (see apps/strata).
 extra=()
 [ -z "${STRATA_CLI11_COMPAT:-}" ] || extra+=("-DSTRATA_CLI11_COMPAT=$STRATA_CLI11_COMPAT")
+# STRATA_PYTHON=ON: also build the Python package in the tree (<build>/python/strata) and
+# register its pytest suite and examples with CTest (python/CMakeLists.txt).
+[ -z "${STRATA_PYTHON:-}" ] || extra+=("-DSTRATA_PYTHON=$STRATA_PYTHON")
 
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)

@@ -14,6 +14,11 @@
 #             the GPUs against one process, and strata bench --kernel dist
 #   wave      one rank per GPU: `strata wave` on the GPUs against one process (byte for byte),
 #             then tools/wave_scaling.py (strong, weak, a grid too big for one GPU)
+#   python    the Python package in the copy's build (-DSTRATA_PYTHON=ON, the machine's own
+#             nanobind): pytest with the CuPy/PyTorch GPU tests, the examples at full size,
+#             tools/python-bench.py (512^3 rate beside `strata bench`, 8^3 call overhead,
+#             apply on a CuPy array beside torch.compile), then `pip install
+#             --no-build-isolation .` into a scratch target and its import (PIP=0: skip)
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
@@ -97,6 +102,25 @@ fi
 
 if has e2e; then
   TAIL=40 run e2e python3 tools/e2e.py "$S" "$OUT/e2e.json"
+fi
+
+if has python; then
+  PYB=$CLEAN/build/release
+  (cd "$CLEAN" && run python_build bash -c "cmake -S . -B '$PYB' -DSTRATA_PYTHON=ON >/dev/null && cmake --build '$PYB' --target _strata strata_stub") || true
+  export PYTHONPATH=$PYB/python MPLBACKEND=Agg
+  run python_pytest python3 -m pytest -v -p no:cacheprovider "$CLEAN/python/tests"
+  for ex in "$CLEAN"/examples/python/*.py; do
+    run "python_example_$(basename "$ex" .py)" python3 "$ex" --out "$OUT/examples/$(basename "$ex" .py)"
+  done
+  TAIL=30 run python_bench python3 "$CLEAN/tools/python-bench.py" "$S" --json "$OUT/python-bench.json"
+  if [ "${PIP:-1}" != 0 ]; then
+    rm -rf "$CLEAN/build/pip-target"
+    (cd "$CLEAN" && STEP_TIMEOUT=${PIP_TIMEOUT:-1200} run python_pip python3 -m pip install --no-build-isolation \
+      --no-deps --target build/pip-target .) && \
+      run python_pip_import env PYTHONPATH="$CLEAN/build/pip-target" python3 -c \
+        "import strata; print(strata.cuda_available(), strata.apply('7pt', strata.Field((8, 8, 8), device='cuda')))"
+  fi
+  unset PYTHONPATH
 fi
 
 if has bench; then

@@ -49,6 +49,9 @@ struct Layout {
   std::size_t size = 0;      // elements in the allocation: plane * planes
 
   static Layout make(Extent n, int ghost, std::size_t elem_bytes);
+  // A dense C-order [z][y][x] array of n.points() values: ghost 0, no padding (pitch nx).
+  // Only for wrapping memory strata did not allocate (Field::wrap); Field never allocates it.
+  static Layout dense(Extent n, std::size_t elem_bytes);
   std::ptrdiff_t index(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t z) const {
     return (z + ghost) * plane + (y + ghost) * pitch + xoff + x;
   }
@@ -60,10 +63,14 @@ inline constexpr int kDefaultGhost = 4;
 inline constexpr int kMaxGhost = 16;
 
 namespace detail {
-// Aligned storage on the host or a device; frees itself through the owning backend.
+// Aligned storage on the host or a device; frees itself through the owning backend,
+// unless it wraps memory strata did not allocate (owned == false): then it only holds
+// keep_alive, which keeps that memory's owner alive as long as the Field lives.
 struct Storage {
   void* ptr = nullptr;
   Memory memory = Memory::host;
+  bool owned = true;
+  std::shared_ptr<void> keep_alive;
   ~Storage();
 };
 std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory);  // zero-filled
@@ -79,6 +86,18 @@ public:
   // Zero-filled interior, ghosts and padding. Throws Error for an extent < 1 on any axis,
   // a ghost width outside 0..16, or (device) a grid that does not fit in free memory.
   explicit Field(Extent n, int ghost = kDefaultGhost, Memory memory = Memory::host);
+
+  // A Field over memory strata did not allocate (a NumPy, CuPy or PyTorch buffer): `data`
+  // is index 0 of `layout`, which must be either Layout::make(n, ghost, sizeof(T)) (a
+  // padded strata array, data then 128-byte aligned) or Layout::dense(n, sizeof(T)) (an
+  // interior-only C-order array, data aligned to sizeof(T)). Nothing is copied or
+  // zero-filled; the memory is never freed by strata. keep_alive (may be empty) is held
+  // until the Field is destroyed, so it can own the buffer. Throws Error for a null
+  // pointer, another layout, a misaligned pointer or an element size other than T's.
+  static Field wrap(T* data, const Layout& layout, Memory memory,
+                    std::shared_ptr<void> keep_alive = {});
+  // Whether this Field allocated its memory (false for Field::wrap).
+  bool owns_memory() const { return storage_ && storage_->owned; }
 
   // Fields are handles to one buffer only through explicit moves; copies are explicit
   // (strata::copy) because they may cross the host/device boundary.

@@ -1,5 +1,6 @@
 // Field storage and layout, and copies between host and device fields. Device memory
 // goes through the CUDA backend's runtime (src/cuda/runtime.cu); this file has no CUDA.
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -41,10 +42,19 @@ Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
   return L;
 }
 
+Layout Layout::dense(Extent n, std::size_t elem_bytes) {
+  Layout L = make(n, 0, elem_bytes);  // the same checks on n and elem_bytes
+  L.xoff = 0;
+  L.pitch = n.nx;
+  L.plane = L.pitch * L.rows;
+  L.size = std::size_t(L.plane) * std::size_t(L.planes);
+  return L;
+}
+
 namespace detail {
 
 Storage::~Storage() {
-  if (!ptr) return;
+  if (!ptr || !owned) return;
   if (memory == Memory::host)
     std::free(ptr);
   else
@@ -75,6 +85,38 @@ Field<T>::Field(Extent n, int ghost, Memory memory)
     : layout_(Layout::make(n, ghost, sizeof(T))),
       memory_(memory),
       storage_(detail::allocate(layout_.bytes(), memory)) {}
+
+template <class T>
+Field<T> Field<T>::wrap(T* data, const Layout& layout, Memory memory,
+                        std::shared_ptr<void> keep_alive) {
+  require(data != nullptr, "Field::wrap: the data pointer is null");
+  require(layout.elem_bytes == sizeof(T),
+          "Field::wrap: the layout is for " + std::to_string(layout.elem_bytes) +
+              "-byte elements, the field holds " + std::to_string(sizeof(T)) + "-byte ones");
+  const Layout padded = Layout::make(layout.n, layout.ghost, sizeof(T));
+  const bool is_padded = layout == padded;
+  const bool is_dense = layout.ghost == 0 && layout == Layout::dense(layout.n, sizeof(T));
+  require(is_padded || is_dense,
+          "Field::wrap: the layout of the " + layout.n.str() + " array (ghost " +
+              std::to_string(layout.ghost) + ", pitch " + std::to_string(layout.pitch) +
+              ") is neither strata's padded layout (Layout::make: pitch " +
+              std::to_string(padded.pitch) + ") nor a dense array with ghost 0 (Layout::dense)");
+  // A dense array is only element-aligned, also when its shape happens to give the padded
+  // layout too (ghost 0 with nx a multiple of 32).
+  const std::size_t align = is_dense ? sizeof(T) : 128;
+  require(reinterpret_cast<std::uintptr_t>(data) % align == 0,
+          "Field::wrap: the data pointer is not " + std::to_string(align) + "-byte aligned" +
+              (is_padded ? " (a padded layout's rows start on 128-byte boundaries)" : ""));
+  Field f;
+  f.layout_ = layout;
+  f.memory_ = memory;
+  f.storage_ = std::make_unique<detail::Storage>();
+  f.storage_->ptr = data;
+  f.storage_->memory = memory;
+  f.storage_->owned = false;
+  f.storage_->keep_alive = std::move(keep_alive);
+  return f;
+}
 
 template <class T>
 void Field<T>::load_interior(std::span<const T> dense) {

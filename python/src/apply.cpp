@@ -1,0 +1,222 @@
+// strata.apply and the reductions. A Field is used in place; an array (host or CUDA, any
+// framework) is copied into a padded Field of its own memory, and the result handed back
+// as a view in the caller's framework (no second copy). The GIL is released around every
+// pass over memory.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "bindings.hpp"
+#include "common.hpp"
+#include "strata/apply.hpp"
+#include "strata/reduce.hpp"
+
+namespace strata::python {
+namespace {
+
+using namespace nb::literals;
+
+Stencil make_stencil(const std::string& name, const std::optional<std::vector<double>>& c) {
+  const std::vector<double> none;
+  const std::vector<double>& k = c ? *c : none;
+  if (name == "7pt") return c ? Stencil::from_name("7pt", 1, k) : Stencil::laplacian(2);
+  if (name.size() == 5 && name.rfind("star", 0) == 0 && name[4] >= '1' && name[4] <= '4') {
+    const int r = name[4] - '0';
+    return c ? Stencil::star(r, k) : Stencil::laplacian(2 * r);
+  }
+  if (name == "sym27") return c ? Stencil::from_name("sym27", 1, k) : Stencil::fe27();
+  if (name == "box27") {
+    if (!c)
+      throw nb::value_error("strata.apply: box27 needs coeffs: 27 values K[dz+1][dy+1][dx+1]");
+    return Stencil::box27(k);
+  }
+  throw nb::value_error(("strata.apply: unknown stencil '" + name +
+                         "': allowed 7pt, star1, star2, star3, star4, sym27, box27")
+                            .c_str());
+}
+
+template <class T>
+nb::object apply_field(const Stencil& s, const Boundary& bc, PyField& x, nb::handle x_obj,
+                       nb::handle out_obj) {
+  Field<T>& in = x.as<T>();
+  if (out_obj.is_none()) {
+    Field<T> out(in.extent(), in.ghost(), in.memory());
+    {
+      nb::gil_scoped_release unlocked;
+      apply(s, in, out, bc);
+    }
+    return nb::cast(PyField{std::move(out)});
+  }
+  PyField* o = nullptr;
+  if (!nb::try_cast<PyField*>(out_obj, o, false) || !o)
+    throw nb::type_error(("strata.apply: out must be a strata.Field when x is one, got " +
+                          kind_of(out_obj)).c_str());
+  if (out_obj.is(x_obj))
+    throw nb::value_error("strata.apply: out must be a different Field from x (a stencil "
+                          "pass cannot run in place)");
+  if (o->precision() != x.precision())
+    throw nb::type_error("strata.apply: out's dtype differs from x's");
+  if (o->memory() != x.memory())
+    throw nb::value_error("strata.apply: out and x are on different devices");
+  Field<T>& out = o->as<T>();
+  {
+    nb::gil_scoped_release unlocked;
+    apply(s, in, out, bc);
+  }
+  return nb::borrow(out_obj);
+}
+
+template <class T>
+nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, nb::handle x_obj,
+                       nb::handle out_obj) {
+  const char* fn = "strata.apply";
+  const Extent n = extent_3d(*x.array, fn, "x");
+  std::optional<Operand> out;
+  if (!out_obj.is_none()) {
+    nb::ndarray<> writable;
+    if (nb::isinstance<PyField>(out_obj) || !nb::try_cast<nb::ndarray<>>(out_obj, writable, false))
+      throw nb::type_error(("strata.apply: out must be a writable NumPy, CuPy or PyTorch array "
+                            "when x is one, got " + kind_of(out_obj)).c_str());
+    out = operand(out_obj, fn, "out");
+    if (out->precision != precision_of<T>)
+      throw nb::type_error("strata.apply: out's dtype differs from x's");
+    if (out->memory != x.memory)
+      throw nb::value_error("strata.apply: out and x are on different devices");
+    if (!(extent_3d(*out->array, fn, "out") == n))
+      throw nb::value_error("strata.apply: out's shape differs from x's");
+  }
+  const int ghost = std::max(s.radius(), 1);
+  auto res = std::make_unique<Field<T>>();
+  {
+    nb::gil_scoped_release unlocked;
+    Field<T> in(n, ghost, x.memory);
+    *res = Field<T>(n, ghost, x.memory);
+    copy(wrap_dense<T>(*x.array, n, x.memory), in);  // before out is written: out may be x
+    apply(s, in, *res, bc);
+    if (out) {
+      Field<T> dst = wrap_dense<T>(*out->array, n, x.memory);
+      copy(*res, dst);
+    }
+  }
+  if (out) return nb::borrow(out_obj);
+  // The result Field itself, seen through a view of x's kind; the capsule owns it.
+  nb::capsule owner(res.get(), [](void* p) noexcept { delete static_cast<Field<T>*>(p); });
+  Field<T>& r = *res.release();
+  return view(r, owner, false, x_obj);
+}
+
+nb::object py_apply(const std::string& stencil, nb::handle x, const std::string& bc,
+                    nb::handle out, const std::optional<std::vector<double>>& coeffs) {
+  const Stencil s = make_stencil(stencil, coeffs);
+  const Boundary b = Boundary::parse(bc);
+  Operand o = operand(x, "strata.apply", "x");
+  if (o.field)
+    return o.precision == Precision::f32 ? apply_field<float>(s, b, *o.field, x, out)
+                                         : apply_field<double>(s, b, *o.field, x, out);
+  return o.precision == Precision::f32 ? apply_array<float>(s, b, o, x, out)
+                                       : apply_array<double>(s, b, o, x, out);
+}
+
+// ---- reductions ---------------------------------------------------------------------
+
+// f(Field) for a Field, f(pointer, count, memory) for a flat array.
+template <class FieldFn, class FlatFn>
+double reduce(nb::handle x, const char* fn, FieldFn on_field, FlatFn on_flat) {
+  Operand o = operand(x, fn, "x");
+  if (o.field)
+    return o.field->visit([&](auto& f) {
+      nb::gil_scoped_release unlocked;
+      return double(on_field(f));
+    });
+  const Array& a = *o.array;
+  auto run = [&](auto* p) {
+    nb::gil_scoped_release unlocked;
+    return double(on_flat(p, a.size(), o.memory));
+  };
+  return o.precision == Precision::f32 ? run(static_cast<const float*>(a.data()))
+                                       : run(static_cast<const double*>(a.data()));
+}
+
+template <class T>
+double dot_as_fields(Operand& a, Operand& b) {
+  // A Field with an array: the array (3D, the Field's shape) is wrapped with ghost 0.
+  std::optional<Field<T>> wa, wb;
+  auto field_of = [](Operand& o, std::optional<Field<T>>& w, Extent n, const char* arg) -> Field<T>& {
+    if (o.field) return o.field->as<T>();
+    const Extent e = extent_3d(*o.array, "strata.dot", arg);
+    if (!(e == n))
+      throw nb::value_error("strata.dot: a and b have different shapes");
+    w.emplace(wrap_dense<T>(*o.array, e, o.memory));
+    return *w;
+  };
+  const Extent n = a.field ? a.field->as<T>().extent() : b.field->as<T>().extent();
+  Field<T>& fa = field_of(a, wa, n, "a");
+  Field<T>& fb = field_of(b, wb, n, "b");
+  if (!(fa.extent() == fb.extent()))
+    throw nb::value_error("strata.dot: a and b have different shapes");
+  nb::gil_scoped_release unlocked;
+  return dot(fa, fb);
+}
+
+double py_dot(nb::handle ha, nb::handle hb) {
+  Operand a = operand(ha, "strata.dot", "a"), b = operand(hb, "strata.dot", "b");
+  if (a.precision != b.precision)
+    throw nb::type_error("strata.dot: a and b have different dtypes");
+  if (a.memory != b.memory)
+    throw nb::value_error("strata.dot: a and b are on different devices");
+  if (a.field || b.field)
+    return a.precision == Precision::f32 ? dot_as_fields<float>(a, b) : dot_as_fields<double>(a, b);
+  const Array &x = *a.array, &y = *b.array;
+  bool same = x.ndim() == y.ndim();
+  for (std::size_t i = 0; same && i < x.ndim(); ++i) same = x.shape(i) == y.shape(i);
+  if (!same) throw nb::value_error("strata.dot: a and b have different shapes");
+  auto run = [&](auto* p, auto* q) {
+    nb::gil_scoped_release unlocked;
+    return dot(p, q, x.size(), a.memory);
+  };
+  return a.precision == Precision::f32
+             ? run(static_cast<const float*>(x.data()), static_cast<const float*>(y.data()))
+             : run(static_cast<const double*>(x.data()), static_cast<const double*>(y.data()));
+}
+
+}  // namespace
+
+void bind_apply(nb::module_& m) {
+  m.def("apply", &py_apply, "stencil"_a, "x"_a, "bc"_a = "dirichlet", "out"_a = nb::none(),
+        "coeffs"_a = nb::none(),
+        "One stencil pass. x: a Field (used in place, no copy; its ghosts are overwritten with "
+        "the boundary values; returns a new Field or fills `out`, a different Field) or a "
+        "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied into a padded "
+        "Field on its device; returns a strided array of the same kind, or fills `out`, which "
+        "may be x). stencil: 7pt, star1..star4 (central-difference Laplacians), sym27 "
+        "(finite-element Laplacian), box27 (needs coeffs). bc: 'dirichlet[:VALUE]', "
+        "'neumann', 'periodic' (np.pad's constant, symmetric, wrap).");
+  m.def("sum",
+        [](nb::handle x) {
+          return reduce(x, "strata.sum", [](auto& f) { return sum(f); },
+                        [](auto* p, std::size_t n, Memory mem) { return sum(p, n, mem); });
+        },
+        "x"_a, "Sum of a Field's interior or of an array's values (accumulated in double)");
+  m.def("norm2",
+        [](nb::handle x) {
+          return reduce(x, "strata.norm2", [](auto& f) { return norm2(f); },
+                        [](auto* p, std::size_t n, Memory mem) { return norm2(p, n, mem); });
+        },
+        "x"_a, "Euclidean norm of a Field's interior or of an array");
+  m.def("max_abs",
+        [](nb::handle x) {
+          return reduce(x, "strata.max_abs", [](auto& f) { return max_abs(f); },
+                        [](auto* p, std::size_t n, Memory mem) { return max_abs(p, n, mem); });
+        },
+        "x"_a, "Largest absolute value of a Field's interior or of an array");
+  m.def("dot", &py_dot, "a"_a, "b"_a,
+        "sum(a * b) over two Fields or arrays of the same shape, dtype and device (a 3D "
+        "array may be paired with a Field)");
+}
+
+}  // namespace strata::python

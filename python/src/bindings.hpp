@@ -1,0 +1,43 @@
+// One registration function per binding file of strata._strata; module.cpp calls them.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <optional>
+
+namespace strata::python {
+
+void bind_field(nanobind::module_& m);    // field.cpp: strata.Field
+void bind_apply(nanobind::module_& m);    // apply.cpp: apply, sum, norm2, max_abs, dot
+void bind_poisson(nanobind::module_& m);  // poisson.cpp: _poisson_solve
+void bind_wave(nanobind::module_& m);     // wave.cpp: _wave_run, _wave_simulate
+
+// Python callbacks and Ctrl-C during a long call that released the GIL. call() takes the
+// GIL, runs any pending signal handler (SIGINT raises KeyboardInterrupt there) and then fn;
+// the first Python exception from either is kept and call() returns true, from then on
+// without running anything: the caller stops its work and, once the C++ side has unwound,
+// rethrow() raises the kept exception in Python.
+class PyCallbacks {
+public:
+  template <class Fn>
+  bool call(Fn&& fn) {
+    if (error_) return true;
+    nanobind::gil_scoped_acquire locked;
+    try {
+      if (PyErr_CheckSignals() != 0) throw nanobind::python_error();
+      fn();
+    } catch (nanobind::python_error& e) {
+      error_.emplace(std::move(e));
+    }
+    return bool(error_);
+  }
+  bool stopped() const { return bool(error_); }
+  void rethrow() {  // with the GIL held; nothing when no exception was kept
+    if (error_) throw nanobind::python_error(std::move(*error_));
+  }
+
+private:
+  std::optional<nanobind::python_error> error_;
+};
+
+}  // namespace strata::python

@@ -1,0 +1,21 @@
+// strata._strata: the nanobind extension behind `import strata`. Each binding file
+// registers its part (bindings.hpp); strata::Error becomes ValueError here, once.
+#include "bindings.hpp"
+#include "strata/error.hpp"
+
+namespace nb = nanobind;
+
+NB_MODULE(_strata, m) {
+  m.doc() = "strata: stencils, reductions and solvers on padded 3D grids (C++ core)";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const strata::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  strata::python::bind_field(m);
+  strata::python::bind_apply(m);
+  strata::python::bind_poisson(m);
+  strata::python::bind_wave(m);
+}

@@ -1,0 +1,136 @@
+// strata.wave's C++ side. _wave_run is `strata wave`: wave::run writing the output
+// directory, with progress and Ctrl-C through Python. _wave_simulate steps a Solver in
+// memory and hands back the seismogram, the receiver positions and, if asked, the final
+// wavefield as a Field. Both release the GIL while stepping.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "bindings.hpp"
+#include "common.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::python {
+namespace {
+
+using namespace nb::literals;
+
+wave::Config parse(const std::string& text, bool is_path, const std::vector<std::string>& overrides) {
+  return is_path ? wave::parse_config_file(text, overrides)
+                 : wave::parse_config(text, overrides, "the configuration dict");
+}
+
+nb::dict progress_dict(const wave::Progress& p) {
+  return make_dict("step", p.step, "first_step", p.first_step, "last_step", p.last_step,
+                   "elapsed_s", p.elapsed_s, "gpts_per_s", p.gpts_per_s, "eta_s", p.eta_s,
+                   "final", p.final);
+}
+
+// A (rows, cols) float64 NumPy array that owns `v`.
+nb::object numpy_matrix(std::vector<double>&& v, std::size_t rows, std::size_t cols) {
+  auto* owned = new std::vector<double>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  const std::size_t shape[2] = {rows, cols};
+  return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), 2, shape, owner));
+}
+
+std::string py_run(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+                   const std::string& out_dir, bool overwrite, nb::handle on_progress,
+                   double progress_interval_s, nb::handle on_warning) {
+  wave::Config cfg = parse(config, is_path, overrides);
+  if (!out_dir.empty()) cfg.out_dir = out_dir;
+  PyCallbacks py;
+  wave::RunOptions opt;
+  opt.overwrite = overwrite;
+  opt.progress_interval_s = progress_interval_s;
+  if (!on_progress.is_none())
+    opt.on_progress = [&](const wave::Progress& p) { py.call([&] { on_progress(progress_dict(p)); }); };
+  if (!on_warning.is_none())
+    opt.on_warning = [&](const std::string& w) { py.call([&] { on_warning(w); }); };
+  opt.cancelled = [&] { return py.call([] {}); };
+  wave::Report report;
+  try {
+    nb::gil_scoped_release unlocked;
+    report = wave::run(cfg, opt);
+  } catch (const wave::Interrupted&) {
+    py.rethrow();  // KeyboardInterrupt (or the callback's exception)
+    throw;
+  }
+  py.rethrow();  // a callback raised after the last cancellation check
+  return wave::to_json(report);
+}
+
+nb::dict py_simulate(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+                     nb::handle on_progress, double progress_interval_s, bool want_wavefield) {
+  const wave::Config cfg = parse(config, is_path, overrides);
+  PyCallbacks py;
+  std::optional<wave::Solver> solver;
+  {
+    nb::gil_scoped_release unlocked;
+    solver.emplace(cfg);
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now(), never = clock::time_point::max();
+    auto last = progress_interval_s > 0 ? start : never;  // 0: only the final call, as run()
+    const double points = double(cfg.shape.points());
+    // About 100 chunks, so Ctrl-C and progress are answered within ~1% of the run.
+    const int chunk = std::max(1, cfg.steps / 100);
+    wave::Progress p;
+    p.last_step = cfg.steps;
+    while (solver->step() < cfg.steps) {
+      solver->advance(std::min(chunk, cfg.steps - solver->step()));
+      solver->synchronize();
+      const auto now = clock::now();
+      p.step = solver->step();
+      p.final = p.step == cfg.steps;
+      p.elapsed_s = std::chrono::duration<double>(now - start).count();
+      p.gpts_per_s = p.elapsed_s > 0 ? points * p.step / p.elapsed_s : 0;
+      p.eta_s = p.gpts_per_s > 0 ? points * (cfg.steps - p.step) / p.gpts_per_s
+                                 : std::numeric_limits<double>::quiet_NaN();
+      const bool report = !on_progress.is_none() &&
+                          (p.final || std::chrono::duration<double>(now - last).count() >= progress_interval_s);
+      if (report) last = now;
+      if (py.call([&] { if (report) on_progress(progress_dict(p)); })) break;
+    }
+  }
+  py.rethrow();
+  const wave::Plan& plan = solver->plan();
+  const std::size_t nrec = plan.receivers.size();
+  const int rows = solver->trace_rows_recorded();
+  std::vector<double> positions;
+  for (const wave::Vec3& r : plan.receivers) positions.insert(positions.end(), {r.x, r.y, r.z});
+  nb::dict d;
+  d["seismogram"] = numpy_matrix(solver->traces(), std::size_t(rows), nrec);
+  d["receivers"] = numpy_matrix(std::move(positions), nrec, 3);
+  d["dt"] = plan.dt;
+  d["sample_interval"] = plan.dt * cfg.receiver_every;
+  d["steps"] = solver->step();
+  d["spacing"] = cfg.spacing;
+  d["device"] = plan.device;
+  d["warnings"] = plan.warnings;
+  if (want_wavefield) {
+    Field<double> u(cfg.shape);
+    const std::vector<double> dense = solver->wavefield();
+    u.load_interior(dense);
+    d["wavefield"] = PyField{std::move(u)};
+  }
+  return d;
+}
+
+}  // namespace
+
+void bind_wave(nb::module_& m) {
+  m.def("_wave_run", &py_run, "config"_a, "is_path"_a, "overrides"_a, "out_dir"_a,
+        "overwrite"_a, "on_progress"_a.none(), "progress_interval_s"_a, "on_warning"_a.none(),
+        "`strata wave`: runs a configuration into its output directory; returns report.json's text");
+  m.def("_wave_simulate", &py_simulate, "config"_a, "is_path"_a, "overrides"_a, "on_progress"_a.none(),
+        "progress_interval_s"_a, "wavefield"_a,
+        "Steps a configuration in memory; returns a dict of arrays (see strata.wave.simulate)");
+}
+
+}  // namespace strata::python

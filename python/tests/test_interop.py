@@ -1,0 +1,122 @@
+"""Zero-copy interop: DLPack and the array interfaces on the host (always run), CuPy and
+PyTorch on a CUDA device (skipped, with the reason, where there is no GPU or package):
+pointer equality, writes visible both ways, lifetime after the Python objects are dropped."""
+import gc
+
+import numpy as np
+import pytest
+
+import strata
+
+HAS_GPU = strata.cuda_available()
+
+
+def test_interior_shares_memory_through_dlpack_and_array_interface(rng):
+    f = strata.Field((3, 4, 5), dtype="float32")
+    a = np.from_dlpack(f.interior)
+    b = np.from_dlpack(f)                      # the Field itself is a DLPack producer
+    c = np.asarray(f.interior)
+    assert f.__dlpack_device__() == (1, 0)
+    for v in (a, b, c):
+        assert v.__array_interface__["data"][0] == f.data_ptr
+    a[1, 2, 3] = 7.0
+    assert b[1, 2, 3] == 7.0 and f.interior[1, 2, 3] == 7.0
+
+
+def test_a_view_keeps_its_field_alive():
+    f = strata.Field((4, 4, 4))
+    v = np.from_dlpack(f)
+    v[...] = 2.5
+    del f
+    gc.collect()
+    assert float(v.sum()) == 2.5 * 64
+
+
+def test_apply_on_an_array_returns_the_same_kind(rng):
+    a = rng.standard_normal((6, 5, 4))
+    got = strata.apply("7pt", a, bc="periodic")
+    assert type(got) is np.ndarray and got.shape == a.shape
+    assert np.allclose(got, strata.apply("7pt", strata.Field.from_array(a), bc="periodic").interior)
+
+
+def test_a_cuda_field_is_refused_clearly_without_a_gpu():
+    if HAS_GPU:
+        pytest.skip("a GPU is visible: the CUDA tests below run instead")
+    with pytest.raises(ValueError, match="CUDA|cuda"):
+        strata.Field((4, 4, 4), device="cuda")
+
+
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def test_torch_cpu_tensors_are_taken_and_returned_as_tensors():
+    t = _torch()
+    x = t.randn(5, 6, 7, dtype=t.float64)
+    y = strata.apply("7pt", x, bc="neumann")
+    assert isinstance(y, t.Tensor) and y.shape == x.shape
+    ref = strata.apply("7pt", x.numpy(), bc="neumann")
+    assert np.array_equal(y.numpy(), ref)
+    view = t.from_dlpack(strata.Field((2, 3, 4)).interior)
+    assert view.shape == (2, 3, 4)
+
+
+gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA device (strata.cuda_unavailable_reason(): "
+                         + strata.cuda_unavailable_reason() + ")")
+
+
+@gpu
+def test_cupy_shares_a_cuda_field_both_ways():
+    cp = pytest.importorskip("cupy")
+    f = strata.Field((8, 9, 10), dtype="float32", device="cuda")
+    v = cp.asarray(f.interior)                 # __cuda_array_interface__
+    w = cp.from_dlpack(f.interior)             # DLPack
+    assert v.data.ptr == f.data_ptr == w.data.ptr
+    v[...] = 1.0
+    lap = strata.apply("7pt", f, bc="neumann")
+    assert float(cp.abs(cp.asarray(lap.interior)).max()) == 0.0
+    w[2, 3, 4] = 5.0
+    assert float(v[2, 3, 4]) == 5.0
+    g = strata.Field((8, 9, 10), dtype="float32", device="cuda")
+    x = cp.asarray(g.interior)
+    del g
+    gc.collect()
+    x[...] = 3.0                               # the Field lives while the view does
+    assert float(x.sum()) == 3.0 * 720
+
+
+@gpu
+def test_cupy_arrays_are_taken_and_returned_as_cupy():
+    cp = pytest.importorskip("cupy")
+    a = cp.random.standard_normal((9, 10, 11)).astype(cp.float64)
+    got = strata.apply("star2", a, bc="periodic")
+    assert isinstance(got, cp.ndarray)
+    ref = strata.apply("star2", cp.asnumpy(a), bc="periodic")
+    assert np.allclose(cp.asnumpy(got), ref, rtol=1e-12, atol=1e-12)
+    assert abs(strata.sum(a) - float(a.sum())) < 1e-9 * float(cp.abs(a).sum())
+    with pytest.raises(ValueError, match="C-contiguous"):
+        strata.apply("7pt", a[:, :, ::2])
+    with pytest.raises(TypeError, match="dtype"):
+        strata.apply("7pt", a.astype(cp.float16))
+    with pytest.raises(ValueError, match="devices"):
+        strata.dot(a, cp.asnumpy(a))
+
+
+@gpu
+def test_torch_shares_a_cuda_field_both_ways():
+    t = _torch()
+    f = strata.Field((4, 5, 6), dtype="float64", device="cuda")
+    x = t.from_dlpack(f.interior)
+    assert x.device.type == "cuda" and x.data_ptr() == f.data_ptr
+    x.fill_(2.0)
+    assert strata.sum(f) == 2.0 * 120
+    y = t.randn(4, 5, 6, dtype=t.float64, device="cuda")
+    z = strata.apply("7pt", y, bc="periodic")
+    assert isinstance(z, t.Tensor) and z.device.type == "cuda"
+    assert np.allclose(z.cpu().numpy(), strata.apply("7pt", y.cpu().numpy(), bc="periodic"))
+    del f
+    gc.collect()
+    x.add_(1.0)
+    assert float(x.sum()) == 3.0 * 120

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The issue-15 targets of the Python package, measured on the GPU: strata.apply on a 512^3
+Field against the C++ rate of `strata bench` in the same run, the per-call overhead of a
+tiny (8^3) apply, and strata.apply on a CuPy array (no ghosts: copied into a padded Field)
+beside torch.compile of the same 7-point Laplacian.
+Usage: tools/python-bench.py STRATA_BINARY [--json FILE] [--size N]"""
+import argparse
+import json
+import subprocess
+import time
+
+import strata
+
+p = argparse.ArgumentParser()
+p.add_argument("strata")
+p.add_argument("--json")
+p.add_argument("--size", type=int, default=512)
+a = p.parse_args()
+n, dev = a.size, "cuda" if strata.cuda_available() else "cpu"
+res = {"device": dev}
+
+py = strata.bench.apply((n, n, n), "7pt", "float32", dev, repeats=20)
+res["python_512"] = py
+out = subprocess.run([a.strata, "bench", "--kernel", "7pt", "--size", str(n), "--precision", "f32",
+                      "--json", "/dev/stdout"], capture_output=True, text=True)
+res["cli_bench_stdout"] = out.stdout[-4000:]
+res["overhead_8_us"] = strata.bench.overhead((8, 8, 8), device=dev)
+print(f"python 512^3 7pt f32: {py['gpts_per_s']:.2f} Gpts/s; 8^3 overhead {res['overhead_8_us']:.2f} us")
+
+try:
+    import cupy as cp
+    import torch
+    x = cp.random.standard_normal((n, n, n), dtype=cp.float32)
+
+    def timed(fn, reps=10):
+        fn()
+        cp.cuda.runtime.deviceSynchronize()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        cp.cuda.runtime.deviceSynchronize()
+        return (time.perf_counter() - t0) / reps
+
+    res["cupy_array_apply_s"] = timed(lambda: strata.apply("7pt", x, bc="dirichlet"))
+    t = torch.from_dlpack(x)
+
+    def lap(u):
+        v = torch.nn.functional.pad(u, (1, 1, 1, 1, 1, 1))
+        return (v[2:, 1:-1, 1:-1] + v[:-2, 1:-1, 1:-1] + v[1:-1, 2:, 1:-1] + v[1:-1, :-2, 1:-1]
+                + v[1:-1, 1:-1, 2:] + v[1:-1, 1:-1, :-2] - 6 * u)
+    compiled = torch.compile(lap)
+    res["torch_compile_s"] = timed(lambda: compiled(t))
+    print(f"CuPy array apply {res['cupy_array_apply_s'] * 1e3:.2f} ms, torch.compile "
+          f"{res['torch_compile_s'] * 1e3:.2f} ms")
+except ImportError as e:
+    res["cupy_torch"] = f"skipped: {e}"
+if a.json:
+    json.dump(res, open(a.json, "w"), indent=1)
