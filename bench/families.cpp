@@ -1,9 +1,13 @@
 #include "bench/families.hpp"
 
+#include <algorithm>
+#include <sstream>
+
 #include "bench/dist.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/wave.hpp"
+#include "strata/error.hpp"
 
 namespace strata::bench {
 
@@ -16,6 +20,61 @@ const std::vector<Family>& families() {
       {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;
+}
+
+std::vector<Selection> select(const std::string& names, bool cuda, int ranks, std::vector<std::string>& skipped) {
+  const auto& fams = families();
+  std::vector<Selection> pick(fams.size());
+  std::vector<bool> whole(fams.size(), false);
+  std::stringstream ss(names);
+  std::string k;
+  while (std::getline(ss, k, ',')) {
+    bool known = false;
+    for (std::size_t f = 0; f < fams.size(); ++f) {
+      const Family& fam = fams[f];
+      if (k == "all" && fam.name == "dist" && ranks == 1) {
+        skipped.push_back("dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)");
+        known = true;
+      } else if (k == "all" && fam.cpu == nullptr && !cuda) {
+        skipped.push_back(fam.name + " skipped: its benchmark times the GPU solvers (--device cuda)");
+        known = true;
+      } else if (k == "all" || k == fam.name) {
+        pick[f].run = whole[f] = known = true;
+      } else if (std::find(fam.members.begin(), fam.members.end(), k) != fam.members.end()) {
+        pick[f].run = known = true;
+        pick[f].kernels.push_back(k);
+      }
+    }
+    if (!known) {
+      std::string allowed;
+      for (const Family& fam : fams) {
+        allowed += fam.name + ", ";
+        for (const std::string& m : fam.members) allowed += m + ", ";
+      }
+      throw Error("unknown kernel '" + k + "': allowed " + allowed + "all");
+    }
+  }
+  for (std::size_t f = 0; f < fams.size(); ++f) {
+    if (whole[f]) pick[f].kernels.clear();
+    if (pick[f].run && !fams[f].cpu && !cuda)
+      throw Error("--kernel " + fams[f].name + " benchmarks the GPU: it needs --device cuda");
+  }
+  return pick;
+}
+
+std::vector<Result> run(const std::vector<Selection>& pick, const Options& opt,
+                        const std::vector<Extent>& explicit_shapes, bool cuda) {
+  const auto& fams = families();
+  std::vector<Result> results;
+  for (std::size_t f = 0; f < fams.size() && f < pick.size(); ++f) {
+    if (!pick[f].run) continue;
+    Options fopt = opt;
+    fopt.kernels = pick[f].kernels;
+    if (!fams[f].sweeps) fopt.shapes = explicit_shapes;  // the sweep is the stencils' study
+    const auto r = cuda ? fams[f].cuda(fopt) : fams[f].cpu(fopt);
+    results.insert(results.end(), r.begin(), r.end());
+  }
+  return results;
 }
 
 }  // namespace strata::bench

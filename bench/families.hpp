@@ -22,4 +22,19 @@ struct Family {
 
 const std::vector<Family>& families();
 
+// What a --kernel list ("stencils,sum", "all", ...) selects: per family (families() order),
+// whether it runs and which members (empty: the whole family). Throws Error for an unknown
+// name (listing what exists) or a GPU-only family named on the CPU. "all" leaves out the
+// GPU-only families on the CPU and dist in a job of one rank, each with a line in `skipped`.
+struct Selection {
+  bool run = false;
+  std::vector<std::string> kernels;
+};
+std::vector<Selection> select(const std::string& names, bool cuda, int ranks, std::vector<std::string>& skipped);
+
+// Runs the selected families in order. `opt.shapes` go to the families that sweep; the
+// others get `explicit_shapes` (--size / --shape alone) or their own default.
+std::vector<Result> run(const std::vector<Selection>& pick, const Options& opt,
+                        const std::vector<Extent>& explicit_shapes, bool cuda);
+
 }  // namespace strata::bench

@@ -2,7 +2,6 @@
 // a table and optionally writes the JSON record kept in bench/results/<gpu>.json.
 #include <algorithm>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 #include "apps/strata/commands.hpp"
@@ -100,45 +99,10 @@ void add_bench(CLI::App& app) {
       opt.shapes.insert(opt.shapes.end(), s.begin(), s.end());
     }
     // Each --kernel token names a family (all of it), one of a family's kernels, or all.
-    const auto& families = bench::families();
-    struct Selected {
-      bool run = false, whole = false;
-      std::vector<std::string> kernels;
-    };
-    std::vector<Selected> pick(families.size());
-    std::stringstream ss(a->kernels);
-    std::string k;
-    while (std::getline(ss, k, ',')) {
-      bool known = false;
-      for (std::size_t f = 0; f < families.size(); ++f) {
-        const bench::Family& fam = families[f];
-        const bool gpu_only = fam.cpu == nullptr;
-        if (k == "all" && fam.name == "dist" && dist::Job::get().size() == 1) {
-          if (dist::Job::get().root())
-            std::cerr << "strata bench: dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)\n";
-          known = true;
-        } else if (k == "all" && gpu_only && dev != DeviceChoice::cuda) {
-          std::cerr << "strata bench: " << fam.name << " skipped: its benchmark times the GPU solvers (--device cuda)\n";
-          known = true;
-        } else if (k == "all" || k == fam.name) {
-          pick[f].run = pick[f].whole = known = true;
-        } else if (std::find(fam.members.begin(), fam.members.end(), k) != fam.members.end()) {
-          pick[f].run = known = true;
-          pick[f].kernels.push_back(k);
-        }
-      }
-      if (!known) {
-        std::string allowed;
-        for (const bench::Family& fam : families) {
-          allowed += fam.name + ", ";
-          for (const std::string& m : fam.members) allowed += m + ", ";
-        }
-        throw Error("unknown kernel '" + k + "': allowed " + allowed + "all");
-      }
-    }
-    for (std::size_t f = 0; f < families.size(); ++f)
-      if (pick[f].run && !families[f].cpu && dev != DeviceChoice::cuda)
-        throw Error("--kernel " + families[f].name + " benchmarks the GPU: it needs --device cuda");
+    std::vector<std::string> skipped;
+    const auto pick = bench::select(a->kernels, dev == DeviceChoice::cuda, dist::Job::get().size(), skipped);
+    if (dist::Job::get().root())
+      for (const std::string& why : skipped) std::cerr << "strata bench: " << why << "\n";
     dist::Job& job = dist::Job::get();
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();
@@ -146,20 +110,10 @@ void add_bench(CLI::App& app) {
     if (job.root())
       std::cerr << "strata bench on " << to_string(dev) << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "")
                 << " (" << opt.reps << " timed runs each)\n";
-    std::vector<bench::Result> results;
-    for (std::size_t f = 0; f < families.size(); ++f) {
-      if (!pick[f].run) continue;
-      const bench::Family& fam = families[f];
-      bench::Options fopt = opt;
-      fopt.kernels = pick[f].whole ? std::vector<std::string>{} : pick[f].kernels;
-      if (!fam.sweeps) {  // the sweep is the stencils' study: the others take explicit shapes only
-        fopt.shapes.clear();
-        for (int n : a->sizes) fopt.shapes.push_back({n, n, n});
-        for (const auto& s : a->shapes) fopt.shapes.push_back(parse_shape(s));
-      }
-      const auto r = dev == DeviceChoice::cuda ? fam.cuda(fopt) : fam.cpu(fopt);
-      results.insert(results.end(), r.begin(), r.end());
-    }
+    std::vector<Extent> explicit_shapes;
+    for (int n : a->sizes) explicit_shapes.push_back({n, n, n});
+    for (const auto& sh : a->shapes) explicit_shapes.push_back(parse_shape(sh));
+    const std::vector<bench::Result> results = bench::run(pick, opt, explicit_shapes, dev == DeviceChoice::cuda);
     if (!job.root()) return;
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {

@@ -1,4 +1,5 @@
-"""strata.bench: timings of the Python path, to compare with `strata bench` (C++).
+"""strata.bench: run() runs `strata bench`'s families (C++ kernels, the CLI's rows); apply() and
+overhead() time the Python path itself, to compare with them.
 apply() times strata.apply on Fields (the steady-state rate, GIL released inside);
 overhead() times many calls on a tiny grid, where the cost is the call itself."""
 import time
@@ -34,3 +35,24 @@ def overhead(shape=(8, 8, 8), stencil="7pt", dtype="float32", device="cpu", repe
     """Microseconds per strata.apply call on a tiny Field (out= given, so no allocation)."""
     r = apply(shape, stencil, dtype, device, repeats=repeats)
     return r["seconds"] * 1e6
+
+
+def run(kernel="stencils", size=None, shape=None, precision="all", device="cpu", reps=20, warmup=3):
+    """The benchmark families of `strata bench` (the same kernels, checks and timing as the
+    CLI): kernel is a comma-separated list of families (stencils, reduce, wave, poisson) or
+    their kernels (7pt, sum, ...), or "all"; size an edge N (or a list of them) and shape an
+    (nx, ny, nz) (or a list), default the family's own; precision "f32", "f64" or "all".
+    Returns a list of dicts, one per timed row (kernel, variant, device, precision, shape,
+    median_ms, gpts_per_s, gb_per_s, ratio_to_copy, ...), as `strata bench --json` writes.
+    A family that "all" leaves out (GPU-only ones on the CPU) is named in a warning."""
+    import json
+    import warnings
+
+    sizes = [] if size is None else ([size] if isinstance(size, int) else list(size))
+    shapes = [] if shape is None else ([tuple(shape)] if isinstance(shape[0], int) else [tuple(s) for s in shape])
+    shapes = [(n, n, n) for n in sizes] + shapes
+    precisions = ["f32", "f64"] if precision == "all" else [precision]
+    out = json.loads(_strata._bench_run(kernel, device, precisions, shapes, reps, warmup))
+    for why in out["skipped"]:
+        warnings.warn(f"strata.bench.run: {why}", stacklevel=2)
+    return out["results"]

@@ -52,7 +52,9 @@ TEST(WavePartition, EveryLayerLiesWholeInABoxThickEnough) {
       for (const auto& b : boxes(c, g)) {
         EXPECT_GE(b.local.nz, c.order / 2) << nz << " over " << p;
         const int lo = b.offset[2], hi = lo + b.local.nz;
-        if (lo < nz && hi > nz - c.pml_width) EXPECT_LE(lo, nz - c.pml_width) << nz << " over " << p;
+        if (lo < nz && hi > nz - c.pml_width) {
+          EXPECT_LE(lo, nz - c.pml_width) << nz << " over " << p;
+        }
       }
     }
 }
