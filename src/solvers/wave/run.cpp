@@ -251,6 +251,64 @@ std::string rank_checkpoint(const std::string& path, int rank) {
   return rank == 0 ? path : path + ".rank" + std::to_string(rank);
 }
 
+// Where u (this rank's box, dense, at `offset` in the grid) is NaN or Inf: how many, the
+// box that holds them all and the first one, in grid indices and metres.
+template <class T>
+std::string non_finite_places(const std::vector<T>& u, Extent box, std::array<int, 3> offset, double h,
+                              const Partition* part) {
+  const std::size_t first = first_non_finite<T>(u);
+  const std::size_t nx = std::size_t(box.nx), ny = std::size_t(box.ny);
+  std::size_t count = 0;
+  int lo[3] = {1 << 30, 1 << 30, 1 << 30}, hi[3] = {-1, -1, -1};
+  for (std::size_t i = first; i < u.size(); ++i) {
+    if (std::isfinite(double(u[i]))) continue;
+    ++count;
+    const int q[3] = {int(i % nx), int(i / nx % ny), int(i / nx / ny)};
+    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a] + offset[a]), hi[a] = std::max(hi[a], q[a] + offset[a]);
+  }
+  const int x = int(first % nx) + offset[0], y = int(first / nx % ny) + offset[1], z = int(first / nx / ny) + offset[2];
+  char where[512];
+  std::snprintf(where, sizeof where,
+                "%zu of %zu values%s are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the "
+                "first, u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
+                count, u.size(), part ? (" of " + part->describe()).c_str() : "", lo[0], hi[0], lo[1], hi[1], lo[2],
+                hi[2], double(u[first]), x, y, z, (x + 0.5) * h, (y + 0.5) * h, (z + 0.5) * h);
+  return where;
+}
+
+// A snapshot of u (this rank's box, dense) at `base` + .npy/.vti/.png as the configuration
+// asks: in one process as plain files; over several ranks the .npy and .vti are one file of
+// the whole grid that every rank writes its rows into, and the .png slice is gathered to
+// rank 0. Collective over the ranks. `wrote` records each file.
+template <class T, class Wrote>
+void write_snapshot(const std::string& base, const std::vector<T>& u, const Config& c, const Partition* part,
+                    const Ranks& ranks, Wrote&& wrote) {
+  const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
+  const double o = 0.5 * c.spacing;
+  if (part) {
+    if (c.snapshot_npy) {
+      dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"), "", part->box,
+                                 u.data(), sizeof(T));
+      wrote(base + ".npy");
+    }
+    if (c.snapshot_vti) {
+      dist::detail::write_global(base + ".vti", io::vti_head<T>(c.shape, {o, o, o}, c.spacing, "u"), io::vti_tail(),
+                                 part->box, u.data(), sizeof(T));
+      wrote(base + ".vti");
+    }
+  } else {
+    if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
+    if (c.snapshot_vti) io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u"), wrote(base + ".vti");
+  }
+  if (c.snapshot_png) {
+    const Slice sl(c);
+    const Extent box = part ? part->box.local : c.shape;
+    const auto parts = ranks.gather(slice_part(u, box, part ? part->box.offset : std::array<int, 3>{0, 0, 0}, sl));
+    ranks.on_root([&] { write_slice_png(base + ".png", parts, sl, c); });
+    wrote(base + ".png");
+  }
+}
+
 // The copy rate on two fields of the run's layout (the grid, ghosts of the stencil's radius),
 // of their own and freed before stepping; the source holds ones (never time on zeros).
 // Where the device has no room for them beside the run's fields, the ratio is left out.
@@ -358,26 +416,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     // Where (on a rank whose box holds them): the first value, and the box that holds them all.
     std::string why;
     if (!finite) {
-      const std::vector<T> u = s.field_values();
-      const std::size_t first = first_non_finite<T>(u);
-      const std::size_t nx = std::size_t(box.nx), ny = std::size_t(box.ny);
-      std::size_t count = 0;
-      int lo[3] = {c.shape.nx, c.shape.ny, c.shape.nz}, hi[3] = {-1, -1, -1};
-      for (std::size_t i = first; i < u.size(); ++i) {
-        if (std::isfinite(double(u[i]))) continue;
-        ++count;
-        const int q[3] = {int(i % nx), int(i / nx % ny), int(i / nx / ny)};
-        for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], q[a] + box_offset[a]), hi[a] = std::max(hi[a], q[a] + box_offset[a]);
-      }
-      const int x = int(first % nx) + box_offset[0], y = int(first / nx % ny) + box_offset[1],
-                z = int(first / nx / ny) + box_offset[2];
-      char where[512];
-      std::snprintf(where, sizeof where,
-                    "%zu of %zu values%s are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the "
-                    "first, u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
-                    count, u.size(), part ? (" of " + part->describe()).c_str() : "", lo[0], hi[0], lo[1], hi[1],
-                    lo[2], hi[2], double(u[first]), x, y, z, (x + 0.5) * c.spacing, (y + 0.5) * c.spacing,
-                    (z + 0.5) * c.spacing);
+      const std::string where = non_finite_places(s.field_values(), box, box_offset, c.spacing, part);
       why = "the wavefield is not finite at step " + std::to_string(n) + ": " + where +
             (finite_at >= 0 ? "; it was finite at step " + std::to_string(finite_at) : std::string()) +
             ". The scheme blew up or a value overflowed " + to_string(c.precision) +
@@ -423,31 +462,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     require_finite();
     if (snap) {
       const Clock::time_point t_out = Clock::now();
-      {
-        const std::vector<T> u = s.field_values();  // released before a checkpoint copies the state again
-        const std::string base = path_join(snap_dir, step_name(n, c.steps));
-        const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
-        const double o = 0.5 * c.spacing;
-        if (part) {  // one file of the whole grid, every rank writing its box
-          if (c.snapshot_npy)
-            dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"), "",
-                                       part->box, u.data(), sizeof(T)),
-                wrote(base + ".npy");
-          if (c.snapshot_vti)
-            dist::detail::write_global(base + ".vti", io::vti_head<T>(c.shape, {o, o, o}, c.spacing, "u"),
-                                       io::vti_tail(), part->box, u.data(), sizeof(T)),
-                wrote(base + ".vti");
-        } else {
-          if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), wrote(base + ".npy");
-          if (c.snapshot_vti) io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u"), wrote(base + ".vti");
-        }
-        if (c.snapshot_png) {
-          const Slice sl(c);
-          const auto parts = ranks.gather(slice_part(u, box, box_offset, sl));
-          ranks.on_root([&] { write_slice_png(base + ".png", parts, sl, c); });
-          wrote(base + ".png");
-        }
-      }
+      write_snapshot(path_join(snap_dir, step_name(n, c.steps)), s.field_values(), c, part, ranks, wrote);
       times.add_since("snapshots", t_out);
     }
     if (check) {
