@@ -93,7 +93,8 @@ public:
   // interior-only C-order array, data aligned to sizeof(T)). Nothing is copied or
   // zero-filled; the memory is never freed by strata. keep_alive (may be empty) is held
   // until the Field is destroyed, so it can own the buffer. Throws Error for a null
-  // pointer, another layout, a misaligned pointer or an element size other than T's.
+  // pointer, another layout, a misaligned pointer or an element size other than T's, and
+  // with Memory::device for memory that is not the current GPU's.
   static Field wrap(T* data, const Layout& layout, Memory memory,
                     std::shared_ptr<void> keep_alive = {});
   // Whether this Field allocated its memory (false for Field::wrap).

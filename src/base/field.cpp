@@ -107,6 +107,9 @@ Field<T> Field<T>::wrap(T* data, const Layout& layout, Memory memory,
   require(reinterpret_cast<std::uintptr_t>(data) % align == 0,
           "Field::wrap: the data pointer is not " + std::to_string(align) + "-byte aligned" +
               (is_padded ? " (a padded layout's rows start on 128-byte boundaries)" : ""));
+  // Device memory must be of the current device (a CuPy or PyTorch array on another GPU, or
+  // host memory called device memory, is refused here rather than faulting in a kernel).
+  if (memory == Memory::device) runtime::require_device_pointer(data, "Field::wrap");
   Field f;
   f.layout_ = layout;
   f.memory_ = memory;

@@ -53,7 +53,12 @@ void device_free(void* p) noexcept { cudaFree(p); }
 
 void require_device_pointer(const void* p, const std::string& what) {
   cudaPointerAttributes attr{};
-  STRATA_CUDA_CHECK(cudaPointerGetAttributes(&attr, p));
+  const cudaError_t rc = cudaPointerGetAttributes(&attr, p);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: clear it
+    throw Error(what + ": Memory::device was given but the pointer cannot be checked (" +
+                cudaGetErrorString(rc) + "): no usable GPU, or not memory CUDA knows");
+  }
   require(attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged,
           what + ": Memory::device was given but the pointer is not device memory "
                  "(pass Memory::host for host arrays)");

@@ -129,3 +129,16 @@ TEST(FieldWrap, RejectsNullPointersLayoutsThatDoNotFitAndMisalignment) {
     EXPECT_NE(std::string(e.what()).find("null"), std::string::npos);
   }
 }
+
+// Host memory passed as device memory (what a wrong device string or an array of another
+// GPU amounts to) is refused when wrapped, never handed to a kernel: in a build without
+// CUDA, with no GPU, and with one (where the pointer is host memory, not the GPU's).
+TEST(FieldWrap, HostMemoryCalledDeviceMemoryIsRefused) {
+  std::vector<double> host(4 * 3 * 2);
+  try {
+    Field<double>::wrap(host.data(), Layout::dense({4, 3, 2}, 8), Memory::device);
+    ADD_FAILURE() << "wrapped host memory as device memory";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Field::wrap"), std::string::npos) << e.what();
+  }
+}
