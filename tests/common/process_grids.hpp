@@ -1,5 +1,5 @@
 // The process grids the distributed tests try: every px x py x pz of a rank count
-// (z-slabs, y-slabs, x-slabs and the mixed ones).
+// (z-slabs, y-slabs, x-slabs and the mixed ones), and a walk over one rank's box.
 #pragma once
 
 #include <vector>
@@ -14,6 +14,14 @@ inline std::vector<dist::ProcessGrid> grids_of(int ranks) {
     for (int py = 1; py <= ranks / pz; ++py)
       if (ranks % (pz * py) == 0) g.push_back(dist::ProcessGrid{{ranks / (pz * py), py, pz}});
   return g;
+}
+
+// Visits every point of a box: visit(local x, y, z, global x, y, z).
+template <class F>
+void each_point(const dist::Subdomain& b, F&& visit) {
+  for (int z = 0; z < b.local.nz; ++z)
+    for (int y = 0; y < b.local.ny; ++y)
+      for (int x = 0; x < b.local.nx; ++x) visit(x, y, z, b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
 }
 
 }  // namespace strata::test

@@ -22,6 +22,7 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
+using test::each_point;
 using test::grids_of;
 
 std::vector<Stencil> stencils() {
@@ -55,23 +56,18 @@ void check_all(Extent global, Memory memory) {
         DistField<T> in(global, grid, ghost, memory), out(global, grid, ghost, memory);
         const dist::Subdomain& b = in.box();
         Field<T> mine(b.local, ghost);
-        for (int z = 0; z < b.local.nz; ++z)
-          for (int y = 0; y < b.local.ny; ++y)
-            for (int x = 0; x < b.local.nx; ++x)
-              mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+        each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { mine(x, y, z) = whole(gx, gy, gz); });
         copy(mine, in.local());
         dist::apply(s, in, out, bc);
         copy(out.local(), mine);
         std::size_t bad = 0;
-        for (int z = 0; z < b.local.nz; ++z)
-          for (int y = 0; y < b.local.ny; ++y)
-            for (int x = 0; x < b.local.nx; ++x) {
-              const T got = mine(x, y, z), exp = want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
-              if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
-                ADD_FAILURE() << s.describe() << ", " << bc.describe() << ", grid " << grid.str() << ", rank "
-                              << job.rank() << ": at global (" << b.offset[0] + x << ", " << b.offset[1] + y << ", "
-                              << b.offset[2] + z << ") got " << got << ", one process gives " << exp;
-            }
+        each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) {
+          const T got = mine(x, y, z), exp = want(gx, gy, gz);
+          if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+            ADD_FAILURE() << s.describe() << ", " << bc.describe() << ", grid " << grid.str() << ", rank "
+                          << job.rank() << ": at global (" << gx << ", " << gy << ", " << gz << ") got " << got
+                          << ", one process gives " << exp;
+        });
         EXPECT_EQ(bad, 0u) << s.describe() << ", " << bc.describe() << ", grid " << grid.str();
       }
 }
@@ -91,10 +87,7 @@ void check_ghosts(Extent global, Memory memory, int ghost, int width, std::uint6
       DistField<T> f(global, grid, ghost, memory);
       const dist::Subdomain& b = f.box();
       Field<T> mine(b.local, ghost);
-      for (int z = 0; z < b.local.nz; ++z)
-        for (int y = 0; y < b.local.ny; ++y)
-          for (int x = 0; x < b.local.nx; ++x)
-            mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+      each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { mine(x, y, z) = whole(gx, gy, gz); });
       copy(mine, f.local());
       f.fill_ghosts(bc, width);
       copy(f.local(), mine);
@@ -136,15 +129,10 @@ TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
     apply(s, whole, want, Boundary::neumann());
     DistField<float> in(kGlobal, grid, 4), out(kGlobal, grid, 4);
     const dist::Subdomain& b = in.box();
-    for (int z = 0; z < b.local.nz; ++z)
-      for (int y = 0; y < b.local.ny; ++y)
-        for (int x = 0; x < b.local.nx; ++x) in.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { in.local()(x, y, z) = whole(gx, gy, gz); });
     dist::apply(s, in, out, Boundary::neumann());
     std::size_t bad = 0;
-    for (int z = 0; z < b.local.nz; ++z)
-      for (int y = 0; y < b.local.ny; ++y)
-        for (int x = 0; x < b.local.nx; ++x)
-          bad += out.local()(x, y, z) != want(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { bad += out.local()(x, y, z) != want(gx, gy, gz); });
     EXPECT_EQ(bad, 0u) << "grid " << grid.str();
   }
 }
@@ -166,10 +154,7 @@ TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
   for (const ProcessGrid& grid : grids_of(job.size())) {
     DistField<double> f(kGlobal, grid, 1);
     const dist::Subdomain& b = f.box();
-    for (int z = 0; z < b.local.nz; ++z)
-      for (int y = 0; y < b.local.ny; ++y)
-        for (int x = 0; x < b.local.nx; ++x)
-          f.local()(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
+    each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { f.local()(x, y, z) = whole(gx, gy, gz); });
     const double s = dist::sum(f), n2 = dist::norm2(f), m = dist::max_abs(f);
     // Every rank holds the same bits.
     for (double v : {s, n2, m}) {
@@ -203,10 +188,9 @@ TEST(ProcessGrid, BoxesTileTheGridWithoutGapsOrOverlap) {
       std::vector<int> owner(n.points(), 0);
       for (int r = 0; r < g.ranks(); ++r) {
         const auto b = dist::Subdomain::of(g, n, r);
-        for (int z = 0; z < b.local.nz; ++z)
-          for (int y = 0; y < b.local.ny; ++y)
-            for (int x = 0; x < b.local.nx; ++x)
-              ++owner[(std::size_t(b.offset[2] + z) * n.ny + (b.offset[1] + y)) * n.nx + (b.offset[0] + x)];
+        each_point(b, [&](int, int, int, int gx, int gy, int gz) {
+          ++owner[(std::size_t(gz) * n.ny + std::size_t(gy)) * n.nx + std::size_t(gx)];
+        });
       }
       for (int o : owner) ASSERT_EQ(o, 1);
     }

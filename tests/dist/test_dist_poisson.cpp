@@ -28,13 +28,7 @@ using dist::DistField;
 using dist::Job;
 using dist::ProcessGrid;
 
-// Visits every point of this rank's box: (local x, y, z, global x, y, z).
-template <class F>
-void each_point(const dist::Subdomain& b, F&& visit) {
-  for (int z = 0; z < b.local.nz; ++z)
-    for (int y = 0; y < b.local.ny; ++y)
-      for (int x = 0; x < b.local.nx; ++x) visit(x, y, z, b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
-}
+using test::each_point;
 
 // The distributed field (in `mem`) holding the host field `whole`'s values in every box.
 template <class T>
