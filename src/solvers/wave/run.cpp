@@ -222,7 +222,7 @@ struct Ranks {
     std::string why;
     if (root) try {
         f();
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {  // any failure: the others wait in agree for its word
         why = e.what();
       }
     job.agree(why);
