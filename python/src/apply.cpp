@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -71,18 +72,69 @@ nb::object apply_field(const Stencil& s, const Boundary& bc, PyField& x, nb::han
   return nb::borrow(out_obj);
 }
 
+// The padded copy of an array operand: the last one of each dtype and memory is kept for the
+// next call of the same shape (a cudaMalloc and zeroing of a 512^3 field took several times
+// the pass itself). strata.release_scratch() frees them. Taken out under the lock, so two
+// threads never share one.
+template <class T>
+struct Scratch {
+  static std::unique_ptr<Field<T>> take(Extent n, int ghost, Memory m) {
+    std::unique_ptr<Field<T>> f;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      f = std::move(slot(m));
+    }
+    if (f && f->extent() == n && f->ghost() == ghost) return f;
+    f.reset();  // a different shape: freed before the new one is allocated
+    return std::make_unique<Field<T>>(n, ghost, m);
+  }
+  static void give_back(std::unique_ptr<Field<T>> f) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    slot(f->memory()) = std::move(f);
+  }
+  static void release() {
+    std::unique_ptr<Field<T>> host, device;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      host = std::move(slot(Memory::host));
+      device = std::move(slot(Memory::device));
+    }
+  }
+  static std::unique_ptr<Field<T>>& slot(Memory m) {
+    static std::unique_ptr<Field<T>> slots[2];
+    return slots[m == Memory::host ? 0 : 1];
+  }
+  static inline std::mutex mutex;
+};
+
+// A new C-contiguous array of x's own framework, shape and dtype (numpy/cupy/torch
+// .empty_like, their own allocators); None for another kind of array.
+nb::object empty_like(nb::handle x) {
+  const std::string module = nb::cast<std::string>(nb::getattr(x.type(), "__module__", nb::str("")));
+  const std::string root = module.substr(0, module.find('.'));
+  if (root == "numpy") return nb::module_::import_("numpy").attr("empty_like")(x, "subok"_a = false);
+  if (root == "cupy" || root == "torch") return nb::module_::import_(root.c_str()).attr("empty_like")(x);
+  return nb::none();
+}
+
 template <class T>
 nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, nb::handle x_obj,
                        nb::handle out_obj) {
   const char* fn = "strata.apply";
   const Extent n = extent_3d(*x.array, fn, "x");
-  std::optional<Operand> out;
+  nb::object result;  // the array returned: out, or a new one of x's kind (none: unknown kind)
   if (!out_obj.is_none()) {
     nb::ndarray<> writable;
     if (nb::isinstance<PyField>(out_obj) || !nb::try_cast<nb::ndarray<>>(out_obj, writable, false))
       throw nb::type_error(("strata.apply: out must be a writable NumPy, CuPy or PyTorch array "
                             "when x is one, got " + kind_of(out_obj)).c_str());
-    out = operand(out_obj, fn, "out");
+    result = nb::borrow(out_obj);
+  } else {
+    result = empty_like(x_obj);
+  }
+  std::optional<Operand> out;
+  if (!result.is_none()) {
+    out = operand(result, fn, "out");
     if (out->precision != precision_of<T>)
       throw nb::type_error("strata.apply: out's dtype differs from x's");
     if (out->memory != x.memory)
@@ -91,20 +143,22 @@ nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, n
       throw nb::value_error("strata.apply: out's shape differs from x's");
   }
   const int ghost = std::max(s.radius(), 1);
-  auto res = std::make_unique<Field<T>>();
+  std::unique_ptr<Field<T>> res;  // only for an array of a kind strata cannot allocate
   {
     nb::gil_scoped_release unlocked;
-    Field<T> in(n, ghost, x.memory);
-    *res = Field<T>(n, ghost, x.memory);
-    copy(wrap_dense<T>(*x.array, n, x.memory), in);  // before out is written: out may be x
-    apply(s, in, *res, bc);
+    std::unique_ptr<Field<T>> in = Scratch<T>::take(n, ghost, x.memory);
+    copy(wrap_dense<T>(*x.array, n, x.memory), *in);  // before out is written: out may be x
     if (out) {
       Field<T> dst = wrap_dense<T>(*out->array, n, x.memory);
-      copy(*res, dst);
+      apply(s, *in, dst, bc);
+    } else {
+      res = std::make_unique<Field<T>>(n, ghost, x.memory);
+      apply(s, *in, *res, bc);
     }
+    Scratch<T>::give_back(std::move(in));
   }
-  if (out) return nb::borrow(out_obj);
-  // The result Field itself, seen through a view of x's kind; the capsule owns it.
+  if (out) return result;
+  // The result Field itself, seen through a DLPack view; the capsule owns it.
   nb::capsule owner(res.get(), [](void* p) noexcept { delete static_cast<Field<T>*>(p); });
   Field<T>& r = *res.release();
   return view(r, owner, false, x_obj);
@@ -192,10 +246,18 @@ void bind_apply(nb::module_& m) {
         "One stencil pass. x: a Field (used in place, no copy; its ghosts are overwritten with "
         "the boundary values; returns a new Field or fills `out`, a different Field) or a "
         "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied into a padded "
-        "Field on its device; returns a strided array of the same kind, or fills `out`, which "
-        "may be x). stencil: 7pt, star1..star4 (central-difference Laplacians), sym27 "
+        "Field on its device, kept for the next call of that shape until "
+        "strata.release_scratch(); returns a new C-contiguous array of the same kind, or fills "
+        "`out`, which may be x). stencil: 7pt, star1..star4 (central-difference Laplacians), sym27 "
         "(finite-element Laplacian), box27 (needs coeffs). bc: 'dirichlet[:VALUE]', "
         "'neumann', 'periodic' (np.pad's constant, symmetric, wrap).");
+  m.def("release_scratch",
+        [] {
+          Scratch<float>::release();
+          Scratch<double>::release();
+        },
+        "Frees the padded copies strata.apply keeps of array operands (one per dtype and "
+        "device, the last shape used) for the next call.");
   m.def("sum",
         [](nb::handle x) {
           return reduce(x, "strata.sum", [](auto& f) { return sum(f); },

@@ -170,7 +170,7 @@ nb::object view(Field<T>& f, nb::handle owner, bool padded, nb::handle like) {
     case Framework::pytorch: return make_view<nb::pytorch>(base, shape, strides, owner, m);
     case Framework::dlpack: break;
   }
-  nb::object nd = make_view<nb::no_framework>(base, shape, strides, owner, m);
+  nb::object nd = make_view<nb::array_api>(base, shape, strides, owner, m);
   if (m == Memory::host) return nd;
   // A CUDA view: the DLPack array plus __cuda_array_interface__ (strata/_views.py).
   const int64_t esize = int64_t(sizeof(T));

@@ -39,6 +39,37 @@ def test_apply_on_an_array_returns_the_same_kind(rng):
     assert np.allclose(got, strata.apply("7pt", strata.Field.from_array(a), bc="periodic").interior)
 
 
+def test_an_array_of_an_unknown_kind_comes_back_as_a_dlpack_array(rng):
+    # Any buffer or DLPack producer is taken; a result strata cannot return as the same kind
+    # is an array object every consumer reads (__dlpack__, buffer protocol), not a capsule.
+    a = rng.standard_normal((5, 6, 7))
+    r = strata.apply("7pt", memoryview(a))
+    assert hasattr(r, "__dlpack__") and r.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(r), strata.apply("7pt", a))
+    np.testing.assert_array_equal(np.asarray(r), strata.apply("7pt", a))
+
+
+def test_array_results_are_new_contiguous_arrays_whatever_the_shapes_before(rng):
+    # The padded copy of x is kept between calls: a change of shape, dtype or stencil width,
+    # and release_scratch(), must never show in a result.
+    shapes = [(6, 5, 4), (6, 5, 4), (3, 9, 7), (6, 5, 4)]
+    for i, shape in enumerate(shapes):
+        for dtype, stencil in (("float64", "7pt"), ("float32", "star3"), ("float64", "star2")):
+            a = rng.standard_normal(shape).astype(dtype)
+            got = strata.apply(stencil, a, bc="neumann")
+            assert got.flags.c_contiguous and got.dtype == a.dtype and got.shape == shape
+            want = strata.apply(stencil, strata.Field.from_array(a), bc="neumann").interior
+            np.testing.assert_array_equal(got, want)
+            got[...] = 0  # the result is the caller's own: the next call's input is not it
+        if i == 1:
+            strata.release_scratch()
+    a = rng.standard_normal((5, 5, 5))
+    first = strata.apply("7pt", a)
+    second = strata.apply("7pt", a)
+    assert first.ctypes.data != second.ctypes.data
+    np.testing.assert_array_equal(first, second)
+
+
 def test_a_cuda_field_is_refused_clearly_without_a_gpu():
     if HAS_GPU:
         pytest.skip("a GPU is visible: the CUDA tests below run instead")
@@ -92,9 +123,18 @@ def test_cupy_arrays_are_taken_and_returned_as_cupy():
     cp = pytest.importorskip("cupy")
     a = cp.random.standard_normal((9, 10, 11)).astype(cp.float64)
     got = strata.apply("star2", a, bc="periodic")
-    assert isinstance(got, cp.ndarray)
+    assert isinstance(got, cp.ndarray) and got.flags.c_contiguous
     ref = strata.apply("star2", cp.asnumpy(a), bc="periodic")
     assert np.allclose(cp.asnumpy(got), ref, rtol=1e-12, atol=1e-12)
+    for shape in ((9, 10, 11), (4, 17, 6), (9, 10, 11)):  # the kept padded copy changes shape
+        b = cp.random.standard_normal(shape).astype(cp.float64)
+        again = strata.apply("star2", b, bc="periodic")
+        assert again.data.ptr != b.data.ptr
+        assert np.allclose(cp.asnumpy(again), strata.apply("star2", cp.asnumpy(b), bc="periodic"),
+                           rtol=1e-12, atol=1e-12)
+    out = cp.empty_like(a)
+    assert strata.apply("star2", a, bc="periodic", out=out) is out
+    assert np.allclose(cp.asnumpy(out), ref, rtol=1e-12, atol=1e-12)
     assert abs(strata.sum(a) - float(a.sum())) < 1e-9 * float(cp.abs(a).sum())
     with pytest.raises(ValueError, match="C-contiguous"):
         strata.apply("7pt", a[:, :, ::2])

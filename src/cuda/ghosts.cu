@@ -1,5 +1,5 @@
-// Launches the ghost-fill passes on the field's stream: three axes for a whole field, one
-// axis and chosen sides for a distributed box's global faces.
+// Launches the ghost fill on the field's stream: one pass over every ghost point of a whole
+// field, or one axis and chosen sides for a distributed box's global faces.
 #include <algorithm>
 
 #include "backend/halo.hpp"
@@ -31,7 +31,13 @@ void fill_ghost_sides(Field<T>& f, const Boundary& bc, int width, int axis, bool
 
 template <class T>
 void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
-  for (int axis = 0; axis < 3; ++axis) fill_ghost_sides(f, bc, width, axis, true, true, stream);
+  const Extent n = f.extent();
+  const kernels::GhostArgs a{f.layout().pitch, f.layout().plane, n.nx, n.ny, n.nz, width, bc.kind};
+  const std::int64_t w2 = 2 * std::int64_t(width);
+  const std::int64_t points = (n.nx + w2) * (n.ny + w2) * (n.nz + w2) - std::int64_t(n.points());
+  const auto blocks = unsigned(std::clamp<std::int64_t>((points + 255) / 256, 1, 65535));
+  kernels::fill_ghost_all<T><<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(f.origin(), a, T(bc.value));
+  STRATA_CUDA_CHECK_LAUNCH();
 }
 
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
