@@ -11,6 +11,7 @@ namespace strata::cli {
 void add_info(CLI::App& app);
 void add_apply(CLI::App& app);
 void add_bench(CLI::App& app);
+void add_lab(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_poisson(CLI::App& app);
 void add_wave(CLI::App& app);

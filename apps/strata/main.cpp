@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     strata::cli::add_apply(app);
     strata::cli::add_bench(app);
     strata::cli::add_demo(app);
+    strata::cli::add_lab(app);
     strata::cli::add_poisson(app);
     strata::cli::add_wave(app);
     // A verb that does not exist is named as such (CLI11 would say "A subcommand is required").
