@@ -17,6 +17,7 @@
 #include "strata/dist.hpp"
 #include "strata/reduce.hpp"
 #include "strata/npy.hpp"
+#include "strata/steps.hpp"
 
 namespace strata::cli {
 
@@ -29,7 +30,21 @@ struct ApplyArgs {
   std::string bc = "dirichlet";
   std::string in, out, precision, device, grid;
   bool allow_nonfinite = false;
+  int steps = 1;
+  std::string update = "repeat";
 };
+
+// --update: repeat (u <- A u) or relax:C (u <- u + C (A u)).
+StepOptions parse_update(const std::string& text) {
+  if (text == "repeat") return {StepUpdate::repeat, 0};
+  if (text.rfind("relax:", 0) == 0) {
+    const std::vector<double> c = parse_numbers(text.substr(6), "--update relax:C");
+    if (c.size() != 1 || !std::isfinite(c[0]))
+      throw Error("--update '" + text + "': relax:C takes one finite factor C (u <- u + C (A u))");
+    return {StepUpdate::relax, c[0]};
+  }
+  throw Error("--update '" + text + "': allowed repeat (u <- A u) or relax:C (u <- u + C (A u), e.g. relax:0.1)");
+}
 
 std::string fmt(double v) {
   char b[32];
@@ -104,6 +119,8 @@ void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
 
 template <class T>
 void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
+  const StepOptions update = parse_update(a.update);
+  const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   // The whole host footprint before the input is read: the input field and, on the CPU, the
   // output field (both with ghosts), and the dense copy the output is written from.
   const int ghost = std::max(s.radius(), 1);
@@ -120,14 +137,23 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
   if (dev == DeviceChoice::cuda) {
     require_device_memory(2 * in.layout().bytes(), "applying to a " + in.extent().str() + " " +
                                                        to_string(precision_of<T>) + " grid");
-    Field<T> din(in.extent(), in.ghost(), Memory::device), dout(in.extent(), in.ghost(), Memory::device);
-    copy(in, din);
-    apply(s, din, dout, bc);
-    copy(dout, in);  // reuse the host field for the result
-  } else {
+    Field<T> din(in.extent(), in.ghost(), Memory::device);
+    if (single) {
+      Field<T> dout(in.extent(), in.ghost(), Memory::device);
+      copy(in, din);
+      apply(s, din, dout, bc);
+      copy(dout, in);  // reuse the host field for the result
+    } else {
+      copy(in, din);
+      apply_steps(s, din, bc, a.steps, update);  // one scratch field of din's size inside
+      copy(din, in);
+    }
+  } else if (single) {
     Field<T> out(in.extent(), in.ghost());
     apply(s, in, out, bc);
     in = std::move(out);
+  } else {
+    apply_steps(s, in, bc, a.steps, update);
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   // A result with NaN or Inf is a failure unless asked for: nothing is written.
@@ -142,8 +168,10 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
                  result.str().c_str(), why.c_str());
   }
   npy_write_field(a.out, in);
-  std::printf("strata apply: %s, %s boundary, %s %s on %s: %.2f ms (with transfers) -> %s\n",
-              s.describe().c_str(), bc.describe().c_str(), in.extent().str().c_str(),
+  const std::string steps = single ? "" : ", " + std::to_string(a.steps) + " steps of " +
+                                              (update.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(update.c) + " (A u)");
+  std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (with transfers) -> %s\n",
+              s.describe().c_str(), bc.describe().c_str(), steps.c_str(), in.extent().str().c_str(),
               to_string(precision_of<T>), to_string(dev), ms, a.out.c_str());
 }
 
@@ -187,7 +215,8 @@ void add_apply(CLI::App& app) {
   auto a = std::make_shared<ApplyArgs>();
   auto* cmd = app.add_subcommand(
       "apply",
-      "Apply one stencil to a 3D .npy array (indexed [z][y][x], x fastest) and write the result.\n"
+      "Apply a stencil to a 3D .npy array (indexed [z][y][x], x fastest) once, or --steps times, "
+      "and write the result.\n"
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();
@@ -207,6 +236,13 @@ void add_apply(CLI::App& app) {
   cmd->add_option("--grid", a->grid,
                   "process grid PXxPYxPZ for a run over several ranks (mpirun -np N strata apply ...); "
                   "default: the grid of N boxes with the least halo surface");
+  cmd->add_option("--steps", a->steps,
+                  "apply the stencil this many times, refilling the ghosts from --bc before each step")
+      ->capture_default_str()->check(whole_number_in(0, 1e9));
+  cmd->add_option("--update", a->update,
+                  "what a step does: repeat (u <- A u) or relax:C (u <- u + C (A u): the explicit heat "
+                  "step with C = kappa dt, or weighted Jacobi)")
+      ->capture_default_str();
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
@@ -214,6 +250,7 @@ void add_apply(CLI::App& app) {
     check_outputs({a->out});
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
+    const StepOptions update = parse_update(a->update);
     const DeviceChoice dev = resolve_device(a->device);
     const NpyInfo info = npy_inspect(a->in);
     if (info.shape.size() != 3)
@@ -230,6 +267,8 @@ void add_apply(CLI::App& app) {
     if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
       throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
                   " ranks write their parts of one file in parallel; give a file path");
+    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat))
+      throw Error("--steps and --update take one process for now: run them without mpirun");
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (job.size() > 1) {

@@ -10,6 +10,7 @@
 #include "strata/npy.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
+#include "strata/steps.hpp"
 #include "strata/stencil.hpp"
 #include "strata/stream.hpp"
 #include "strata/vector_ops.hpp"

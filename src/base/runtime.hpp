@@ -19,6 +19,8 @@ void require_device_pointer(const void* p, const std::string& what);
 // Like memcpy / cudaMemcpy2D between memories of the given kinds; synchronous. Host to
 // host never touches CUDA, so host fields work in a CUDA build on a machine with no GPU.
 void copy_bytes(void* dst, Memory dst_mem, const void* src, Memory src_mem, std::size_t bytes);
+// The same, ordered on `stream` (device to device or host to host; host at once).
+void copy_bytes_async(void* dst, const void* src, Memory memory, std::size_t bytes, void* stream);
 void copy_2d(void* dst, Memory dst_mem, std::size_t dpitch, const void* src, Memory src_mem,
              std::size_t spitch, std::size_t width_bytes, std::size_t height);
 

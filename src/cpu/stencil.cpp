@@ -9,9 +9,19 @@ namespace strata::cpu {
 
 namespace {
 
+// What a pass stores from the stencil's sum acc at a point whose input value is u.
+struct Store {
+  double operator()(double acc, double) const { return acc; }
+};
+struct Relax {  // u + c (A u)
+  double c;
+  double operator()(double acc, double u) const { return u + c * acc; }
+};
+
 // The 27 box weights of a radius-1 stencil, or the star coefficients.
-template <class T>
-void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out, const Region& b) {
+template <class T, class Epi = Store>
+void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& out, const Region& b,
+               Epi epi = {}) {
 #pragma omp parallel for if (threaded(b.points()))
   for (int z = b.z0; z < b.z0 + b.nz; ++z)
     for (int y = b.y0; y < b.y0 + b.ny; ++y)
@@ -21,12 +31,13 @@ void apply_box(const std::array<double, 27>& k, const Field<T>& in, Field<T>& ou
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx)
               acc += k[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)] * double(in(x + dx, y + dy, z + dz));
-        out(x, y, z) = T(acc);
+        out(x, y, z) = T(epi(acc, double(in(x, y, z))));
       }
 }
 
-template <class T>
-void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out, const Region& b) {
+template <class T, class Epi = Store>
+void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& out, const Region& b,
+                Epi epi = {}) {
 #pragma omp parallel for if (threaded(b.points()))
   for (int z = b.z0; z < b.z0 + b.nz; ++z)
     for (int y = b.y0; y < b.y0 + b.ny; ++y)
@@ -36,7 +47,7 @@ void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& 
           acc += c[r] * (double(in(x - r, y, z)) + double(in(x + r, y, z)) +
                          double(in(x, y - r, z)) + double(in(x, y + r, z)) +
                          double(in(x, y, z - r)) + double(in(x, y, z + r)));
-        out(x, y, z) = T(acc);
+        out(x, y, z) = T(epi(acc, double(in(x, y, z))));
       }
 }
 
@@ -52,6 +63,15 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*, 
 }
 
 template <class T>
+void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& out, void*) {
+  const Region r{0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz};
+  if (s.kind() == StencilKind::star)
+    apply_star(s.radius(), s.coeffs(), in, out, r, Relax{c});
+  else
+    apply_box(s.as_box27(), in, out, r, Relax{c});
+}
+
+template <class T>
 void copy_interior(const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -62,6 +82,8 @@ void copy_interior(const Field<T>& in, Field<T>& out) {
 
 template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
 template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
+template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*);
+template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

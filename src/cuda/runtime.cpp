@@ -77,6 +77,14 @@ void copy_bytes(void* dst, Memory dm, const void* src, Memory sm, std::size_t by
   STRATA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind_of(dm, sm)));
 }
 
+void copy_bytes_async(void* dst, const void* src, Memory memory, std::size_t bytes, void* stream) {
+  if (memory == Memory::host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  STRATA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)));
+}
+
 void copy_2d(void* dst, Memory dm, std::size_t dpitch, const void* src, Memory sm,
              std::size_t spitch, std::size_t width, std::size_t height) {
   if (dm == Memory::host && sm == Memory::host) {

@@ -22,6 +22,9 @@ void require_device_pointer(const void*, const std::string& what) {
 void copy_bytes(void* dst, Memory, const void* src, Memory, std::size_t bytes) {
   std::memcpy(dst, src, bytes);
 }
+void copy_bytes_async(void* dst, const void* src, Memory, std::size_t bytes, void*) {
+  std::memcpy(dst, src, bytes);
+}
 void copy_2d(void* dst, Memory, std::size_t dpitch, const void* src, Memory, std::size_t spitch,
              std::size_t width, std::size_t height) {
   for (std::size_t r = 0; r < height; ++r)

@@ -11,10 +11,14 @@ template <class T>
 void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
 template <class T>
 void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region) { refuse(); }
+template <class T>
+void relax_interior(const Stencil&, double, const Field<T>&, Field<T>&, void*) { refuse(); }
 
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
 template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
 template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
+template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*);
+template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*);
 
 }  // namespace strata::cuda

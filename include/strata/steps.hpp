@@ -1,0 +1,34 @@
+// Repeated stencil steps over one Field: the explicit heat / Jacobi relaxation
+// u <- u + c (A u), or the plain repetition u <- A u, `steps` times. Before every step the
+// ghosts are refilled from the boundary rule, so each step is exactly
+//   fill_ghosts(u, bc, radius); u <- update(u, apply_interior(A, u))
+// and the result equals `steps` such single passes (bit for bit on the same backend).
+// The backend follows u's memory, as apply's does; device work is queued on `stream`.
+#pragma once
+
+#include "strata/boundary.hpp"
+#include "strata/field.hpp"
+#include "strata/stencil.hpp"
+#include "strata/stream.hpp"
+
+namespace strata {
+
+enum class StepUpdate {
+  repeat,  // u <- A u
+  relax,   // u <- u + c (A u): with A a Laplacian stencil of spacing h, c = kappa dt (explicit
+           // heat, stable for c <= h^2 / 6 in 3D with the 7-point A) or omega / (-diag(A))
+           // (weighted Jacobi for A u = 0)
+};
+
+struct StepOptions {
+  StepUpdate update = StepUpdate::relax;
+  double c = 0;  // relax only; finite
+};
+
+// Requires steps >= 0 and u.ghost() >= stencil.radius(); uses one scratch Field of u's
+// shape (allocated here). steps == 0 leaves u as it is (ghosts included).
+template <class T>
+void apply_steps(const Stencil& stencil, Field<T>& u, const Boundary& bc, int steps,
+                 const StepOptions& options = {}, Stream stream = {});
+
+}  // namespace strata

@@ -1,0 +1,48 @@
+// Repeated stencil steps (strata/steps.hpp): validated once, then one ghost fill and one pass
+// per step through the backend seam, ping-ponging between u and one scratch field.
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "backend/stencil.hpp"
+#include "base/runtime.hpp"
+#include "strata/apply.hpp"
+#include "strata/steps.hpp"
+
+namespace strata {
+
+template <class T>
+void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, const StepOptions& o,
+                 Stream stream) {
+  require(!u.empty(), "apply_steps: empty field");
+  require(steps >= 0, "apply_steps: steps must be >= 0, got " + std::to_string(steps));
+  require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " + std::to_string(s.radius()) +
+                                       " but the field has " + std::to_string(u.ghost()) + " ghost layers");
+  require(o.update == StepUpdate::repeat || std::isfinite(o.c),
+          "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
+  if (steps == 0) return;
+  const bool host = u.memory() == Memory::host;
+  Field<T> scratch(u.extent(), u.ghost(), u.memory());  // the same layout as u
+  Field<T>* cur = &u;
+  Field<T>* next = &scratch;
+  for (int t = 0; t < steps; ++t) {
+    fill_ghosts(*cur, bc, s.radius(), stream);
+    if (o.update == StepUpdate::repeat)
+      apply_interior(s, *cur, *next, stream);
+    else if (host)
+      cpu::relax_interior(s, o.c, *cur, *next, stream.handle);
+    else
+      cuda::relax_interior(s, o.c, *cur, *next, stream.handle);
+    std::swap(cur, next);
+  }
+  // An odd count leaves the result in the scratch field: u takes it, ghosts included.
+  if (cur != &u) runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
+}
+
+#define STRATA_INSTANTIATE(T) \
+  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata

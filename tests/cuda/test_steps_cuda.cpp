@@ -1,0 +1,91 @@
+// Repeated stencil steps on the GPU: against the CPU's steps for every stencil kind,
+// boundary, precision and update on odd shapes; `repeat` against that many device passes
+// bit for bit; an odd step count leaves the result in the caller's field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "common/require_gpu.hpp"
+#include "common/test_util.hpp"
+#include "strata/apply.hpp"
+#include "strata/steps.hpp"
+
+namespace strata {
+namespace {
+
+// Bound on |device - host| / max(1, |host|) after `steps` steps: each step's roundings
+// (a few eps of the sum of |terms|) carried on by the later steps' gain.
+double bound(const Stencil& s, const StepOptions& o, int steps, double eps) {
+  double a = 0;
+  for (std::size_t i = 0; i < s.coeffs().size(); ++i)
+    a += std::fabs(s.coeffs()[i]) * (s.kind() == StencilKind::star && i > 0 ? 6 : 1);
+  const double g = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
+  const double terms = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
+  double carried = 0;
+  for (int t = 0; t < steps; ++t) carried = carried * std::max(g, 1.0) + terms;
+  return 8 * carried * eps;
+}
+
+template <class T>
+void against_host(const Stencil& s, const Boundary& bc, Extent n, int steps, StepOptions o, std::uint64_t seed) {
+  Field<T> h(n);
+  test::fill_random(h, seed);
+  Field<T> d(n, h.ghost(), Memory::device), back(n, h.ghost());
+  copy(h, d);
+  apply_steps(s, h, bc, steps, o);
+  apply_steps(s, d, bc, steps, o);
+  copy(d, back);
+  const double tol = bound(s, o, steps, double(std::numeric_limits<T>::epsilon()));
+  double worst = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        worst = std::max(worst, std::fabs(double(back(x, y, z)) - double(h(x, y, z))) /
+                                    std::max(1.0, std::fabs(double(h(x, y, z)))));
+  EXPECT_LE(worst, tol) << s.describe() << " " << bc.describe() << " " << n.str() << " steps " << steps
+                        << (o.update == StepUpdate::relax ? " relax" : " repeat");
+}
+
+TEST(StepsCuda, MatchTheCpuForEveryKindBoundaryAndUpdate) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 5;
+  for (Extent n : {Extent{67, 45, 37}, Extent{130, 9, 17}})
+    for (const Boundary& bc : {Boundary::dirichlet(-0.5), Boundary::neumann(), Boundary::periodic()})
+      for (int steps : {1, 4, 7}) {
+        for (int r = 1; r <= 4; ++r) {
+          const Stencil s = Stencil::laplacian(2 * r, 1.0);
+          against_host<float>(s, bc, n, steps, {StepUpdate::relax, 0.05}, ++seed);
+          against_host<double>(s, bc, n, steps, {StepUpdate::relax, 0.05}, ++seed);
+        }
+        const Stencil box = test::random_stencil(StencilKind::box27, 1, ++seed);
+        against_host<float>(box, bc, n, steps, {StepUpdate::repeat, 0}, seed);
+        against_host<double>(Stencil::fe27(), bc, n, steps, {StepUpdate::relax, -0.01}, ++seed);
+      }
+}
+
+TEST(StepsCuda, RepeatIsThatManyDevicePassesBitForBit) {
+  REQUIRE_GPU();
+  const Extent n{45, 19, 23};
+  const Stencil s = test::random_stencil(StencilKind::star, 3, 17);
+  Field<float> h(n);
+  test::fill_random(h, 2);
+  Field<float> a(n, h.ghost(), Memory::device), b(n, h.ghost(), Memory::device), tmp(n, h.ghost(), Memory::device);
+  copy(h, a);
+  copy(h, b);
+  apply_steps(s, a, Boundary::periodic(), 5, {StepUpdate::repeat, 0});
+  for (int t = 0; t < 5; ++t) {
+    apply(s, b, tmp, Boundary::periodic());
+    copy(tmp, b);
+  }
+  Field<float> ha(n, h.ghost()), hb(n, h.ghost());
+  copy(a, ha);
+  copy(b, hb);
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        ASSERT_EQ(std::memcmp(&ha(x, y, z), &hb(x, y, z), sizeof(float)), 0) << x << " " << y << " " << z;
+}
+
+}  // namespace
+}  // namespace strata
