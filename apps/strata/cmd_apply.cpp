@@ -2,6 +2,7 @@
 // when there is one. Everything is validated before any work; the output is written
 // atomically, so a failed run leaves no file behind; a result with NaN or Inf is a failed
 // run unless --allow-nonfinite.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,7 +31,7 @@ struct ApplyArgs {
   std::string bc = "dirichlet";
   std::string in, out, precision, device, grid;
   bool allow_nonfinite = false;
-  int steps = 1;
+  int steps = 1, fuse = 1;
   std::string update = "repeat";
 };
 
@@ -119,11 +120,13 @@ void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
 
 template <class T>
 void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
-  const StepOptions update = parse_update(a.update);
+  StepOptions update = parse_update(a.update);
+  update.fuse = a.fuse;
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   // The whole host footprint before the input is read: the input field and, on the CPU, the
   // output field (both with ghosts), and the dense copy the output is written from.
-  const int ghost = std::max(s.radius(), 1);
+  // Periodic passes of --fuse k steps read k R ghost layers.
+  const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic ? a.fuse * s.radius() : 0});
   const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
   const int fields = dev == DeviceChoice::cuda ? 1 : 2;
   host::require_host_memory(fields * field + dense,
@@ -169,7 +172,8 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
   }
   npy_write_field(a.out, in);
   const std::string steps = single ? "" : ", " + std::to_string(a.steps) + " steps of " +
-                                              (update.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(update.c) + " (A u)");
+                                              (update.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(update.c) + " (A u)") +
+                                              (a.fuse > 1 ? " (--fuse " + std::to_string(a.fuse) + ")" : "");
   std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (with transfers) -> %s\n",
               s.describe().c_str(), bc.describe().c_str(), steps.c_str(), in.extent().str().c_str(),
               to_string(precision_of<T>), to_string(dev), ms, a.out.c_str());
@@ -243,6 +247,10 @@ void add_apply(CLI::App& app) {
                   "what a step does: repeat (u <- A u) or relax:C (u <- u + C (A u): the explicit heat "
                   "step with C = kappa dt, or weighted Jacobi)")
       ->capture_default_str();
+  cmd->add_option("--fuse", a->fuse,
+                  "steps per trip through memory on the GPU (temporal blocking: star stencils of radius 1 and 2, "
+                  "2..4 steps per pass; other stencils take single steps); the same result bits as 1")
+      ->capture_default_str()->check(whole_number_in(1, 4));
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
@@ -267,8 +275,8 @@ void add_apply(CLI::App& app) {
     if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
       throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
                   " ranks write their parts of one file in parallel; give a file path");
-    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat))
-      throw Error("--steps and --update take one process for now: run them without mpirun");
+    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat || a->fuse != 1))
+      throw Error("--steps, --update and --fuse take one process for now: run them without mpirun");
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (job.size() > 1) {

@@ -23,6 +23,12 @@ enum class StepUpdate {
 struct StepOptions {
   StepUpdate update = StepUpdate::relax;
   double c = 0;  // relax only; finite
+  // Steps per trip through memory. 1 (the default until the fused passes are measured on
+  // the GPU): one pass per step. k > 1: passes of k steps where the backend has them (the
+  // CUDA temporal-blocking kernel: star stencils of radius 1 and 2, k = 2..4, both updates,
+  // every boundary rule; with periodic faces k is capped at ghost / radius), single steps
+  // for the rest. The results are the same bits either way.
+  int fuse = 1;
 };
 
 // Requires steps >= 0 and u.ghost() >= stencil.radius(); uses one scratch Field of u's

@@ -8,6 +8,7 @@
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
+#include "strata/steps.hpp"
 
 namespace strata {
 

@@ -7,3 +7,10 @@
 #else
 #define STRATA_HOST_DEVICE
 #endif
+
+// `#pragma unroll` in shared host/device code: the host compiler does not know it.
+#if defined(__CUDA_ARCH__)
+#define STRATA_UNROLL _Pragma("unroll")
+#else
+#define STRATA_UNROLL
+#endif

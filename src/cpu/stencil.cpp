@@ -71,6 +71,12 @@ void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& ou
     apply_box(s.as_box27(), in, out, r, Relax{c});
 }
 
+// The CPU takes its steps one at a time (its passes are the reference, not a rate).
+template <class T>
+bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<T>&, Field<T>&, void*) {
+  return false;
+}
+
 template <class T>
 void copy_interior(const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
@@ -84,6 +90,10 @@ template void apply_interior(const Stencil&, const Field<float>&, Field<float>&,
 template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
 template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*);
 template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*);
+template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
+                          void*);
+template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,
+                          Field<double>&, void*);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

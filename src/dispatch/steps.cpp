@@ -1,5 +1,7 @@
-// Repeated stencil steps (strata/steps.hpp): validated once, then one ghost fill and one pass
-// per step through the backend seam, ping-ponging between u and one scratch field.
+// Repeated stencil steps (strata/steps.hpp): validated once, then passes of `fuse` steps
+// where the backend has a fused kernel and single steps (one ghost fill, one pass) for the
+// rest, through the backend seam, ping-ponging between u and one scratch field.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -20,12 +22,27 @@ void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, c
                                        " but the field has " + std::to_string(u.ghost()) + " ghost layers");
   require(o.update == StepUpdate::repeat || std::isfinite(o.c),
           "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
+  require(o.fuse >= 1, "apply_steps: fuse must be >= 1 (steps per pass), got " + std::to_string(o.fuse));
   if (steps == 0) return;
   const bool host = u.memory() == Memory::host;
+  const bool periodic = bc.kind == BoundaryKind::periodic;
   Field<T> scratch(u.extent(), u.ghost(), u.memory());  // the same layout as u
   Field<T>* cur = &u;
   Field<T>* next = &scratch;
-  for (int t = 0; t < steps; ++t) {
+  for (int t = 0; t < steps;) {
+    // k steps in one pass where the backend has the kernel (periodic: its ghosts k R wide).
+    int k = std::min(o.fuse, steps - t);
+    if (periodic) k = std::min(k, cur->ghost() / s.radius());
+    if (k > 1) {
+      if (periodic) fill_ghosts(*cur, bc, k * s.radius(), stream);
+      const bool fused = host ? cpu::fused_steps(s, o, k, bc, *cur, *next, stream.handle)
+                              : cuda::fused_steps(s, o, k, bc, *cur, *next, stream.handle);
+      if (fused) {
+        std::swap(cur, next);
+        t += k;
+        continue;
+      }
+    }
     fill_ghosts(*cur, bc, s.radius(), stream);
     if (o.update == StepUpdate::repeat)
       apply_interior(s, *cur, *next, stream);
@@ -34,6 +51,7 @@ void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, c
     else
       cuda::relax_interior(s, o.c, *cur, *next, stream.handle);
     std::swap(cur, next);
+    ++t;
   }
   // An odd count leaves the result in the scratch field: u takes it, ghosts included.
   if (cur != &u) runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);

@@ -87,5 +87,52 @@ TEST(StepsCuda, RepeatIsThatManyDevicePassesBitForBit) {
         ASSERT_EQ(std::memcmp(&ha(x, y, z), &hb(x, y, z), sizeof(float)), 0) << x << " " << y << " " << z;
 }
 
+// The temporal-blocking passes against single steps on the device, bit for bit: stars of
+// radius 1 and 2, k = 2..4 (and step counts that leave a remainder), both updates, every
+// boundary rule, shapes with partial tiles in every axis and axes shorter than the halo.
+template <class T>
+void fused_against_single(const Stencil& s, const Boundary& bc, Extent n, int steps, int fuse, StepOptions o,
+                          std::uint64_t seed) {
+  const int ghost = 8;  // periodic passes of k steps need k R ghost layers
+  Field<T> h(n, ghost);
+  test::fill_random(h, seed);
+  Field<T> a(n, ghost, Memory::device), b(n, ghost, Memory::device);
+  copy(h, a);
+  copy(h, b);
+  StepOptions single = o, fused = o;
+  single.fuse = 1;
+  fused.fuse = fuse;
+  apply_steps(s, a, bc, steps, single);
+  apply_steps(s, b, bc, steps, fused);
+  Field<T> ha(n, ghost), hb(n, ghost);
+  copy(a, ha);
+  copy(b, hb);
+  int bad = 0;
+  for (int z = 0; z < n.nz && bad < 3; ++z)
+    for (int y = 0; y < n.ny && bad < 3; ++y)
+      for (int x = 0; x < n.nx && bad < 3; ++x)
+        if (std::memcmp(&ha(x, y, z), &hb(x, y, z), sizeof(T)) != 0) {
+          ++bad;
+          ADD_FAILURE() << s.describe() << " " << bc.describe() << " " << n.str() << " steps " << steps << " fuse "
+                        << fuse << (o.update == StepUpdate::relax ? " relax" : " repeat") << " at (" << x << ", " << y
+                        << ", " << z << "): " << hb(x, y, z) << " fused, " << ha(x, y, z) << " single";
+        }
+}
+
+TEST(StepsCuda, FusedPassesAreTheSingleStepsBitForBit) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 21;
+  for (Extent n : {Extent{150, 70, 37}, Extent{33, 5, 3}, Extent{7, 40, 66}})
+    for (const Boundary& bc : {Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()})
+      for (int r = 1; r <= 2; ++r)
+        for (int fuse = 2; fuse <= 4; ++fuse) {
+          const Stencil s = Stencil::laplacian(2 * r, 1.0);
+          fused_against_single<float>(s, bc, n, 2 * fuse + 1, fuse, {StepUpdate::relax, 0.04}, ++seed);
+          fused_against_single<double>(s, bc, n, fuse, fuse, {StepUpdate::relax, 0.04}, ++seed);
+          const Stencil rnd = test::random_stencil(StencilKind::star, r, ++seed);
+          fused_against_single<float>(rnd, bc, n, fuse, fuse, {StepUpdate::repeat, 0}, seed);
+        }
+}
+
 }  // namespace
 }  // namespace strata

@@ -1,0 +1,117 @@
+// The temporal-blocking kernel's block (cuda/kernels/temporal.cuh) run on the host, block
+// by block with one "thread": K fused steps must give the bits of K single steps computed
+// with the same point arithmetic, for every boundary kind, radius, K, tile and z split,
+// on shapes with partial tiles and axes shorter than the halo. This checks the windows,
+// the rings and the ghost rules on any machine; the GPU tests check the device build.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "common/test_util.hpp"
+#include "cuda/kernels/temporal.cuh"
+#include "strata/apply.hpp"
+
+namespace strata::cuda::kernels {
+namespace {
+
+template <class T, int R>
+void coefficients(T (&c)[R + 1], std::uint64_t seed) {
+  for (int r = 0; r <= R; ++r) c[r] = T(0.5 / (r + 1) - 0.03 * double((seed + r) % 7));
+}
+
+// One single step on the host: ghosts from bc (R wide), then the point arithmetic.
+template <class T, int R, class Epi>
+void single_step(const T (&c)[R + 1], const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v) {
+  fill_ghosts(u, bc, R);
+  const Extent n = u.extent();
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) {
+        T centre;
+        const T s = star_point<T, R>(c, [&](int xx, int yy, int zz) { return u(xx, yy, zz); }, x, y, z, centre);
+        v(x, y, z) = epi(s, centre);
+      }
+}
+
+template <class T, int R, int K, int TX, int TY, class Epi>
+void fused(const T (&c)[R + 1], const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz) {
+  if (bc.kind == BoundaryKind::periodic) fill_ghosts(u, bc, K * R);
+  const Extent n = u.extent();
+  TemporalArgs<T, R, Epi> a{};
+  a.in = u.origin();
+  a.out = v.origin();
+  a.in_pitch = u.layout().pitch, a.in_plane = u.layout().plane;
+  a.out_pitch = v.layout().pitch, a.out_plane = v.layout().plane;
+  a.nx = n.nx, a.ny = n.ny, a.nz = n.nz, a.tz = tz;
+  for (int r = 0; r <= R; ++r) a.c[r] = c[r];
+  a.kind = bc.kind;
+  a.value = T(bc.value);
+  a.epi = epi;
+  std::vector<T> smem(TemporalShape<T, R, K, TX, TY>::smem_values, T(-7777));  // stale values must not matter
+  for (int bz = 0; bz < (n.nz + tz - 1) / tz; ++bz)
+    for (int by = 0; by < (n.ny + TY - 1) / TY; ++by)
+      for (int bx = 0; bx < (n.nx + TX - 1) / TX; ++bx)
+        temporal_block<T, R, K, TX, TY>(a, bx, by, bz, 0, 1, smem.data(), NoSync{});
+}
+
+template <class T, int R, int K, int TX, int TY>
+void check(Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed) {
+  T c[R + 1];
+  coefficients<T, R>(c, seed);
+  const int ghost = K * R;
+  Field<T> start(n, ghost);
+  test::fill_random(start, seed);
+  Field<T> a(n, ghost), b(n, ghost), f(n, ghost), g(n, ghost);
+  copy(start, a);
+  copy(start, f);
+  auto run = [&](auto epi) {
+    for (int k = 0; k < K; ++k) {
+      single_step<T, R>(c, epi, bc, a, b);
+      copy(b, a);
+    }
+    fused<T, R, K, TX, TY>(c, epi, bc, f, g, tz);
+  };
+  if (relax)
+    run(StepRelax<T>{T(0.07)});
+  else
+    run(StepStore<T>{});
+  int bad = 0;
+  for (int z = 0; z < n.nz && bad < 3; ++z)
+    for (int y = 0; y < n.ny && bad < 3; ++y)
+      for (int x = 0; x < n.nx && bad < 3; ++x)
+        if (std::memcmp(&a(x, y, z), &g(x, y, z), sizeof(T)) != 0) {
+          ++bad;
+          ADD_FAILURE() << "R " << R << " K " << K << " tile " << TX << "x" << TY << " tz " << tz << " "
+                        << bc.describe() << " " << n.str() << (relax ? " relax" : " repeat") << ": at (" << x << ", "
+                        << y << ", " << z << ") fused " << g(x, y, z) << " single steps " << a(x, y, z);
+        }
+}
+
+template <class T, int R, int K>
+void every_case() {
+  std::uint64_t seed = 11 * R + K;
+  for (Extent n : {Extent{13, 7, 5}, Extent{6, 11, 9}, Extent{2, 3, 1}, Extent{1, 1, 7}, Extent{17, 9, 12}})
+    for (const Boundary& bc : {Boundary::dirichlet(0.25), Boundary::neumann(), Boundary::periodic()})
+      for (bool relax : {false, true})
+        for (int tz : {n.nz, 2, 5}) {
+          check<T, R, K, 8, 4>(n, bc, relax, tz, ++seed);
+          check<T, R, K, 4, 2>(n, bc, relax, tz, ++seed);
+        }
+}
+
+TEST(TemporalEmulation, Radius1) {
+  every_case<float, 1, 1>();
+  every_case<float, 1, 2>();
+  every_case<double, 1, 3>();
+  every_case<float, 1, 4>();
+}
+
+TEST(TemporalEmulation, Radius2And3) {
+  every_case<double, 2, 2>();
+  every_case<float, 2, 3>();
+  every_case<float, 3, 2>();
+}
+
+}  // namespace
+}  // namespace strata::cuda::kernels
