@@ -12,6 +12,7 @@ namespace strata::lab {
 
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
+Report run_stencil(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
 namespace {
@@ -25,6 +26,10 @@ Report needs_cuda(const Options&) {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
+      {"stencil",
+       "7-point fp32, naive 3D to strata's TMA engine through 002's 2.5D steps (48x4 two-load "
+       "halo): ratio to copy",
+       STRATA_LAB(run_stencil)},
   };
   return all;
 }
