@@ -9,6 +9,8 @@
 #   test      README command 2 in the copy: tools/test.sh (every test; wall time reported)
 #   e2e       whole-process wall time of the user commands in tools/e2e.py, against targets
 #   bench     strata bench --kernel all --sweep -> bench/results/<gpu>.json
+#   lab       strata lab: its tests, then every experiment at the seeds' sizes with its --json
+#             and --plot picture in $OUT/lab, all reports together in bench/results/<gpu>-lab.json
 #   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
 #   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests, `strata apply` on
 #             the GPUs against one process, and strata bench --kernel dist
@@ -149,6 +151,16 @@ if has wave; then
   TAIL=30 run wave_scaling python3 tools/wave_scaling.py "$S" --gpus "$G" --json "bench/results/$gpu-x$G-wave.json" \
     ${WAVE_SCALING_ARGS:-}
   cp "bench/results/$gpu-x$G-wave.json" "$OUT/" 2>/dev/null
+fi
+
+if has lab; then
+  mkdir -p bench/results "$OUT/lab"
+  run lab_tests "$BUILD/tests/strata_test_lab" --gtest_brief=1
+  for e in $("$S" lab list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
+    TAIL=60 run "lab_$e" "$S" lab "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
+  done
+  python3 -c 'import json, sys; json.dump({"reports": [json.load(open(f)) for f in sys.argv[2:]]}, open(sys.argv[1], "w"), indent=1)' \
+    "bench/results/$gpu-lab.json" "$OUT"/lab/*.json && cp "bench/results/$gpu-lab.json" "$OUT/"
 fi
 
 if has variants; then

@@ -1,0 +1,64 @@
+"""strata lab's contract: list, refusals that write nothing, the report's JSON and picture
+(on a GPU: the first experiment at its test sizes), and lab/plot.py on reports of both
+kinds (bars, lines) without a GPU. Usage: test_lab.py STRATA_BINARY"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from clitest import check, finish, run_strata
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLOT = os.path.join(HERE, "..", "..", "lab", "plot.py")
+has_gpu = "device 0:" in run_strata("info").stdout
+
+listing = run_strata("lab", "list")
+check("list exits 0", listing.returncode == 0, listing.stderr)
+names = [line.split(":")[0].strip() for line in listing.stdout.splitlines()[1:] if ":" in line]
+check("list names experiments", len(names) >= 1, listing.stdout)
+helped = run_strata("lab", "--help")
+check("help lists the experiments", all(n in helped.stdout for n in names), helped.stdout)
+
+with tempfile.TemporaryDirectory() as d:
+    js, png = os.path.join(d, "r.json"), os.path.join(d, "r.png")
+    r = run_strata("lab", "no-such-lab", "--json", js)
+    check("unknown experiment refused", r.returncode != 0 and "no experiment 'no-such-lab'" in r.stderr, r.stderr)
+    check("unknown experiment writes nothing", not os.listdir(d), os.listdir(d))
+    if len(names) >= 2:
+        r = run_strata("lab", names[0], names[1], "--plot", png)
+        check("--plot of two experiments refused", r.returncode != 0 and "one experiment" in r.stderr, r.stderr)
+    r = run_strata("lab", names[0], "--small", "--json", os.path.join(d, "missing", "r.json"))
+    check("unwritable --json refused before any run", r.returncode != 0 and "r.json" in r.stderr, r.stderr)
+    if not has_gpu:
+        r = run_strata("lab", names[0], "--small", "--json", js)
+        check("no GPU: refused with the reason", r.returncode != 0 and "needs a GPU" in r.stderr, r.stderr)
+        check("no GPU: nothing written", not os.listdir(d), os.listdir(d))
+    else:
+        r = run_strata("lab", names[0], "--small", "--reps", "2", "--json", js, "--plot", png)
+        check(f"{names[0]} --small runs and validates", r.returncode == 0, r.stdout + r.stderr)
+        rep = json.load(open(js)) if os.path.exists(js) else {}
+        check("report has validated rows", rep.get("rows") and all(x["validated"] for x in rep["rows"]), rep)
+        check("picture written", os.path.exists(png) and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n")
+        check("no temporaries left", sorted(os.listdir(d)) == ["r.json", "r.png"], os.listdir(d))
+
+# The plot script alone, on both kinds of report (needs matplotlib).
+try:
+    import matplotlib  # noqa: F401
+    with tempfile.TemporaryDirectory() as d:
+        bars = {"experiment": "demo", "title": "a ladder", "device": "GPU X", "unit": "GB/s", "rows": [],
+                "plot": {"kind": "bars", "title": "", "xlabel": "variant", "ylabel": "GB/s", "logy": False,
+                         "series": [{"label": "2^22", "x": ["1 a", "2 b"], "y": [10.0, 20.0]},
+                                    {"label": "2^29", "x": ["1 a", "2 b"], "y": [12.0, 30.0]}],
+                         "references": [{"label": "cudaMemcpy", "y": 35.0}]}}
+        lines = dict(bars, plot=dict(bars["plot"], kind="lines", xlabel="offset (elements)",
+                                     series=[{"label": "4 B", "x": [0, 1, 2], "y": [3.0, 2.0, 2.5]}]))
+        for name, rep in (("bars", bars), ("lines", lines)):
+            src, out = os.path.join(d, name + ".json"), os.path.join(d, name + ".png")
+            json.dump(rep, open(src, "w"))
+            p = subprocess.run([sys.executable, PLOT, src, out], capture_output=True, text=True)
+            check(f"plot.py draws {name}", p.returncode == 0 and os.path.getsize(out) > 10000, p.stderr)
+except ImportError:
+    print("skip plot.py checks: matplotlib is not installed")
+
+finish()
