@@ -6,6 +6,7 @@
 #include "bench/dist.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
+#include "bench/steps.hpp"
 #include "bench/wave.hpp"
 #include "strata/error.hpp"
 
@@ -16,6 +17,7 @@ const std::vector<Family>& families() {
       {"stencils", stencil_kernels(), stencils_cpu, stencils_cuda, true},
       {"reduce", {"sum", "dot", "max_abs"}, reduce_cpu, reduce_cuda, false},
       {"wave", {}, wave_cpu, wave_cuda, false},
+      {"steps", {}, nullptr, steps_cuda, false},
       {"poisson", {}, nullptr, poisson_cuda, false},
       {"dist", {}, dist_cpu, dist_cuda, false},
   };

@@ -57,7 +57,9 @@ void add_bench(CLI::App& app) {
                   "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
                   "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
                   "poisson (V-cycles, 513^3 solves, cuFFT reference; GPU); wave (the fused "
-                  "acoustic update, radius 4); dist (under mpirun -np N: halo exchange beside "
+                  "acoustic update, radius 4); steps (12 heat steps u <- u + c A u per pass count: one pass per step, "
+                  "then 2..4 fused steps where strata has them; rates per step against the memcpy-bound rate; "
+                  "GPU); dist (under mpirun -np N: halo exchange beside "
                   "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
                   "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
                   "several ranks)")

@@ -2,6 +2,7 @@
 // Compiled instead of bench/*.cu (bench/CMakeLists.txt), so no caller needs an #if.
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
+#include "bench/steps.hpp"
 #include "bench/wave.hpp"
 #include "strata/error.hpp"
 
@@ -15,6 +16,9 @@ std::vector<Result> reduce_cuda(const Options&) {
 }
 std::vector<Result> wave_cuda(const Options&) {
   throw Error("the GPU benchmark needs a CUDA build: strata was built without CUDA");
+}
+std::vector<Result> steps_cuda(const Options&) {
+  throw Error("the repeated-steps benchmark needs a CUDA build: strata was built without CUDA");
 }
 std::vector<Result> poisson_cuda(const Options&) {
   throw Error("the Poisson benchmark needs a CUDA build: strata was built without CUDA");
