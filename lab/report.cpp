@@ -12,6 +12,7 @@ namespace strata::lab {
 
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
+Report run_matmul(const Options&);
 Report run_stencil(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
@@ -26,6 +27,8 @@ Report needs_cuda(const Options&) {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
+      {"matmul", "fp32 C = A B on FFMA: seed 001's naive and tiled kernels up to warp tiling, vs cuBLAS SGEMM (TF32 off)",
+       STRATA_LAB(run_matmul)},
       {"stencil",
        "7-point fp32, naive 3D to strata's TMA engine through 002's 2.5D steps (48x4 two-load "
        "halo): ratio to copy",
