@@ -12,9 +12,9 @@ Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (ma
 strata.bench (timings).
 """
 from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,
-                      release_scratch, sum, synchronize)
+                      release_scratch, steps, sum, synchronize)
 from . import bench, poisson, wave
 
 __all__ = ["Field", "apply", "cuda_available", "cuda_unavailable_reason", "dot", "max_abs", "norm2",
-           "release_scratch", "sum", "synchronize", "bench", "poisson", "wave"]
+           "release_scratch", "steps", "sum", "synchronize", "bench", "poisson", "wave"]
 __version__ = "0.1.0"
