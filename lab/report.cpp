@@ -12,6 +12,8 @@ namespace strata::lab {
 
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
+Report run_reduce(const Options&);
+Report run_transpose(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
 namespace {
@@ -25,6 +27,10 @@ Report needs_cuda(const Options&) {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
+      {"reduce", "sum of int32: the seed's seven Harris kernels, warp shuffles, 16-byte streaming, strata::sum, CUB",
+       STRATA_LAB(run_reduce)},
+      {"transpose", "fp32 B = A^T: naive, shared tile, padded tile (the seed's), two 16-byte designs, cuBLAS",
+       STRATA_LAB(run_transpose)},
   };
   return all;
 }
