@@ -12,6 +12,8 @@ namespace strata::lab {
 
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
+Report run_reduce(const Options&);
+Report run_transpose(const Options&);
 Report run_matmul(const Options&);
 Report run_stencil(const Options&);
 #define STRATA_LAB(fn) &fn
@@ -27,6 +29,10 @@ Report needs_cuda(const Options&) {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
+      {"reduce", "sum of int32: the seed's seven Harris kernels, warp shuffles, 16-byte streaming, strata::sum, CUB",
+       STRATA_LAB(run_reduce)},
+      {"transpose", "fp32 B = A^T: naive, shared tile, padded tile (the seed's), two 16-byte designs, cuBLAS",
+       STRATA_LAB(run_transpose)},
       {"matmul", "fp32 C = A B on FFMA: seed 001's naive and tiled kernels up to warp tiling, vs cuBLAS SGEMM (TF32 off)",
        STRATA_LAB(run_matmul)},
       {"stencil",
