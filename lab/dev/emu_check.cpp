@@ -1,5 +1,6 @@
 // The lab's reduce and transpose kernels run on a CPU through lab/dev/cuda_emu.hpp, on small
-// odd sizes, against plain references; and the reduce pass plan. Not part of the build:
+// odd sizes, against plain references; and the reduce pass plan. CTest runs it (lab.emulated);
+// by hand:
 //   g++ -std=c++20 -O1 -pthread -I. -o /tmp/emu_check lab/dev/emu_check.cpp && /tmp/emu_check
 // (about a minute; a planted bug, e.g. the swizzle dropped on one side or the tree stopped
 // at 64 partials, fails here.) It checks indexing and barriers, not the GPU memory model.
