@@ -12,6 +12,7 @@ namespace strata::lab {
 
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
+Report run_coalescing(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
 namespace {
@@ -25,6 +26,8 @@ Report needs_cuda(const Options&) {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
+      {"coalescing", "copy bandwidth against load offset 0..32 and stride 1..32, 4/8/16-byte elements (seed 000)",
+       STRATA_LAB(run_coalescing)},
   };
   return all;
 }
