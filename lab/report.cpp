@@ -13,6 +13,7 @@ namespace strata::lab {
 #if STRATA_HAVE_CUDA
 // One function per experiment, each in its own lab/<name>.cu.
 Report run_coalescing(const Options&);
+Report run_coefficients(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
 namespace {
@@ -28,6 +29,9 @@ const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {
       {"coalescing", "copy bandwidth against load offset 0..32 and stride 1..32, 4/8/16-byte elements (seed 000)",
        STRATA_LAB(run_coalescing)},
+      {"coefficients", "radius-4 star stencil with its coefficients in global, constant, shared memory, immediates, "
+                       "kernel parameters (seed 000)",
+       STRATA_LAB(run_coefficients)},
   };
   return all;
 }
