@@ -14,6 +14,7 @@ namespace strata::lab {
 // One function per experiment, each in its own lab/<name>.cu.
 Report run_coalescing(const Options&);
 Report run_coefficients(const Options&);
+Report run_streams(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
 namespace {
@@ -32,6 +33,9 @@ const std::vector<Experiment>& experiments() {
       {"coefficients", "radius-4 star stencil with its coefficients in global, constant, shared memory, immediates, "
                        "kernel parameters (seed 000)",
        STRATA_LAB(run_coefficients)},
+      {"streams", "host-to-device, kernel, device-to-host pipelined over 1..8 streams, pinned and pageable: overlap "
+                  "against the ideal (seeds 000, 003)",
+       STRATA_LAB(run_streams)},
   };
   return all;
 }
