@@ -37,8 +37,6 @@ def draw_axes(ax, kind, series, references, logy):
             ax.plot(s["x"], s["y"], marker="o", markersize=3, label=s["label"],
                     color=s.get("color"), linestyle=STYLES.get(s.get("style", "solid"), "-"))
         ax.grid(True, alpha=0.3)
-        if not logy and all(y >= 0 for s in series for y in s["y"]):
-            ax.set_ylim(bottom=0)  # heights compare as ratios
     for ref in references:
         ax.axhline(ref["y"], color="0.3", linestyle="--", linewidth=1)
         ax.annotate(ref["label"], (0.995, ref["y"]), xycoords=("axes fraction", "data"),
@@ -69,6 +67,9 @@ def draw(report, path):
             ax.set_title(panel["title"], fontsize=10)
         if len(mine) > 1 or plot["kind"] == "lines":
             ax.legend(fontsize=8)
+    ys = [y for s in series for y in s["y"]] + [r["y"] for r in references]
+    if plot["kind"] != "bars" and not plot.get("logy") and ys and min(ys) >= 0:
+        axes[0][0].set_ylim(0, 1.08 * max(ys))  # from 0, so heights compare as ratios (y is shared)
     title = plot.get("title") or report.get("title", "")
     if report.get("device"):
         title += f"\n{report['device']}"
