@@ -233,8 +233,8 @@ Report run_coalescing(const Options& opt) {
       "Seed 003 (Gelis) sweeps the stride 1..256 of the same copy and concludes that any stride costs bandwidth.",
       "misaligned loads, ratio to offset 0 here: " + summary(r, first_size_rows, "offset") +
           ". A shifted warp touches one more 32 B sector (column 'sectors/warp'), but the neighbouring warp reads "
-          "that sector too, so L1/L2 serve it and DRAM moves the same bytes: misalignment costs transactions, "
-          "not DRAM bandwidth (seed 000's 10x is gone).",
+          "that sector too, so L1/L2 serve it and DRAM moves the same bytes: since cc 2.x misalignment costs "
+          "L1/L2 transactions, not DRAM bytes, which is why it stays far from seed 000's 10x.",
       "strided loads, ratio to stride 1: " + summary(r, first_size_rows, "stride") +
           ". Each 32 B sector fetched for a strided warp carries only 4, 8 or 16 useful bytes and no other warp "
           "uses the rest: bandwidth falls with the sector model (column 'sector model' = requested / moved bytes, "

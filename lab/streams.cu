@@ -246,7 +246,8 @@ Report run_streams(const Options& opt) {
                  fmt(gbps(double(bytes), kinds[0].d2h_ms), "%.1f") + " GB/s); pageable H2D " + fmt(kinds[1].h2d_ms) +
                  " ms (" + fmt(gbps(double(bytes), kinds[1].h2d_ms), "%.1f") + " GB/s), D2H " + fmt(kinds[1].d2h_ms) +
                  " ms (" + fmt(gbps(double(bytes), kinds[1].d2h_ms), "%.1f") + " GB/s); kernel " + fmt(k_ms) + " ms (" +
-                 std::to_string(iters) + " dependent integer multiply-adds per word, calibrated to the pinned H2D).";
+                 std::to_string(iters) + " dependent integer multiply-adds per word, calibrated to the pinned H2D). The host link is PCIe Gen5 x16 (64 GB/s raw per direction, about "
+                 "50-55 GB/s expected pinned).";
     for (int kind = 0; kind < 2; ++kind) {
       const Row* best = nullptr;
       for (const Row& row : r.rows)
@@ -274,7 +275,8 @@ Report run_streams(const Options& opt) {
           "the SMs.",
       "pageable memory: a D2H copy into it returns only when done and an H2D copy from it is first copied by the "
       "CPU into a driver-owned pinned buffer, so the host cannot queue chunk c+1's copy while chunk c runs: the "
-      "pipeline serialises (overlap ~1 at any stream count) and every copy is slower than from pinned memory.",
+      "pipeline serialises whatever the stream count (the pageable rows' overlap says how completely), and every "
+      "copy pays the host memcpy (the stage times above).",
       "timing: CUDA events on stream 0 around the whole pipeline; stream 0 forks the others with an event and "
       "joins them back with one event each (so the stop event waits for every stream); median of --reps runs, "
       "each from an idle device; chunk c = words [c n/S, (c+1) n/S) goes H2D, kernel, D2H on stream c, queued "
