@@ -230,7 +230,8 @@ Report run_coalescing(const Options& opt) {
       "seed 000 (Micikevicius), on a compute-capability 1.x GPU: 3M floats read, incremented, written: 356 us "
       "coalesced (70.7 GB/s read+write), 357 us with some threads idle, 3,494 us misaligned or permuted (7.2 GB/s, "
       "10x slower): before cc 1.2 a half-warp that missed its aligned 64 B segment became 16 separate transactions. "
-      "Seed 003 (Gelis) sweeps the stride 1..256 of the same copy and concludes that any stride costs bandwidth.",
+      "Seed 003 (Gelis) sweeps the stride 1..256 of a float copy (no figures in its text): with a stride a warp "
+      "is no longer served by one cache line.",
       "misaligned loads, ratio to offset 0 here: " + summary(r, first_size_rows, "offset") +
           ". A shifted warp touches one more 32 B sector (column 'sectors/warp'), but the neighbouring warp reads "
           "that sector too, so L1/L2 serve it and DRAM moves the same bytes: since cc 2.x misalignment costs "

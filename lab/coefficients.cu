@@ -241,7 +241,8 @@ Report run_coefficients(const Options& opt) {
   struct Shape { int nx, ny, nz; };
   std::vector<Shape> shapes;
   for (std::int64_t n : opt.sizes) {
-    if (n < 1 || n > 2048) throw Error("strata lab coefficients: --size is the cube's edge, 1..2048");
+    if (n < 1 || n > 1024)  // the host reference holds 12 B per point
+      throw Error("strata lab coefficients: --size is the cube's edge, 1..1024");
     shapes.push_back({int(n), int(n), int(n)});
   }
   if (shapes.empty()) shapes.push_back(opt.small ? Shape{67, 45, 37} : Shape{512, 512, 512});
