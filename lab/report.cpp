@@ -15,6 +15,9 @@ namespace strata::lab {
 Report run_reduce(const Options&);
 Report run_transpose(const Options&);
 Report run_matmul(const Options&);
+Report run_coalescing(const Options&);
+Report run_coefficients(const Options&);
+Report run_streams(const Options&);
 Report run_stencil(const Options&);
 #define STRATA_LAB(fn) &fn
 #else
@@ -35,6 +38,14 @@ const std::vector<Experiment>& experiments() {
        STRATA_LAB(run_transpose)},
       {"matmul", "fp32 C = A B on FFMA: seed 001's naive and tiled kernels up to warp tiling, vs cuBLAS SGEMM (TF32 off)",
        STRATA_LAB(run_matmul)},
+      {"coalescing", "copy bandwidth against load offset 0..32 and stride 1..32, 4/8/16-byte elements (seed 000)",
+       STRATA_LAB(run_coalescing)},
+      {"coefficients", "radius-4 star stencil with its coefficients in global, constant, shared memory, immediates, "
+                       "kernel parameters (seed 000)",
+       STRATA_LAB(run_coefficients)},
+      {"streams", "host-to-device, kernel, device-to-host pipelined over 1..8 streams, pinned and pageable: overlap "
+                  "against the ideal (seeds 000, 003)",
+       STRATA_LAB(run_streams)},
       {"stencil",
        "7-point fp32, naive 3D to strata's TMA engine through 002's 2.5D steps (48x4 two-load "
        "halo): ratio to copy",
