@@ -25,9 +25,9 @@ struct StepOptions {
   double c = 0;  // relax only; finite
   // Steps per trip through memory. 1 (the default until the fused passes are measured on
   // the GPU): one pass per step. k > 1: passes of k steps where the backend has them (the
-  // CUDA temporal-blocking kernel: star stencils of radius 1 and 2, k = 2..4, both updates,
-  // every boundary rule; with periodic faces k is capped at ghost / radius), single steps
-  // for the rest. The results are the same bits either way.
+  // CUDA temporal-blocking kernel: stars of radius 1 and 2, sym27 and box27, k = 2..4 where
+  // the windows fit shared memory, both updates, every boundary rule; with periodic faces k
+  // is capped at ghost / radius), single steps for the rest. The same bits either way.
   int fuse = 1;
 };
 

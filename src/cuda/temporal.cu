@@ -1,7 +1,7 @@
-// Launchers of the temporal-blocking kernel (kernels/temporal.cuh): K steps of a star
-// stencil per trip through memory. Compiled for the radii and step counts whose windows fit
-// shared memory with a tile that keeps the redundant halo small; fused_steps answers false
-// for the rest, and the caller takes single steps.
+// Launchers of the temporal-blocking kernel (kernels/temporal.cuh): K = 2..4 steps per trip
+// through memory for the 7-point and radius-2 stars and both 27-point stencils, where the
+// windows fit shared memory with a tile that keeps the redundant halo small; fused_steps
+// answers false for the rest, and the caller takes single steps.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,23 +35,24 @@ int multiprocessors() {
   return n;
 }
 
-template <class T, int R, int K, class Epi>
-bool launch(const Stencil& s, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
+template <class T, class Op, int K, class Epi>
+bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
+  constexpr int R = Op::radius;
   using C = Tile<T, R, K>;
   if constexpr (!C::ok) {
     return false;
   } else {
     using Shape = kernels::TemporalShape<T, R, K, C::TX, C::TY>;
-    constexpr auto kernel = &kernels::temporal_steps<T, R, K, C::TX, C::TY, kThreads, Epi>;
+    constexpr auto kernel = &kernels::temporal_steps<T, Op, K, C::TX, C::TY, kThreads, Epi>;
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Shape::smem_bytes)));
     const Extent n = in.extent();
-    kernels::TemporalArgs<T, R, Epi> a{};
+    kernels::TemporalArgs<T, Op, Epi> a{};
     a.in = in.origin();
     a.out = out.origin();
     a.in_pitch = in.layout().pitch, a.in_plane = in.layout().plane;
     a.out_pitch = out.layout().pitch, a.out_plane = out.layout().plane;
     a.nx = n.nx, a.ny = n.ny, a.nz = n.nz;
-    for (int r = 0; r <= R; ++r) a.c[r] = T(s.coeffs()[r]);
+    a.op = op;
     a.kind = bc.kind;
     a.value = T(bc.value);
     a.epi = epi;
@@ -68,26 +69,41 @@ bool launch(const Stencil& s, const Epi& epi, const Boundary& bc, const Field<T>
   }
 }
 
-template <class T, int R, class Epi>
-bool by_steps(int k, const Stencil& s, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out,
-              void* stream) {
+template <class T, class Op, class Epi>
+bool by_steps(int k, const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
   switch (k) {
-    case 2: return launch<T, R, 2>(s, epi, bc, in, out, stream);
-    case 3: return launch<T, R, 3>(s, epi, bc, in, out, stream);
-    case 4: return launch<T, R, 4>(s, epi, bc, in, out, stream);
+    case 2: return launch<T, Op, 2>(op, epi, bc, in, out, stream);
+    case 3: return launch<T, Op, 3>(op, epi, bc, in, out, stream);
+    case 4: return launch<T, Op, 4>(op, epi, bc, in, out, stream);
     default: return false;
   }
 }
 
 template <class T, class Epi>
-bool by_radius(int k, const Stencil& s, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out,
-               void* stream) {
-  if (s.kind() != StencilKind::star) return false;
-  switch (s.radius()) {
-    case 1: return by_steps<T, 1>(k, s, epi, bc, in, out, stream);
-    case 2: return by_steps<T, 2>(k, s, epi, bc, in, out, stream);
-    default: return false;
+bool by_stencil(int k, const Stencil& s, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out,
+                void* stream) {
+  const auto& c = s.coeffs();
+  if (s.kind() == StencilKind::star && s.radius() == 1) {
+    kernels::StarPoint<T, 1> op{};
+    for (int r = 0; r <= 1; ++r) op.c[r] = T(c[r]);
+    return by_steps<T>(k, op, epi, bc, in, out, stream);
   }
+  if (s.kind() == StencilKind::star && s.radius() == 2) {
+    kernels::StarPoint<T, 2> op{};
+    for (int r = 0; r <= 2; ++r) op.c[r] = T(c[r]);
+    return by_steps<T>(k, op, epi, bc, in, out, stream);
+  }
+  if (s.kind() == StencilKind::sym27) {
+    kernels::Sym27Point<T> op{};
+    for (int i = 0; i < 4; ++i) op.c[i] = T(c[i]);
+    return by_steps<T>(k, op, epi, bc, in, out, stream);
+  }
+  if (s.kind() == StencilKind::box27) {
+    kernels::Box27Point<T> op{};
+    for (int i = 0; i < 27; ++i) op.k[i] = T(c[i]);
+    return by_steps<T>(k, op, epi, bc, in, out, stream);
+  }
+  return false;  // stars of radius 3 and 4: no window fits with a small halo
 }
 
 }  // namespace
@@ -95,8 +111,8 @@ bool by_radius(int k, const Stencil& s, const Epi& epi, const Boundary& bc, cons
 template <class T>
 bool fused_steps(const Stencil& s, const StepOptions& o, int k, const Boundary& bc, const Field<T>& in,
                  Field<T>& out, void* stream) {
-  if (o.update == StepUpdate::repeat) return by_radius<T>(k, s, kernels::StepStore<T>{}, bc, in, out, stream);
-  return by_radius<T>(k, s, kernels::StepRelax<T>{T(o.c)}, bc, in, out, stream);
+  if (o.update == StepUpdate::repeat) return by_stencil<T>(k, s, kernels::StepStore<T>{}, bc, in, out, stream);
+  return by_stencil<T>(k, s, kernels::StepRelax<T>{T(o.c)}, bc, in, out, stream);
 }
 
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,

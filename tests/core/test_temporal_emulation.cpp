@@ -15,36 +15,56 @@
 namespace strata::cuda::kernels {
 namespace {
 
+// Coefficients that differ per tap, so a tap read from the wrong place shows.
+template <class T>
+T coefficient(int i, std::uint64_t seed) {
+  return T(0.5 / (i % 5 + 1) - 0.03 * double((seed + i) % 7) + 0.001 * i);
+}
 template <class T, int R>
-void coefficients(T (&c)[R + 1], std::uint64_t seed) {
-  for (int r = 0; r <= R; ++r) c[r] = T(0.5 / (r + 1) - 0.03 * double((seed + r) % 7));
+StarPoint<T, R> star(std::uint64_t seed) {
+  StarPoint<T, R> op{};
+  for (int r = 0; r <= R; ++r) op.c[r] = coefficient<T>(r, seed);
+  return op;
+}
+template <class T>
+Sym27Point<T> sym27(std::uint64_t seed) {
+  Sym27Point<T> op{};
+  for (int i = 0; i < 4; ++i) op.c[i] = coefficient<T>(i, seed);
+  return op;
+}
+template <class T>
+Box27Point<T> box27(std::uint64_t seed) {
+  Box27Point<T> op{};
+  for (int i = 0; i < 27; ++i) op.k[i] = coefficient<T>(i, seed) / 4;
+  return op;
 }
 
 // One single step on the host: ghosts from bc (R wide), then the point arithmetic.
-template <class T, int R, class Epi>
-void single_step(const T (&c)[R + 1], const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v) {
-  fill_ghosts(u, bc, R);
+template <class T, class Op, class Epi>
+void single_step(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v) {
+  fill_ghosts(u, bc, Op::radius);
   const Extent n = u.extent();
   for (int z = 0; z < n.nz; ++z)
     for (int y = 0; y < n.ny; ++y)
       for (int x = 0; x < n.nx; ++x) {
         T centre;
-        const T s = star_point<T, R>(c, [&](int xx, int yy, int zz) { return u(xx, yy, zz); }, x, y, z, centre);
+        const T s = op([&](int xx, int yy, int zz) { return u(xx, yy, zz); }, x, y, z, centre);
         v(x, y, z) = epi(s, centre);
       }
 }
 
-template <class T, int R, int K, int TX, int TY, class Epi>
-void fused(const T (&c)[R + 1], const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz) {
+template <class T, class Op, int K, int TX, int TY, class Epi>
+void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz) {
+  constexpr int R = Op::radius;
   if (bc.kind == BoundaryKind::periodic) fill_ghosts(u, bc, K * R);
   const Extent n = u.extent();
-  TemporalArgs<T, R, Epi> a{};
+  TemporalArgs<T, Op, Epi> a{};
   a.in = u.origin();
   a.out = v.origin();
   a.in_pitch = u.layout().pitch, a.in_plane = u.layout().plane;
   a.out_pitch = v.layout().pitch, a.out_plane = v.layout().plane;
   a.nx = n.nx, a.ny = n.ny, a.nz = n.nz, a.tz = tz;
-  for (int r = 0; r <= R; ++r) a.c[r] = c[r];
+  a.op = op;
   a.kind = bc.kind;
   a.value = T(bc.value);
   a.epi = epi;
@@ -52,13 +72,12 @@ void fused(const T (&c)[R + 1], const Epi& epi, const Boundary& bc, Field<T>& u,
   for (int bz = 0; bz < (n.nz + tz - 1) / tz; ++bz)
     for (int by = 0; by < (n.ny + TY - 1) / TY; ++by)
       for (int bx = 0; bx < (n.nx + TX - 1) / TX; ++bx)
-        temporal_block<T, R, K, TX, TY>(a, bx, by, bz, 0, 1, smem.data(), NoSync{});
+        temporal_block<T, Op, K, TX, TY>(a, bx, by, bz, 0, 1, smem.data(), NoSync{});
 }
 
-template <class T, int R, int K, int TX, int TY>
-void check(Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed) {
-  T c[R + 1];
-  coefficients<T, R>(c, seed);
+template <class T, class Op, int K, int TX, int TY>
+void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed) {
+  constexpr int R = Op::radius;
   const int ghost = K * R;
   Field<T> start(n, ghost);
   test::fill_random(start, seed);
@@ -67,10 +86,10 @@ void check(Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed)
   copy(start, f);
   auto run = [&](auto epi) {
     for (int k = 0; k < K; ++k) {
-      single_step<T, R>(c, epi, bc, a, b);
+      single_step<T>(op, epi, bc, a, b);
       copy(b, a);
     }
-    fused<T, R, K, TX, TY>(c, epi, bc, f, g, tz);
+    fused<T, Op, K, TX, TY>(op, epi, bc, f, g, tz);
   };
   if (relax)
     run(StepRelax<T>{T(0.07)});
@@ -88,29 +107,38 @@ void check(Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed)
         }
 }
 
-template <class T, int R, int K>
-void every_case() {
-  std::uint64_t seed = 11 * R + K;
+template <class T, int K, class MakeOp>
+void every_case(MakeOp make) {
+  std::uint64_t seed = 11 * K;
   for (Extent n : {Extent{13, 7, 5}, Extent{6, 11, 9}, Extent{2, 3, 1}, Extent{1, 1, 7}, Extent{17, 9, 12}})
     for (const Boundary& bc : {Boundary::dirichlet(0.25), Boundary::neumann(), Boundary::periodic()})
       for (bool relax : {false, true})
         for (int tz : {n.nz, 2, 5}) {
-          check<T, R, K, 8, 4>(n, bc, relax, tz, ++seed);
-          check<T, R, K, 4, 2>(n, bc, relax, tz, ++seed);
+          ++seed;
+          check<T, decltype(make(seed)), K, 8, 4>(make(seed), n, bc, relax, tz, seed);
+          ++seed;
+          check<T, decltype(make(seed)), K, 4, 2>(make(seed), n, bc, relax, tz, seed);
         }
 }
 
-TEST(TemporalEmulation, Radius1) {
-  every_case<float, 1, 1>();
-  every_case<float, 1, 2>();
-  every_case<double, 1, 3>();
-  every_case<float, 1, 4>();
+TEST(TemporalEmulation, Radius1Stars) {
+  every_case<float, 1>(star<float, 1>);
+  every_case<float, 2>(star<float, 1>);
+  every_case<double, 3>(star<double, 1>);
+  every_case<float, 4>(star<float, 1>);
 }
 
-TEST(TemporalEmulation, Radius2And3) {
-  every_case<double, 2, 2>();
-  every_case<float, 2, 3>();
-  every_case<float, 3, 2>();
+TEST(TemporalEmulation, Radius2And3Stars) {
+  every_case<double, 2>(star<double, 2>);
+  every_case<float, 3>(star<float, 2>);
+  every_case<float, 2>(star<float, 3>);
+}
+
+TEST(TemporalEmulation, TwentySevenPointStencils) {
+  every_case<float, 2>(sym27<float>);
+  every_case<double, 3>(sym27<double>);
+  every_case<float, 4>(box27<float>);
+  every_case<double, 2>(box27<double>);
 }
 
 }  // namespace

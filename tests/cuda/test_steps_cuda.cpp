@@ -88,8 +88,9 @@ TEST(StepsCuda, RepeatIsThatManyDevicePassesBitForBit) {
 }
 
 // The temporal-blocking passes against single steps on the device, bit for bit: stars of
-// radius 1 and 2, k = 2..4 (and step counts that leave a remainder), both updates, every
-// boundary rule, shapes with partial tiles in every axis and axes shorter than the halo.
+// radius 1 and 2 and both 27-point stencils, k = 2..4 (and step counts that leave a
+// remainder), both updates, every boundary rule, shapes with partial tiles in every axis
+// and axes shorter than the halo.
 template <class T>
 void fused_against_single(const Stencil& s, const Boundary& bc, Extent n, int steps, int fuse, StepOptions o,
                           std::uint64_t seed) {
@@ -132,6 +133,16 @@ TEST(StepsCuda, FusedPassesAreTheSingleStepsBitForBit) {
           const Stencil rnd = test::random_stencil(StencilKind::star, r, ++seed);
           fused_against_single<float>(rnd, bc, n, fuse, fuse, {StepUpdate::repeat, 0}, seed);
         }
+  for (Extent n : {Extent{150, 70, 37}, Extent{33, 5, 3}})
+    for (const Boundary& bc : {Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()})
+      for (int fuse = 2; fuse <= 4; ++fuse) {
+        fused_against_single<float>(Stencil::fe27(), bc, n, fuse + 1, fuse, {StepUpdate::relax, 0.02}, ++seed);
+        seed += 2;
+        fused_against_single<double>(test::random_stencil(StencilKind::box27, 1, seed), bc, n, fuse, fuse,
+                                     {StepUpdate::repeat, 0}, seed);
+        fused_against_single<float>(test::random_stencil(StencilKind::sym27, 1, seed + 1), bc, n, fuse, fuse,
+                                    {StepUpdate::relax, -0.03}, seed + 1);
+      }
 }
 
 }  // namespace

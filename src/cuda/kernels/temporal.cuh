@@ -1,4 +1,4 @@
-// Temporal blocking: K steps of a star stencil (u <- A u, or u <- u + c A u) in one trip
+// Temporal blocking: K steps of a stencil (u <- A u, or u <- u + c A u) in one trip
 // through memory. A block owns a TX x TY column of output points and streams it in z; for
 // every level k = 0..K-1 (level 0 the input, level k after k steps) it keeps a ring of the
 // 2R+1 latest planes of a window R (K-k) points wider than its tile on each side, and each
@@ -15,8 +15,9 @@
 // - periodic: the window runs on into the ghost layers, which the caller filled K R wide:
 //   a point there is computed by the same arithmetic, on the same values, as the point it
 //   wraps to, so it holds the same bits.
-// Each point's arithmetic is the 2.5D kernel's (stencil_25d.cuh with StarOp): the same
-// terms added in the same order, so K fused steps give the bits of K single passes.
+// Each point's arithmetic is the 2.5D kernel's (stencil_25d.cuh with StarOp, Sym27Op or
+// Box27Op): the same terms added in the same order, so K fused steps give the bits of K
+// single passes.
 //
 // temporal_block is written for one block as phases over its points split by `sync()`:
 // the CUDA kernel runs it with its threads and __syncthreads, and tests run it on the host
@@ -44,47 +45,89 @@ struct StepRelax {  // u + c s, as RelaxEpilogue (steps.cuh) writes it
   STRATA_HOST_DEVICE T operator()(T s, T u) const { return u + c * s; }
 };
 
-template <class T, int R, class Epi>
+// One step's value at (x, y, z) from the level below, read by `at(x, y, z)`, with the
+// centre value it read; each in its single-pass kernel's order (stencil_ops.cuh), so that
+// the bits agree.
+template <class T, int R>
+struct StarPoint {  // StarOp: z - R .. z - 1, then the in-plane sum, then z + 1 .. z + R
+  static constexpr int radius = R;
+  T c[R + 1];  // c[0] centre, c[r] the six at distance r
+  template <class At>
+  STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
+    T acc = T(0);
+    STRATA_UNROLL
+    for (int r = R; r >= 1; --r) acc += c[r] * at(x, y, z - r);
+    const T u = at(x, y, z);
+    T in_plane = c[0] * u;
+    STRATA_UNROLL
+    for (int r = 1; r <= R; ++r)
+      in_plane += c[r] * ((at(x - r, y, z) + at(x + r, y, z)) + (at(x, y - r, z) + at(x, y + r, z)));
+    acc += in_plane;
+    STRATA_UNROLL
+    for (int r = 1; r <= R; ++r) acc += c[r] * at(x, y, z + r);
+    centre = u;
+    return acc;
+  }
+};
+
+template <class T>
+struct Sym27Point {  // Sym27Op: per plane the centre C, faces F and corners E of its 3x3
+  static constexpr int radius = 1;
+  T c[4];  // centre, faces, edges, corners
+  template <class At>
+  STRATA_HOST_DEVICE void sums(At& at, int x, int y, int z, T& C, T& F, T& E) const {
+    C = at(x, y, z);
+    F = (at(x - 1, y, z) + at(x + 1, y, z)) + (at(x, y - 1, z) + at(x, y + 1, z));
+    E = (at(x - 1, y - 1, z) + at(x + 1, y - 1, z)) + (at(x - 1, y + 1, z) + at(x + 1, y + 1, z));
+  }
+  template <class At>
+  STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
+    T C, F, E, acc = T(0);
+    sums(at, x, y, z - 1, C, F, E);
+    acc += c[1] * C + c[2] * F + c[3] * E;  // L1 of plane z - 1
+    sums(at, x, y, z, C, F, E);
+    centre = C;
+    acc += c[0] * C + c[1] * F + c[2] * E;  // L0
+    sums(at, x, y, z + 1, C, F, E);
+    acc += c[1] * C + c[2] * F + c[3] * E;  // L1 of plane z + 1
+    return acc;
+  }
+};
+
+template <class T>
+struct Box27Point {  // Box27Op: planes z-1, z, z+1; rows y-1..y+1; x-1..x+1, one sum
+  static constexpr int radius = 1;
+  T k[27];  // k[(dz+1)*9 + (dy+1)*3 + (dx+1)]
+  template <class At>
+  STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
+    T acc = T(0);
+    STRATA_UNROLL
+    for (int dz = -1; dz <= 1; ++dz)
+      STRATA_UNROLL
+      for (int dy = -1; dy <= 1; ++dy)
+        STRATA_UNROLL
+        for (int dx = -1; dx <= 1; ++dx) acc += k[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)] * at(x + dx, y + dy, z + dz);
+    centre = at(x, y, z);
+    return acc;
+  }
+};
+
+template <class T, class Op, class Epi>
 struct TemporalArgs {
   const T* in;   // interior origin (0,0,0) of the input (its ghosts K R wide for periodic)
   T* out;        // interior origin of the output
   std::int64_t in_pitch, in_plane, out_pitch, out_plane;
   int nx, ny, nz;
   int tz;        // output planes per block along z (the grid's z blocks split nz)
-  T c[R + 1];    // star coefficients: c[0] centre, c[r] the six at distance r
+  Op op;         // the point arithmetic (StarPoint, Sym27Point, Box27Point)
   BoundaryKind kind;
   T value;       // dirichlet
   Epi epi;
 };
 
-// The window geometry of one block: output tile [x0, x1) x [y0, y1) x [z0, z1) and the
-// level-0 window origin (x0 - H, y0 - H), H = K R, which indexes the rings.
-struct TemporalTile {
-  int x0, x1, y0, y1, z0, z1;
-};
-
 STRATA_HOST_DEVICE inline int ring_slot(int z, int m) {
   const int s = z % m;
   return s < 0 ? s + m : s;
-}
-
-// One step's value at (x, y, z) from the level below, read by `at(x, y, z)`: the 2.5D
-// kernel's order: z - R .. z - 1, then the in-plane sum, then z + 1 .. z + R.
-template <class T, int R, class At>
-STRATA_HOST_DEVICE T star_point(const T (&c)[R + 1], At&& at, int x, int y, int z, T& centre) {
-  T acc = T(0);
-STRATA_UNROLL
-  for (int r = R; r >= 1; --r) acc += c[r] * at(x, y, z - r);
-  const T u = at(x, y, z);
-  T in_plane = c[0] * u;
-STRATA_UNROLL
-  for (int r = 1; r <= R; ++r)
-    in_plane += c[r] * ((at(x - r, y, z) + at(x + r, y, z)) + (at(x, y - r, z) + at(x, y + r, z)));
-  acc += in_plane;
-STRATA_UNROLL
-  for (int r = 1; r <= R; ++r) acc += c[r] * at(x, y, z + r);
-  centre = u;
-  return acc;
 }
 
 // Shared memory of a block: K rings of 2R+1 planes of (TX + 2H) x (TY + 2H) values.
@@ -96,9 +139,10 @@ struct TemporalShape {
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
-template <class T, int R, int K, int TX, int TY, class Epi, class Sync>
-STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, R, Epi>& a, int bx, int by, int bz, int tid,
+template <class T, class Op, int K, int TX, int TY, class Epi, class Sync>
+STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid,
                                        int nthreads, T* smem, Sync&& sync) {
+  constexpr int R = Op::radius;
   using S = TemporalShape<T, R, K, TX, TY>;
   constexpr int H = S::H, PX = S::PX, PY = S::PY, M = S::M;
   const bool periodic = a.kind == BoundaryKind::periodic;
@@ -144,8 +188,7 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, R, Epi>& a, int bx,
           for (int p = tid; p < n; p += nthreads) {
             const int x = x0 + p % w, y = y0 + p / w;
             T u;
-            const T s = star_point<T, R>(a.c, [&](int xx, int yy, int zz) { return read(K - 1, xx, yy, zz); }, x, y,
-                                         z, u);
+            const T s = a.op([&](int xx, int yy, int zz) { return read(K - 1, xx, yy, zz); }, x, y, z, u);
             a.out[std::int64_t(z) * a.out_plane + std::int64_t(y) * a.out_pitch + x] = a.epi(s, u);
           }
         }
@@ -161,8 +204,7 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, R, Epi>& a, int bx,
             cell(0, x, y, z) = a.in[std::int64_t(z) * a.in_plane + std::int64_t(y) * a.in_pitch + x];
           } else {
             T u;
-            const T s = star_point<T, R>(a.c, [&](int xx, int yy, int zz) { return read(k - 1, xx, yy, zz); }, x,
-                                         y, z, u);
+            const T s = a.op([&](int xx, int yy, int zz) { return read(k - 1, xx, yy, zz); }, x, y, z, u);
             cell(k, x, y, z) = a.epi(s, u);
           }
         }
@@ -181,10 +223,10 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
-template <class T, int R, int K, int TX, int TY, int THREADS, class Epi>
-__global__ void __launch_bounds__(THREADS) temporal_steps(TemporalArgs<T, R, Epi> a) {
+template <class T, class Op, int K, int TX, int TY, int THREADS, class Epi>
+__global__ void __launch_bounds__(THREADS) temporal_steps(TemporalArgs<T, Op, Epi> a) {
   extern __shared__ __align__(16) unsigned char temporal_smem[];
-  temporal_block<T, R, K, TX, TY>(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x), THREADS,
+  temporal_block<T, Op, K, TX, TY>(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x), THREADS,
                                   reinterpret_cast<T*>(temporal_smem), BlockSync{});
 }
 #endif
