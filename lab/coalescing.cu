@@ -193,12 +193,9 @@ std::string summary(const Report& r, std::size_t end, const std::string& pattern
 }  // namespace
 
 Report run_coalescing(const Options& opt) {
-  Report r;
-  r.experiment = "coalescing";
-  r.title = "copy bandwidth against load misalignment (offset) and load stride, 4/8/16-byte elements";
-  r.unit = "GB/s";
-  r.reference = "cudaMemcpy";
-  r.device = device_name();
+  Report r = begin_report("coalescing",
+                          "copy bandwidth against load misalignment (offset) and load stride, 4/8/16-byte elements",
+                          "GB/s", "cudaMemcpy");
 
   std::vector<std::int64_t> sizes = opt.sizes;
   if (sizes.empty()) sizes.push_back(opt.small ? (1 << 16) + 3 : std::int64_t(1) << 26);

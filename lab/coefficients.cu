@@ -231,12 +231,9 @@ const Variant kVariants[] = {
 }  // namespace
 
 Report run_coefficients(const Options& opt) {
-  Report r;
-  r.experiment = "coefficients";
-  r.title = "radius-4 star stencil (25 points, 8th order), coefficients in five places";
-  r.unit = "Gpts/s";
-  r.reference = "cudaMemcpy";
-  r.device = device_name();
+  Report r = begin_report("coefficients",
+                          "radius-4 star stencil (25 points, 8th order), coefficients in five places",
+                          "Gpts/s", "cudaMemcpy");
 
   struct Shape { int nx, ny, nz; };
   std::vector<Shape> shapes;

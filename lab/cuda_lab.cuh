@@ -47,6 +47,17 @@ inline std::string device_name() {
   return p.name;
 }
 
+// A report with its heading: what ran, its unit, what ratios divide by, and this GPU.
+inline Report begin_report(std::string experiment, std::string title, std::string unit, std::string reference) {
+  Report r;
+  r.experiment = std::move(experiment);
+  r.title = std::move(title);
+  r.unit = std::move(unit);
+  r.reference = std::move(reference);
+  r.device = device_name();
+  return r;
+}
+
 // A row's times from a timing; value and ratio are the experiment's to fill.
 inline void set_times(Row& row, const bench::Timing& t) {
   row.median_ms = t.median_ms;

@@ -572,12 +572,9 @@ Report run_matmul(const Options& opt) {
   for (std::int64_t n : sizes)
     require(n >= 1 && n <= 32768, "strata lab matmul: --size is the matrix edge N, 1..32768 (got " +
                                        std::to_string(n) + ")");
-  Report r;
-  r.experiment = "matmul";
-  r.title = "fp32 C = A B on FFMA (no tensor cores): seed 001's kernels up to warp tiling";
-  r.unit = "TFLOP/s";
-  r.reference = "cuBLAS SGEMM";
-  r.device = device_name();
+  Report r = begin_report("matmul",
+                          "fp32 C = A B on FFMA (no tensor cores): seed 001's kernels up to warp tiling",
+                          "TFLOP/s", "cuBLAS SGEMM");
   allow_pipelined<Pipe6>();
   allow_pipelined<Pipe7>();
   allow_pipelined<Pipe8>();

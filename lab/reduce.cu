@@ -301,12 +301,9 @@ void run_size(const Options& opt, std::size_t n, Report& report, std::vector<std
 }  // namespace
 
 Report run_reduce(const Options& opt) {
-  Report r;
-  r.experiment = "reduce";
-  r.title = "sum of int32: Harris's seven kernels, warp shuffles, 16-byte streaming, strata::sum, CUB";
-  r.unit = "GB/s";
-  r.reference = "cudaMemcpy";
-  r.device = device_name();
+  Report r = begin_report("reduce",
+                          "sum of int32: Harris's seven kernels, warp shuffles, 16-byte streaming, strata::sum, CUB",
+                          "GB/s", "cudaMemcpy");
   r.plot.kind = "bars";
   r.plot.xlabel = "variant";
   r.plot.ylabel = "GB/s read (n x 4 bytes / time)";

@@ -587,14 +587,10 @@ void run_size(const Options& opt, const Extent n, Report& r) {
 }  // namespace
 
 Report run_stencil(const Options& opt) {
-  Report r;
-  r.experiment = "stencil";
-  r.title =
-      "7-point stencil, fp32: naive 3D -> 2.5D -> register queue -> 002's 2-load halo -> prefetch "
-      "-> strata TMA";
-  r.unit = "Gpts/s";
-  r.reference = "strata copy";
-  r.device = device_name();
+  Report r = begin_report("stencil",
+                          "7-point stencil, fp32: naive 3D -> 2.5D -> register queue -> 002's 2-load halo -> "
+                          "prefetch -> strata TMA",
+                          "Gpts/s", "strata copy");
 
   std::vector<Extent> shapes;
   if (!opt.sizes.empty())

@@ -137,12 +137,9 @@ double ideal_ms(double h, double k, double d, int S) {
 }  // namespace
 
 Report run_streams(const Options& opt) {
-  Report r;
-  r.experiment = "streams";
-  r.title = "H2D copy, kernel, D2H copy pipelined over 1..8 streams: pinned against pageable host memory";
-  r.unit = "overlap";
-  r.reference = "ideal";
-  r.device = device_name();
+  Report r = begin_report("streams",
+                          "H2D copy, kernel, D2H copy pipelined over 1..8 streams: pinned against pageable host memory",
+                          "overlap", "ideal");
 
   std::vector<std::int64_t> sizes = opt.sizes;
   if (sizes.empty()) sizes.push_back(opt.small ? std::int64_t(8) << 20 : std::int64_t(1) << 30);

@@ -170,12 +170,9 @@ void run_shape(const Options& opt, const Shape& s, Cublas& blas, Report& report,
 }  // namespace
 
 Report run_transpose(const Options& opt) {
-  Report r;
-  r.experiment = "transpose";
-  r.title = "B = A^T out of place, fp32: the seed's three kernels, two 16-byte designs, cuBLAS";
-  r.unit = "GB/s";
-  r.reference = "cudaMemcpy";
-  r.device = device_name();
+  Report r = begin_report("transpose",
+                          "B = A^T out of place, fp32: the seed's three kernels, two 16-byte designs, cuBLAS",
+                          "GB/s", "cudaMemcpy");
   r.plot.kind = "bars";
   r.plot.xlabel = "variant";
   r.plot.ylabel = "GB/s (read + write bytes / time)";
