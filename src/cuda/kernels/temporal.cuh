@@ -175,6 +175,23 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx
     return s;
   };
 
+  // One step at (x, y, z) of plane z from the level whose planes z - R .. z + R are
+  // `planes`: a point whose neighbourhood lies inside the domain (every point, periodic)
+  // reads them directly, one near a face through the ghost rule.
+  const T* planes[2 * R + 1];
+  auto step_at = [&](int ks, int x, int y, int z, T& u) -> T {
+    const bool near_face =
+        !periodic && (x < R || x >= a.nx - R || y < R || y >= a.ny - R || z < R || z >= a.nz - R);
+    if (near_face) return a.op([&](int xx, int yy, int zz) { return read(ks, xx, yy, zz); }, x, y, z, u);
+    const std::ptrdiff_t c = std::ptrdiff_t(y - wy) * PX + (x - wx);
+    return a.op([&](int xx, int yy, int zz) { return planes[zz - z + R][c + std::ptrdiff_t(yy - y) * PX + (xx - x)]; },
+                x, y, z, u);
+  };
+  auto point_planes = [&](int ks, int z) {
+    STRATA_UNROLL
+    for (int j = 0; j <= 2 * R; ++j) planes[j] = smem + (std::size_t(ks) * M + ring_slot(z - R + j, M)) * PY * PX;
+  };
+
   // z-step i loads level-0 plane z0 - H + i (when the level-0 span holds it); level k then
   // works on the plane k R behind it, level K stores the plane H behind it.
   const int steps = (z1 + H) - (z0 - H);
@@ -184,11 +201,12 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx
       const int z = zin - k * R;
       if (k == K) {  // the output plane, straight to memory
         if (z >= z0 && z < z1) {
+          point_planes(K - 1, z);
           const int w = x1 - x0, n = w * (y1 - y0);
           for (int p = tid; p < n; p += nthreads) {
             const int x = x0 + p % w, y = y0 + p / w;
             T u;
-            const T s = a.op([&](int xx, int yy, int zz) { return read(K - 1, xx, yy, zz); }, x, y, z, u);
+            const T s = step_at(K - 1, x, y, z, u);
             a.out[std::int64_t(z) * a.out_plane + std::int64_t(y) * a.out_pitch + x] = a.epi(s, u);
           }
         }
@@ -198,13 +216,14 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx
       if (z >= zs.lo && z < zs.hi) {
         const Span xs = span(x0, x1, k, a.nx), ys = span(y0, y1, k, a.ny);
         const int w = xs.hi - xs.lo, n = w * (ys.hi - ys.lo);
+        if (k > 0) point_planes(k - 1, z);
         for (int p = tid; p < n; p += nthreads) {
           const int x = xs.lo + p % w, y = ys.lo + p / w;
           if (k == 0) {
             cell(0, x, y, z) = a.in[std::int64_t(z) * a.in_plane + std::int64_t(y) * a.in_pitch + x];
           } else {
             T u;
-            const T s = a.op([&](int xx, int yy, int zz) { return read(k - 1, xx, yy, zz); }, x, y, z, u);
+            const T s = step_at(k - 1, x, y, z, u);
             cell(k, x, y, z) = a.epi(s, u);
           }
         }
@@ -224,7 +243,7 @@ struct BlockSync {
 };
 
 template <class T, class Op, int K, int TX, int TY, int THREADS, class Epi>
-__global__ void __launch_bounds__(THREADS) temporal_steps(TemporalArgs<T, Op, Epi> a) {
+__global__ void __launch_bounds__(THREADS, 1) temporal_steps(TemporalArgs<T, Op, Epi> a) {
   extern __shared__ __align__(16) unsigned char temporal_smem[];
   temporal_block<T, Op, K, TX, TY>(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x), THREADS,
                                   reinterpret_cast<T*>(temporal_smem), BlockSync{});
