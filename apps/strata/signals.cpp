@@ -6,7 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
+#include <cstddef>
+#include <initializer_list>
 
 #include "strata/atomic_file.hpp"
 
@@ -14,27 +15,33 @@ namespace strata::cli {
 
 namespace {
 
-volatile sig_atomic_t g_signal = 0;
+// Lock-free atomics are async-signal-safe. The exchange decides which signal was first
+// even when two arrive at once and are handled on two threads (OpenMP workers share the
+// process's handlers, and the kernel may deliver each signal to a different thread).
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<bool> g_cooperative{false};
 
-void say(const char* text) {
-  const ssize_t ignored = ::write(2, text, std::strlen(text));
+// One message, one write(2): pieces written separately can interleave with another
+// process's output or with a handler that runs later.
+void say(std::initializer_list<const char*> parts) {
+  char line[256];
+  std::size_t n = 0;
+  for (const char* part : parts)
+    for (std::size_t i = 0; part[i] != '\0' && n < sizeof line; ++i) line[n++] = part[i];
+  const ssize_t ignored = ::write(2, line, n);
   (void)ignored;
 }
 
 extern "C" void on_signal(int sig) {
-  const bool first = g_signal == 0;
-  g_signal = sig;
+  const bool first = g_signal.exchange(sig) == 0;
   if (first && g_cooperative.load()) {
-    say("\nstrata: ");
-    say(signal_name(sig));
-    say(" received: stopping after the current step or file (send it again to stop at once)\n");
+    say({"\nstrata: ", signal_name(sig),
+         " received: stopping after the current step or file (send it again to stop at once)\n"});
     return;
   }
   const int removed = io::remove_temporaries();
-  say("\nstrata: interrupted by ");
-  say(signal_name(sig));
-  say(removed > 0 ? "; unfinished output files removed\n" : "\n");
+  say({"\nstrata: interrupted by ", signal_name(sig), removed > 0 ? "; unfinished output files removed\n" : "\n"});
   ::_exit(128 + sig);
 }
 
@@ -52,13 +59,17 @@ const char* signal_name(int sig) {
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  // The handled signals are blocked while one handler runs: a second signal waits for the
+  // first handler to return, so the handlers never nest (a nested one saw the first's state
+  // half-updated and exited with the first signal's status).
   sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
   sa.sa_flags = SA_RESTART;  // an interrupted write carries on: the cooperative stop finishes it
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
 void set_cooperative(bool on) { g_cooperative.store(on); }
 
-int interrupted() { return g_signal; }
+int interrupted() { return g_signal.load(); }
 
 }  // namespace strata::cli
