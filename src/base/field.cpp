@@ -16,6 +16,19 @@ std::string Extent::str() const {
 
 namespace {
 std::ptrdiff_t round_up(std::ptrdiff_t v, std::ptrdiff_t m) { return (v + m - 1) / m * m; }
+
+// The box n from src's (0,0,0) in layout a to dst's in layout b, in one runtime call.
+template <class T>
+void copy_box(T* dst, Memory dm, const Layout& b, const T* src, Memory sm, const Layout& a, Extent n) {
+  if (a.plane == a.pitch * a.rows && b.plane == b.pitch * b.rows) {
+    runtime::copy_3d(dst, dm, b.pitch * sizeof(T), b.rows, src, sm, a.pitch * sizeof(T), a.rows,
+                     n.nx * sizeof(T), n.ny, n.nz);
+    return;
+  }
+  for (int z = 0; z < n.nz; ++z)  // a wrapped layout whose planes are not whole rows apart
+    runtime::copy_2d(dst + z * b.plane, dm, b.pitch * sizeof(T), src + z * a.plane, sm,
+                     a.pitch * sizeof(T), n.nx * sizeof(T), n.ny);
+}
 }  // namespace
 
 Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
@@ -127,10 +140,8 @@ void Field<T>::load_interior(std::span<const T> dense) {
   require(dense.size() == n.points(), "load_interior: " + std::to_string(dense.size()) +
                                           " values given, the field's interior " +
                                           n.str() + " holds " + std::to_string(n.points()));
-  for (int z = 0; z < n.nz; ++z)
-    runtime::copy_2d(data() + layout_.index(0, 0, z), memory_, layout_.pitch * sizeof(T),
-                     dense.data() + std::size_t(z) * n.ny * n.nx, Memory::host,
-                     n.nx * sizeof(T), n.nx * sizeof(T), n.ny);
+  copy_box(data() + layout_.index(0, 0, 0), memory_, layout_, dense.data(), Memory::host,
+           Layout::dense(n, sizeof(T)), n);
 }
 
 template <class T>
@@ -139,10 +150,8 @@ void Field<T>::store_interior(std::span<T> dense) const {
   require(dense.size() == n.points(), "store_interior: " + std::to_string(dense.size()) +
                                           " values given, the field's interior " +
                                           n.str() + " holds " + std::to_string(n.points()));
-  for (int z = 0; z < n.nz; ++z)
-    runtime::copy_2d(dense.data() + std::size_t(z) * n.ny * n.nx, Memory::host,
-                     n.nx * sizeof(T), data() + layout_.index(0, 0, z), memory_,
-                     layout_.pitch * sizeof(T), n.nx * sizeof(T), n.ny);
+  copy_box(dense.data(), Memory::host, Layout::dense(n, sizeof(T)), data() + layout_.index(0, 0, 0),
+           memory_, layout_, n);
 }
 
 template <class T>
@@ -155,12 +164,8 @@ void copy(const Field<T>& src, Field<T>& dst) {
                         src.layout().bytes());
     return;
   }
-  const Extent n = src.extent();
-  const Layout &a = src.layout(), &b = dst.layout();
-  for (int z = 0; z < n.nz; ++z)
-    runtime::copy_2d(dst.data() + b.index(0, 0, z), dst.memory(), b.pitch * sizeof(T),
-                     src.data() + a.index(0, 0, z), src.memory(), a.pitch * sizeof(T),
-                     n.nx * sizeof(T), n.ny);
+  copy_box(dst.data() + dst.layout().index(0, 0, 0), dst.memory(), dst.layout(),
+           src.data() + src.layout().index(0, 0, 0), src.memory(), src.layout(), src.extent());
 }
 
 template class Field<float>;

@@ -96,6 +96,22 @@ void copy_2d(void* dst, Memory dm, std::size_t dpitch, const void* src, Memory s
   STRATA_CUDA_CHECK(cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind_of(dm, sm)));
 }
 
+void copy_3d(void* dst, Memory dm, std::size_t dpitch, std::size_t drows, const void* src, Memory sm,
+             std::size_t spitch, std::size_t srows, std::size_t width, std::size_t height, std::size_t depth) {
+  if (dm == Memory::host && sm == Memory::host) {
+    for (std::size_t z = 0; z < depth; ++z)
+      copy_2d(static_cast<char*>(dst) + z * drows * dpitch, dm, dpitch,
+              static_cast<const char*>(src) + z * srows * spitch, sm, spitch, width, height);
+    return;
+  }
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<void*>(src), spitch, width, srows);
+  p.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, drows);
+  p.extent = make_cudaExtent(width, height, depth);
+  p.kind = kind_of(dm, sm);
+  STRATA_CUDA_CHECK(cudaMemcpy3D(&p));
+}
+
 void* stream_create() {
   if (!cuda_available()) return nullptr;
   cudaStream_t s = nullptr;

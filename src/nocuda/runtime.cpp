@@ -32,6 +32,13 @@ void copy_2d(void* dst, Memory, std::size_t dpitch, const void* src, Memory, std
                 width);
 }
 
+void copy_3d(void* dst, Memory dm, std::size_t dpitch, std::size_t drows, const void* src, Memory sm,
+             std::size_t spitch, std::size_t srows, std::size_t width, std::size_t height, std::size_t depth) {
+  for (std::size_t z = 0; z < depth; ++z)
+    copy_2d(static_cast<char*>(dst) + z * drows * dpitch, dm, dpitch,
+            static_cast<const char*>(src) + z * srows * spitch, sm, spitch, width, height);
+}
+
 void* stream_create() { return nullptr; }
 void stream_destroy(void*) noexcept {}
 void stream_synchronize(void*) {}
