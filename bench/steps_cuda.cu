@@ -93,7 +93,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     memcpy_r.ratio_to_copy = 1;
     out.push_back(memcpy_r);
   }
-  const Result& ref = out.back();
+  const Result ref = out.back();  // a copy: out grows below
   const bool all = opt.kernels.empty() || opt.kernels == std::vector<std::string>{"steps"};
   for (const std::string name : {"7pt", "star2", "star4", "sym27"}) {
     if (!all && std::find(opt.kernels.begin(), opt.kernels.end(), name) == opt.kernels.end()) continue;

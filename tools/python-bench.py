@@ -24,6 +24,18 @@ res["python_512"] = py
 out = subprocess.run([a.strata, "bench", "--kernel", "7pt", "--size", str(n), "--precision", "f32",
                       "--json", "/dev/stdout"], capture_output=True, text=True)
 res["cli_bench_stdout"] = out.stdout[-4000:]
+try:  # the table, then the JSON document
+    rows = json.loads(out.stdout[out.stdout.index("\n{") + 1:])["results"]
+    cpp = {r["kernel"]: r for r in rows if r["precision"] == "f32"}
+    # Like for like: strata.apply on a Field is strata::apply (ghost fill + kernel) in C++.
+    res["cpp_apply_s"] = cpp["apply:7pt"]["median_ms"] / 1e3
+    res["cpp_kernel_s"] = cpp["7pt"]["median_ms"] / 1e3
+    res["python_over_cpp_apply"] = res["cpp_apply_s"] / py["seconds"]
+    res["python_over_cpp_kernel"] = res["cpp_kernel_s"] / py["seconds"]
+    print(f"C++ strata::apply {res['cpp_apply_s'] * 1e3:.4f} ms, apply_interior {res['cpp_kernel_s'] * 1e3:.4f} ms: "
+          f"Python's rate is {res['python_over_cpp_apply']:.3f} of the first, {res['python_over_cpp_kernel']:.3f} of the second")
+except (ValueError, KeyError) as e:
+    res["cpp_compare"] = f"could not read `strata bench` JSON: {e!r}"
 res["overhead_8_us"] = strata.bench.overhead((8, 8, 8), device=dev)
 print(f"python {n}^3 7pt f32: {py['seconds'] * 1e3:.4f} ms, {py['gpts_per_s']:.2f} Gpts/s; "
       f"8^3 overhead {res['overhead_8_us']:.2f} us")

@@ -4,6 +4,8 @@
 // `s` points at the thread's first output point in the shared-memory plane (row pitch W).
 #pragma once
 
+#include "base/host_device.hpp"
+
 namespace strata::cuda::kernels {
 
 // 2.5D copy: the practical ceiling (paper's copycube). Radius 0: no halo is loaded.
@@ -83,8 +85,8 @@ struct Sym27Op {
       const T C = mid[v + 1];
       const T F = side[v + 1] + (mid[v] + mid[v + 2]);
       const T E = side[v] + side[v + 2];
-      const T L0 = c[0] * C + c[1] * F + c[2] * E;
-      const T L1 = c[1] * C + c[2] * F + c[3] * E;
+      const T L0 = STRATA_FMA(c[2], E, STRATA_FMA(c[1], F, c[0] * C));  // as Sym27Point (temporal.cuh)
+      const T L1 = STRATA_FMA(c[3], E, STRATA_FMA(c[2], F, c[1] * C));
       acc[0][v] += L1;
       acc[1][v] += L0;
       acc[2][v] += L1;

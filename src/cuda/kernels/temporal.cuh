@@ -84,12 +84,12 @@ struct Sym27Point {  // Sym27Op: per plane the centre C, faces F and corners E o
   STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
     T C, F, E, acc = T(0);
     sums(at, x, y, z - 1, C, F, E);
-    acc += c[1] * C + c[2] * F + c[3] * E;  // L1 of plane z - 1
+    acc += STRATA_FMA(c[3], E, STRATA_FMA(c[2], F, c[1] * C));  // L1 of plane z - 1
     sums(at, x, y, z, C, F, E);
     centre = C;
-    acc += c[0] * C + c[1] * F + c[2] * E;  // L0
+    acc += STRATA_FMA(c[2], E, STRATA_FMA(c[1], F, c[0] * C));  // L0
     sums(at, x, y, z + 1, C, F, E);
-    acc += c[1] * C + c[2] * F + c[3] * E;  // L1 of plane z + 1
+    acc += STRATA_FMA(c[3], E, STRATA_FMA(c[2], F, c[1] * C));  // L1 of plane z + 1
     return acc;
   }
 };
@@ -178,7 +178,7 @@ STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx
   // One step at (x, y, z) of plane z from the level whose planes z - R .. z + R are
   // `planes`: a point whose neighbourhood lies inside the domain (every point, periodic)
   // reads them directly, one near a face through the ghost rule.
-  const T* planes[2 * R + 1];
+  const T* planes[2 * R + 1] = {};  // set by point_planes before step_at reads them
   auto step_at = [&](int ks, int x, int y, int z, T& u) -> T {
     const bool near_face =
         !periodic && (x < R || x >= a.nx - R || y < R || y >= a.ny - R || z < R || z >= a.nz - R);
