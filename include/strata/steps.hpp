@@ -23,8 +23,9 @@ enum class StepUpdate {
 struct StepOptions {
   StepUpdate update = StepUpdate::relax;
   double c = 0;  // relax only; finite
-  // Steps per trip through memory. 1 (the default until the fused passes are measured on
-  // the GPU): one pass per step. k > 1: passes of k steps where the backend has them (the
+  // Steps per trip through memory. 1 (the default): one pass per step. On the H100 the
+  // fused passes measure 2.5-8x slower than single steps at 512^3 (docs/performance.md,
+  // "Temporal blocking"), so they are opt-in until the kernel is rebuilt. k > 1: passes of k steps where the backend has them (the
   // CUDA temporal-blocking kernel: stars of radius 1 and 2, sym27 and box27, k = 2..4 where
   // the windows fit shared memory, both updates, every boundary rule; with periodic faces k
   // is capped at ghost / radius), single steps for the rest. The same bits either way.
@@ -35,6 +36,13 @@ struct StepOptions {
 // shape (allocated here). steps == 0 leaves u as it is (ghosts included).
 template <class T>
 void apply_steps(const Stencil& stencil, Field<T>& u, const Boundary& bc, int steps,
+                 const StepOptions& options = {}, Stream stream = {});
+
+// The same with the caller's scratch Field (u's extent, ghost width and memory; its
+// contents are overwritten): a loop of calls then allocates nothing. On a GPU the
+// allocation and free of a 512^3 scratch cost about as much as two steps.
+template <class T>
+void apply_steps(const Stencil& stencil, Field<T>& u, Field<T>& scratch, const Boundary& bc, int steps,
                  const StepOptions& options = {}, Stream stream = {});
 
 }  // namespace strata

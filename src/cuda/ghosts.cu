@@ -36,7 +36,13 @@ void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
   const std::int64_t w2 = 2 * std::int64_t(width);
   const std::int64_t points = (n.nx + w2) * (n.ny + w2) * (n.nz + w2) - std::int64_t(n.points());
   const auto blocks = unsigned(std::clamp<std::int64_t>((points + 255) / 256, 1, 65535));
-  kernels::fill_ghost_all<T><<<blocks, 256, 0, static_cast<cudaStream_t>(stream)>>>(f.origin(), a, T(bc.value));
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Every index the kernel forms is below its total (the padded sizes it multiplies are
+  // themselves parts of the total), so 32 bits do when the total fits.
+  if (points + std::int64_t(blocks) * 256 < (std::int64_t(1) << 32))
+    kernels::fill_ghost_all<T, std::uint32_t><<<blocks, 256, 0, s>>>(f.origin(), a, T(bc.value));
+  else
+    kernels::fill_ghost_all<T, std::uint64_t><<<blocks, 256, 0, s>>>(f.origin(), a, T(bc.value));
   STRATA_CUDA_CHECK_LAUNCH();
 }
 

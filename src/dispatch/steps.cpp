@@ -16,6 +16,17 @@ namespace strata {
 template <class T>
 void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, const StepOptions& o,
                  Stream stream) {
+  if (steps <= 0 || u.empty()) {
+    Field<T> none;
+    return apply_steps(s, u, none, bc, steps, o, stream);  // validates, allocates nothing
+  }
+  Field<T> scratch(u.extent(), u.ghost(), u.memory());  // the same layout as u
+  apply_steps(s, u, scratch, bc, steps, o, stream);
+}
+
+template <class T>
+void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundary& bc, int steps,
+                 const StepOptions& o, Stream stream) {
   require(!u.empty(), "apply_steps: empty field");
   require(steps >= 0, "apply_steps: steps must be >= 0, got " + std::to_string(steps));
   require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " + std::to_string(s.radius()) +
@@ -24,9 +35,14 @@ void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, c
           "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
   require(o.fuse >= 1, "apply_steps: fuse must be >= 1 (steps per pass), got " + std::to_string(o.fuse));
   if (steps == 0) return;
+  require(scratch.data() != u.data() && scratch.extent() == u.extent() && scratch.ghost() == u.ghost() &&
+              scratch.memory() == u.memory(),
+          "apply_steps: the scratch field must be a second field with u's extent (" + u.extent().str() +
+              "), ghost width (" + std::to_string(u.ghost()) + ") and memory; got " +
+              (scratch.data() == u.data() ? std::string("u's own storage")
+                              : scratch.extent().str() + " with ghost " + std::to_string(scratch.ghost())));
   const bool host = u.memory() == Memory::host;
   const bool periodic = bc.kind == BoundaryKind::periodic;
-  Field<T> scratch(u.extent(), u.ghost(), u.memory());  // the same layout as u
   Field<T>* cur = &u;
   Field<T>* next = &scratch;
   for (int t = 0; t < steps;) {
@@ -57,8 +73,9 @@ void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, c
   if (cur != &u) runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
 }
 
-#define STRATA_INSTANTIATE(T) \
-  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
+#define STRATA_INSTANTIATE(T)                                                                          \
+  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream); \
+  template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

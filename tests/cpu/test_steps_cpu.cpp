@@ -106,5 +106,24 @@ TEST(StepsCpu, ZeroStepsLeaveTheFieldAndBadRequestsAreRefused) {
   EXPECT_THROW(apply_steps(Stencil::laplacian(8), thin, Boundary::neumann(), 1), Error);
 }
 
+TEST(StepsCpu, CallersScratchGivesTheSameBitsAndAWrongOneIsRefused) {
+  const Extent n{9, 7, 5};
+  for (int steps : {1, 2, 3}) {  // odd counts end in the scratch and are copied back
+    Field<double> u(n), v(n), scratch(n);
+    test::fill_random(u, 21);
+    copy(u, v);
+    test::fill_random(scratch, 5);  // its contents must not matter
+    const StepOptions o{StepUpdate::relax, 0.1};
+    apply_steps(Stencil::laplacian(2), u, Boundary::dirichlet(0.5), steps, o);
+    apply_steps(Stencil::laplacian(2), v, scratch, Boundary::dirichlet(0.5), steps, o);
+    EXPECT_EQ(std::memcmp(u.data(), v.data(), u.layout().bytes()), 0) << steps << " steps";
+  }
+  Field<double> u(n), other({9, 7, 4}), thin(n, 1), device_like(n);
+  EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, other, Boundary::neumann(), 1), Error);
+  EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, thin, Boundary::neumann(), 1), Error);
+  EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, u, Boundary::neumann(), 1), Error);
+  apply_steps(Stencil::laplacian(2), u, device_like, Boundary::neumann(), 1);  // a right one is taken
+}
+
 }  // namespace
 }  // namespace strata
