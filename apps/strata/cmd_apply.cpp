@@ -249,7 +249,8 @@ void add_apply(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--fuse", a->fuse,
                   "steps per trip through memory on the GPU (temporal blocking: 7pt, star radius 2, sym27 and box27, "
-                  "2..4 steps per pass; stars of radius 3 and 4 take single steps); the same result bits as 1")
+                  "2..4 steps per pass; stars of radius 3 and 4 take single steps); the same result bits as 1, but "
+                  "today 2-10x slower than 1 on an H100 (docs/performance.md)")
       ->capture_default_str()->check(whole_number_in(1, 4));
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");

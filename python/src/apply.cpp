@@ -322,7 +322,8 @@ void bind_apply(nb::module_& m) {
         "weighted Jacobi), 'repeat' is u <- A u. x: a Field (updated in place and returned) or a "
         "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied; a new array of "
         "the same kind is returned). fuse: steps per trip through memory on the GPU (temporal "
-        "blocking for 7pt, star2, sym27 and box27, up to 4; the same result bits as 1). "
+        "blocking for 7pt, star2, sym27 and box27, up to 4; the same result bits as 1, but today "
+        "2-10x slower than 1 on an H100, see docs/performance.md). "
         "stencil, bc and coeffs as in strata.apply.");
   m.def("release_scratch",
         [] {
