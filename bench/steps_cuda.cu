@@ -10,6 +10,7 @@
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/steps.hpp"
+#include "strata/testing/verify.hpp"
 
 namespace strata::bench {
 
@@ -50,15 +51,8 @@ std::string check(const Stencil& s, int fuse) {
   copy(single, back);
   if (fuse == 1) {
     apply_steps(s, h, bc, kSteps, o);
-    double a = 0;
-    for (double c : s.coeffs()) a += std::fabs(c) * (s.kind() == StencilKind::star ? 6 : 27);
-    const double tol = 16.0 * kSteps * (1 + kC * a) * double(std::numeric_limits<T>::epsilon());
-    double worst = 0;
-    for (int z = 0; z < n.nz; ++z)
-      for (int y = 0; y < n.ny; ++y)
-        for (int x = 0; x < n.nx; ++x)
-          worst = std::max(worst, std::fabs(double(back(x, y, z)) - double(h(x, y, z))) /
-                                      std::max(1.0, std::fabs(double(h(x, y, z)))));
+    const double tol = verify::steps_bound(s, o, kSteps, double(std::numeric_limits<T>::epsilon()));
+    const double worst = verify::worst_relative(back, h);
     if (!(worst <= tol)) return "one pass per step differs from the CPU by " + std::to_string(worst);
     return "";
   }

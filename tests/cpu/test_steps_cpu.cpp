@@ -8,6 +8,7 @@
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
 #include "strata/steps.hpp"
+#include "strata/testing/verify.hpp"
 
 namespace strata {
 namespace {
@@ -34,22 +35,13 @@ void check_case(const Stencil& s, const Boundary& bc, Extent n, int steps, StepO
   by_single_passes(s, want, bc, steps, o);
   const std::string what = s.describe() + " " + bc.describe() + " " + n.str() + " steps " + std::to_string(steps) +
                            (o.update == StepUpdate::relax ? " relax" : " repeat");
-  double worst = 0;
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const double scale = std::max(1.0, std::fabs(double(want(x, y, z))));
-        worst = std::max(worst, std::fabs(double(u(x, y, z)) - double(want(x, y, z))) / scale);
-      }
+  const double worst = verify::worst_relative(u, want);
   // relax: the reference rounds A u to T before the update, apply_steps does not: a few
   // roundings apart per step, carried on by each later step's gain g = 1 + |c| sum|a_k|;
   // repeat: the same passes, bit for bit.
-  double a = 0;
-  for (double k : s.coeffs()) a += std::fabs(k) * (s.kind() == StencilKind::star && &k != s.coeffs().data() ? 6 : 1);
-  const double g = 1 + std::fabs(o.c) * a;
-  double carried = 0;
-  for (int t = 0; t < steps; ++t) carried = carried * g + 1;
-  const double tol = o.update == StepUpdate::repeat ? 0.0 : 4 * carried * double(std::numeric_limits<T>::epsilon());
+  const double tol = o.update == StepUpdate::repeat
+                         ? 0.0
+                         : 4 * verify::steps_carried(s, o, steps) * double(std::numeric_limits<T>::epsilon());
   EXPECT_LE(worst, tol) << what;
 }
 

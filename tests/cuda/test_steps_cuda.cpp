@@ -10,22 +10,10 @@
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
 #include "strata/steps.hpp"
+#include "strata/testing/verify.hpp"
 
 namespace strata {
 namespace {
-
-// Bound on |device - host| / max(1, |host|) after `steps` steps: each step's roundings
-// (a few eps of the sum of |terms|) carried on by the later steps' gain.
-double bound(const Stencil& s, const StepOptions& o, int steps, double eps) {
-  double a = 0;
-  for (std::size_t i = 0; i < s.coeffs().size(); ++i)
-    a += std::fabs(s.coeffs()[i]) * (s.kind() == StencilKind::star && i > 0 ? 6 : 1);
-  const double g = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
-  const double terms = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
-  double carried = 0;
-  for (int t = 0; t < steps; ++t) carried = carried * std::max(g, 1.0) + terms;
-  return 8 * carried * eps;
-}
 
 template <class T>
 void against_host(const Stencil& s, const Boundary& bc, Extent n, int steps, StepOptions o, std::uint64_t seed) {
@@ -36,13 +24,8 @@ void against_host(const Stencil& s, const Boundary& bc, Extent n, int steps, Ste
   apply_steps(s, h, bc, steps, o);
   apply_steps(s, d, bc, steps, o);
   copy(d, back);
-  const double tol = bound(s, o, steps, double(std::numeric_limits<T>::epsilon()));
-  double worst = 0;
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x)
-        worst = std::max(worst, std::fabs(double(back(x, y, z)) - double(h(x, y, z))) /
-                                    std::max(1.0, std::fabs(double(h(x, y, z)))));
+  const double tol = verify::steps_bound(s, o, steps, double(std::numeric_limits<T>::epsilon()));
+  const double worst = verify::worst_relative(back, h);
   EXPECT_LE(worst, tol) << s.describe() << " " << bc.describe() << " " << n.str() << " steps " << steps
                         << (o.update == StepUpdate::relax ? " relax" : " repeat");
 }

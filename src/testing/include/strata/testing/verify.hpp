@@ -4,6 +4,7 @@
 // a sum of `terms` products in precision T, scaled by the magnitude that was summed.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "strata/apply.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
+#include "strata/steps.hpp"
 
 namespace strata::verify {
 
@@ -149,6 +151,46 @@ Mismatch laplacian_exactness(const Stencil& laplacian, int degree, Extent n, dou
   }
   Mismatch m = compare(got, exact, mag, terms_of(laplacian) + 2);
   return m;
+}
+
+// Repeated steps (strata/steps.hpp). sum |c_i| over the taps, a star's off-centre
+// coefficient counted for its 6 taps: the gain of one step of A.
+inline double tap_mass(const Stencil& s) {
+  double a = 0;
+  for (std::size_t i = 0; i < s.coeffs().size(); ++i)
+    a += std::fabs(s.coeffs()[i]) * (s.kind() == StencilKind::star && i > 0 ? 6 : 1);
+  return a;
+}
+
+// The per-step gain g and, carried over `steps` steps, sum_t g^t (t < steps, g >= 1).
+inline double steps_carried(const Stencil& s, const StepOptions& o, int steps) {
+  const double a = tap_mass(s);
+  const double g = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
+  double carried = 0;
+  for (int t = 0; t < steps; ++t) carried = carried * std::max(g, 1.0) + 1;
+  return carried;
+}
+
+// Bound on worst_relative between two backends' apply_steps after `steps` steps: each
+// step's roundings (a few eps of the sum of |terms|, itself g) carried on by the later
+// steps' gain.
+inline double steps_bound(const Stencil& s, const StepOptions& o, int steps, double eps) {
+  const double a = tap_mass(s);
+  const double terms = o.update == StepUpdate::repeat ? a : 1 + std::fabs(o.c) * a;
+  return 8 * terms * steps_carried(s, o, steps) * eps;
+}
+
+// max |got - want| / max(1, |want|) over the interior of two host fields of one extent.
+template <class T>
+double worst_relative(const Field<T>& got, const Field<T>& want) {
+  const Extent n = want.extent();
+  double worst = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        worst = std::max(worst, std::fabs(double(got(x, y, z)) - double(want(x, y, z))) /
+                                    std::max(1.0, std::fabs(double(want(x, y, z)))));
+  return worst;
 }
 
 }  // namespace strata::verify
