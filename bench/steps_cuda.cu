@@ -94,7 +94,6 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     if (!all && std::find(opt.kernels.begin(), opt.kernels.end(), name) == opt.kernels.end()) continue;
     const Stencil s = stencil_named(name);
     for (int fuse = 1; fuse <= 4; ++fuse) {
-      if (fuse > 1 && s.radius() > 2) break;  // no fused kernel for stars of radius 3 and 4
       const std::string bad = check<T>(s, fuse);
       if (!bad.empty())
         throw Error("benchmark refused: steps " + name + " fuse " + std::to_string(fuse) + " (" +

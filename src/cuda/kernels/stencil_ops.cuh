@@ -51,12 +51,12 @@ struct StarOp {
       T in_plane = c[0] * u;
 #pragma unroll
       for (int r = 1; r <= R; ++r)
-        in_plane += c[r] * ((s[v * W - r] + s[v * W + r]) + (col[v + R - r] + col[v + R + r]));
+        in_plane = STRATA_FMA(c[r], (s[v * W - r] + s[v * W + r]) + (col[v + R - r] + col[v + R + r]), in_plane);
       acc[R][v] += in_plane;
 #pragma unroll
       for (int r = 1; r <= R; ++r) {  // u is the z-neighbour at distance r of outputs p -+ r
-        acc[R - r][v] += c[r] * u;
-        acc[R + r][v] += c[r] * u;
+        acc[R - r][v] = STRATA_FMA(c[r], u, acc[R - r][v]);
+        acc[R + r][v] = STRATA_FMA(c[r], u, acc[R + r][v]);
       }
     }
   }

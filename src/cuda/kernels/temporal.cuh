@@ -1,28 +1,36 @@
 // Temporal blocking: K steps of a stencil (u <- A u, or u <- u + c A u) in one trip
-// through memory. A block owns a TX x TY column of output points and streams it in z; for
-// every level k = 0..K-1 (level 0 the input, level k after k steps) it keeps a ring of the
-// 2R+1 latest planes of a window R (K-k) points wider than its tile on each side, and each
-// z-step loads one input plane, then computes one plane per level, the level-k plane R
-// planes behind the level-(k-1) one (it needs k-1's planes z-R..z+R), and stores level K.
-// The windows overlap between neighbouring blocks: the ring of points each block computes
-// beyond its tile is redundant work that buys the K-fold cut in memory traffic.
+// through memory. A block owns a TX x TY column of output points and streams it in z over a
+// window H = K R wider on each side in x and y; every thread owns one window column x and RY
+// consecutive rows, and keeps, per level k = 0..K-1 (level 0 the input, level k after k
+// steps), its column's latest planes in registers (a queue). Each z-step loads one input
+// plane (prefetched a step ahead), then every level computes one plane, D planes behind the
+// level below it (D = R for stars, whose in-plane neighbours are read on plane z only; R + 1
+// for the 27-point stencils, which read the in-plane neighbours of planes z - 1 .. z + 1),
+// and level K is stored. Neighbours along z come from the queue, in-plane ones from a
+// ring of M planes per level in shared memory, or from the thread's own rows: one barrier
+// per z-step keeps every ring read behind its write (planes are read >= 1 step after they
+// were written and overwritten >= 1 step after their last read). The windows of
+// neighbouring blocks overlap: the points each block computes beyond its tile are the
+// redundant work that buys the K-fold cut in memory traffic.
 //
 // Boundaries, at every level as fill_ghosts makes them before every single step:
-// - dirichlet: a read outside the domain is the value;
+// - dirichlet: a read outside the domain is the value (a constant cell before each ring
+//   plane);
 // - neumann: a read outside is of the mirrored point (strata::ghost_source per axis), which
-//   lies in the block's own window: the window is clipped to the domain and never computed
-//   outside it;
+//   lies in the block's own window, or in the column's queue along z;
 // - periodic: the window runs on into the ghost layers, which the caller filled K R wide:
 //   a point there is computed by the same arithmetic, on the same values, as the point it
 //   wraps to, so it holds the same bits.
-// Each point's arithmetic is the 2.5D kernel's (stencil_25d.cuh with StarOp, Sym27Op or
-// Box27Op): the same terms added in the same order, so K fused steps give the bits of K
-// single passes.
+// Blocks whose window reaches a domain face (x or y), and every block on the steps near a
+// z face, read through per-thread index tables (and take the ghost rule along z there);
+// the others read straight, and a thread's own rows from registers. Each point's arithmetic is the single-pass kernel's
+// (stencil_25d.cuh with StarOp, Sym27Op or Box27Op): the same terms added in the same order
+// with the same fused multiply-adds, so K fused steps give the bits of K single passes.
 //
-// temporal_block is written for one block as phases over its points split by `sync()`:
-// the CUDA kernel runs it with its threads and __syncthreads, and tests run it on the host
-// with one "thread" and no barrier (tests/core/test_temporal_emulation.cpp), so the tiling,
-// the rings and the boundary rules are checked on any machine.
+// TemporalThread is one thread's state and its z-step: the CUDA kernel runs it with a
+// barrier between steps, and tests run every thread of a block on the host, step by step
+// in alternating orders (tests/core/test_temporal_emulation.cpp), so the tiling, the
+// queues, the rings and the boundary rules are checked on any machine.
 #pragma once
 
 #include <cstddef>
@@ -51,20 +59,21 @@ struct StepRelax {  // u + c s, as RelaxEpilogue (steps.cuh) writes it
 template <class T, int R>
 struct StarPoint {  // StarOp: z - R .. z - 1, then the in-plane sum, then z + 1 .. z + R
   static constexpr int radius = R;
+  static constexpr bool off_centre = false;  // in-plane neighbours of plane z only
   T c[R + 1];  // c[0] centre, c[r] the six at distance r
   template <class At>
   STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
     T acc = T(0);
     STRATA_UNROLL
-    for (int r = R; r >= 1; --r) acc += c[r] * at(x, y, z - r);
+    for (int r = R; r >= 1; --r) acc = STRATA_FMA(c[r], at(x, y, z - r), acc);
     const T u = at(x, y, z);
     T in_plane = c[0] * u;
     STRATA_UNROLL
     for (int r = 1; r <= R; ++r)
-      in_plane += c[r] * ((at(x - r, y, z) + at(x + r, y, z)) + (at(x, y - r, z) + at(x, y + r, z)));
+      in_plane = STRATA_FMA(c[r], (at(x - r, y, z) + at(x + r, y, z)) + (at(x, y - r, z) + at(x, y + r, z)), in_plane);
     acc += in_plane;
     STRATA_UNROLL
-    for (int r = 1; r <= R; ++r) acc += c[r] * at(x, y, z + r);
+    for (int r = 1; r <= R; ++r) acc = STRATA_FMA(c[r], at(x, y, z + r), acc);
     centre = u;
     return acc;
   }
@@ -73,6 +82,7 @@ struct StarPoint {  // StarOp: z - R .. z - 1, then the in-plane sum, then z + 1
 template <class T>
 struct Sym27Point {  // Sym27Op: per plane the centre C, faces F and corners E of its 3x3
   static constexpr int radius = 1;
+  static constexpr bool off_centre = true;  // in-plane neighbours of planes z - 1 .. z + 1
   T c[4];  // centre, faces, edges, corners
   template <class At>
   STRATA_HOST_DEVICE void sums(At& at, int x, int y, int z, T& C, T& F, T& E) const {
@@ -97,6 +107,7 @@ struct Sym27Point {  // Sym27Op: per plane the centre C, faces F and corners E o
 template <class T>
 struct Box27Point {  // Box27Op: planes z-1, z, z+1; rows y-1..y+1; x-1..x+1, one sum
   static constexpr int radius = 1;
+  static constexpr bool off_centre = true;
   T k[27];  // k[(dz+1)*9 + (dy+1)*3 + (dx+1)]
   template <class At>
   STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
@@ -106,7 +117,8 @@ struct Box27Point {  // Box27Op: planes z-1, z, z+1; rows y-1..y+1; x-1..x+1, on
       STRATA_UNROLL
       for (int dy = -1; dy <= 1; ++dy)
         STRATA_UNROLL
-        for (int dx = -1; dx <= 1; ++dx) acc += k[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)] * at(x + dx, y + dy, z + dz);
+        for (int dx = -1; dx <= 1; ++dx)
+          acc = STRATA_FMA(k[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)], at(x + dx, y + dy, z + dz), acc);
     centre = at(x, y, z);
     return acc;
   }
@@ -125,128 +137,240 @@ struct TemporalArgs {
   Epi epi;
 };
 
-STRATA_HOST_DEVICE inline int ring_slot(int z, int m) {
-  const int s = z % m;
-  return s < 0 ? s + m : s;
-}
-
-// Shared memory of a block: K rings of 2R+1 planes of (TX + 2H) x (TY + 2H) values.
-template <class T, int R, int K, int TX, int TY>
+// A block: PX x TYT threads over a window of PX x PY = PX x (TYT RY) points.
+template <class T, class Op, int K, int PX, int TYT, int RY>
 struct TemporalShape {
-  static constexpr int H = K * R;
-  static constexpr int PX = TX + 2 * H, PY = TY + 2 * H, M = 2 * R + 1;
-  static constexpr std::size_t smem_values = std::size_t(K) * M * PX * PY;
+  static constexpr int R = Op::radius;
+  static constexpr bool off = Op::off_centre;
+  static constexpr int D = off ? R + 1 : R;          // a level's lag behind the level below
+  static constexpr int Q = R + D + 1;                 // a column's queue: planes z - R .. z + D
+  static constexpr int M = off ? R + D + 1 : D + 1;  // a level's ring: planes z (- R) .. z + D
+  static constexpr int H = K * R;                     // the window's halo in x and y
+  static constexpr int HZ = K * D;                    // the stored plane's lag behind the loaded one
+  static constexpr int PY = TYT * RY;
+  static constexpr int TX = PX - 2 * H, TY = PY - 2 * H;  // output tile
+  static constexpr int threads = PX * TYT;
+  // Each ring plane has `margin` readable cells before and after it, so that the window's
+  // edge points read (garbage) without a test; the first one holds the Dirichlet value.
+  static constexpr int margin = R * PX + R + 1;
+  static constexpr int stride = PX * PY + 2 * margin;
+  static constexpr int planes = K * M;
+  static constexpr std::size_t smem_values = std::size_t(planes) * stride;
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
-template <class T, class Op, int K, int TX, int TY, class Epi, class Sync>
-STRATA_HOST_DEVICE void temporal_block(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid,
-                                       int nthreads, T* smem, Sync&& sync) {
-  constexpr int R = Op::radius;
-  using S = TemporalShape<T, R, K, TX, TY>;
-  constexpr int H = S::H, PX = S::PX, PY = S::PY, M = S::M;
-  const bool periodic = a.kind == BoundaryKind::periodic;
-  const int x0 = bx * TX, y0 = by * TY, z0 = bz * a.tz;
-  const int x1 = x0 + TX < a.nx ? x0 + TX : a.nx, y1 = y0 + TY < a.ny ? y0 + TY : a.ny;
-  const int z1 = z0 + a.tz < a.nz ? z0 + a.tz : a.nz;
-  const int wx = x0 - H, wy = y0 - H;  // window origin
-
-  auto cell = [&](int k, int x, int y, int z) -> T& {
-    return smem[((std::size_t(k) * M + ring_slot(z, M)) * PY + (y - wy)) * PX + (x - wx)];
-  };
-  // A level-k value as the single-step path sees it, ghost rule included.
-  auto read = [&](int k, int x, int y, int z) -> T {
-    const bool inside = x >= 0 && x < a.nx && y >= 0 && y < a.ny && z >= 0 && z < a.nz;
-    if (inside || periodic) return cell(k, x, y, z);
-    if (a.kind == BoundaryKind::dirichlet) return a.value;
-    return cell(k, ghost_source(a.kind, x, a.nx), ghost_source(a.kind, y, a.ny), ghost_source(a.kind, z, a.nz));
-  };
-  // The points of level k a block holds: R (K - k) beyond its tile, clipped to the domain
-  // unless periodic (whose ghosts are computed).
-  struct Span {
-    int lo, hi;
-  };
-  auto span = [&](int lo, int hi, int k, int n) -> Span {
-    Span s{lo - R * (K - k), hi + R * (K - k)};
-    if (!periodic) {
-      s.lo = s.lo < 0 ? 0 : s.lo;
-      s.hi = s.hi > n ? n : s.hi;
-    }
-    return s;
-  };
-
-  // One step at (x, y, z) of plane z from the level whose planes z - R .. z + R are
-  // `planes`: a point whose neighbourhood lies inside the domain (every point, periodic)
-  // reads them directly, one near a face through the ghost rule.
-  const T* planes[2 * R + 1] = {};  // set by point_planes before step_at reads them
-  auto step_at = [&](int ks, int x, int y, int z, T& u) -> T {
-    const bool near_face =
-        !periodic && (x < R || x >= a.nx - R || y < R || y >= a.ny - R || z < R || z >= a.nz - R);
-    if (near_face) return a.op([&](int xx, int yy, int zz) { return read(ks, xx, yy, zz); }, x, y, z, u);
-    const std::ptrdiff_t c = std::ptrdiff_t(y - wy) * PX + (x - wx);
-    return a.op([&](int xx, int yy, int zz) { return planes[zz - z + R][c + std::ptrdiff_t(yy - y) * PX + (xx - x)]; },
-                x, y, z, u);
-  };
-  auto point_planes = [&](int ks, int z) {
-    STRATA_UNROLL
-    for (int j = 0; j <= 2 * R; ++j) planes[j] = smem + (std::size_t(ks) * M + ring_slot(z - R + j, M)) * PY * PX;
-  };
-
-  // z-step i loads level-0 plane z0 - H + i (when the level-0 span holds it); level k then
-  // works on the plane k R behind it, level K stores the plane H behind it.
-  const int steps = (z1 + H) - (z0 - H);
-  for (int i = 0; i < steps; ++i) {
-    const int zin = z0 - H + i;
-    for (int k = 0; k <= K; ++k) {
-      const int z = zin - k * R;
-      if (k == K) {  // the output plane, straight to memory
-        if (z >= z0 && z < z1) {
-          point_planes(K - 1, z);
-          const int w = x1 - x0, n = w * (y1 - y0);
-          for (int p = tid; p < n; p += nthreads) {
-            const int x = x0 + p % w, y = y0 + p / w;
-            T u;
-            const T s = step_at(K - 1, x, y, z, u);
-            a.out[std::int64_t(z) * a.out_plane + std::int64_t(y) * a.out_pitch + x] = a.epi(s, u);
-          }
-        }
-        continue;
-      }
-      const Span zs = span(z0, z1, k, a.nz);
-      if (z >= zs.lo && z < zs.hi) {
-        const Span xs = span(x0, x1, k, a.nx), ys = span(y0, y1, k, a.ny);
-        const int w = xs.hi - xs.lo, n = w * (ys.hi - ys.lo);
-        if (k > 0) point_planes(k - 1, z);
-        for (int p = tid; p < n; p += nthreads) {
-          const int x = xs.lo + p % w, y = ys.lo + p / w;
-          if (k == 0) {
-            cell(0, x, y, z) = a.in[std::int64_t(z) * a.in_plane + std::int64_t(y) * a.in_pitch + x];
-          } else {
-            T u;
-            const T s = step_at(k - 1, x, y, z, u);
-            cell(k, x, y, z) = a.epi(s, u);
-          }
-        }
-      }
-      sync();  // level k's plane is visible before level k + 1 reads it
-    }
-    sync();  // every level is done with this step's planes before the rings move on
-  }
+// Before the first step: the Dirichlet value in every ring plane's constant cell.
+template <class T, class Op, int K, int PX, int TYT, int RY>
+STRATA_HOST_DEVICE void temporal_constants(T* smem, T value, int tid, int nthreads) {
+  using S = TemporalShape<T, Op, K, PX, TYT, RY>;
+  for (int p = tid; p < S::planes; p += nthreads) smem[std::size_t(p) * S::stride] = value;
 }
 
-struct NoSync {  // the host emulation: one "thread" runs every phase in order
-  STRATA_HOST_DEVICE void operator()() const {}
-};
-#if defined(__CUDACC__)
-struct BlockSync {
-  __device__ void operator()() const { __syncthreads(); }
+template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
+class TemporalThread {
+ public:
+  using S = TemporalShape<T, Op, K, PX, TYT, RY>;
+  static constexpr int R = S::R, D = S::D, Q = S::Q, M = S::M, H = S::H, HZ = S::HZ;
+  static_assert(S::TX > 0 && S::TY > 0, "the window must be wider than its halo");
+
+  STRATA_HOST_DEVICE TemporalThread(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid) : a_(a) {
+    tx_ = tid % PX;
+    ty_ = tid / PX;
+    periodic_ = a.kind == BoundaryKind::periodic;
+    x0_ = bx * S::TX, y0_ = by * S::TY, z0_ = bz * a.tz;
+    x1_ = min_(x0_ + S::TX, a.nx), y1_ = min_(y0_ + S::TY, a.ny), z1_ = min_(z0_ + a.tz, a.nz);
+    gx_ = x0_ - H + tx_;
+    gy_ = y0_ - H + ty_ * RY;
+    me_ = ty_ * RY * PX + tx_;
+    face_ = !periodic_ && (x0_ - H - R < 0 || x1_ + H + R > a.nx || y0_ - H - R < 0 || y1_ + H + R > a.ny);
+    xload_ = gx_ >= load_lo(x0_) && gx_ < load_hi(x1_, a.nx);
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) rowload_[v] = gy_ + v >= load_lo(y0_) && gy_ + v < load_hi(y1_, a.ny);
+    STRATA_UNROLL
+    for (int d = -R; d <= R; ++d) col_[d + R] = window_index(gx_ + d, x0_ - H, a.nx, PX, tx_, 1);
+    STRATA_UNROLL
+    for (int j = 0; j < RY + 2 * R; ++j) {
+      const int own = ty_ * RY + (j < R ? 0 : j >= RY + R ? RY - 1 : j - R);
+      row_[j] = window_index(gy_ - R + j, y0_ - H, a.ny, S::PY, own, PX);
+    }
+    STRATA_UNROLL
+    for (int k = 0; k < K; ++k)
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v)
+        STRATA_UNROLL
+        for (int j = 0; j < Q; ++j) q_[k][v][j] = T(0);
+    fetch(z0_ - H, next_);
+  }
+
+  // z-steps of the block: level 0 loads from z0 - H (the lowest plane any level reads),
+  // and the stored plane runs from z0 to z1, HZ behind the loaded one.
+  STRATA_HOST_DEVICE int steps() const { return z1_ - z0_ + H + HZ; }
+
+  // z-step i: level 0 takes plane z0 - H + i (prefetched), every level k one plane k D
+  // behind it, level K stores.
+  STRATA_HOST_DEVICE void step(int i, T* smem) {
+    const int p0 = z0_ - H + i;
+    T cur[RY];
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) cur[v] = next_[v];
+    fetch(p0 + 1, next_);  // in flight while this step computes
+    if (p0 >= load_lo(z0_) && p0 < load_hi(z1_, a_.nz)) {
+      T* ring = plane(smem, 0, p0);
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) ring[me_ + v * PX] = cur[v];
+    }
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) push(q_[0][v], cur[v]);
+    levels<1>(p0, smem);
+  }
+
+ private:
+  static STRATA_HOST_DEVICE int min_(int a, int b) { return a < b ? a : b; }
+  static STRATA_HOST_DEVICE int max_(int a, int b) { return a > b ? a : b; }
+
+  // The points of level 0 a block loads along an axis: K R beyond its tile, clipped to the
+  // domain unless periodic (whose ghosts are loaded).
+  STRATA_HOST_DEVICE int load_lo(int lo) const { return periodic_ ? lo - H : max_(0, lo - H); }
+  STRATA_HOST_DEVICE int load_hi(int hi, int n) const { return periodic_ ? hi + H : min_(n, hi + H); }
+
+  // Face blocks: where the window holds the value of global point g (window origin w0,
+  // `scale` cells per index), or -1 for the Dirichlet constant. A mirror outside the window
+  // only happens for points whose values are never used; they read their own cell.
+  STRATA_HOST_DEVICE int window_index(int g, int w0, int n, int size, int own, int scale) const {
+    int m = g;
+    if (g < 0 || g >= n) {
+      if (a_.kind == BoundaryKind::dirichlet) return -1;
+      m = ghost_source(a_.kind, g, n);
+    }
+    const int w = m - w0;
+    return (w >= 0 && w < size ? w : own) * scale;
+  }
+
+  STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
+    const bool z_ok = p >= load_lo(z0_) && p < load_hi(z1_, a_.nz);
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v)
+      dst[v] = z_ok && xload_ && rowload_[v]
+                   ? a_.in[std::int64_t(p) * a_.in_plane + std::int64_t(gy_ + v) * a_.in_pitch + gx_]
+                   : T(0);
+  }
+
+  static STRATA_HOST_DEVICE void push(T (&q)[Q], T value) {
+    STRATA_UNROLL
+    for (int j = 0; j + 1 < Q; ++j) q[j] = q[j + 1];
+    q[Q - 1] = value;
+  }
+  static STRATA_HOST_DEVICE T pick(const T (&q)[Q], int j) {  // q[j] for a j known at run time
+    T r = q[0];
+    STRATA_UNROLL
+    for (int jj = 1; jj < Q; ++jj) r = jj == j ? q[jj] : r;
+    return r;
+  }
+
+  // Level k's ring plane holding plane z (origin at the window's (0, 0)).
+  STRATA_HOST_DEVICE T* plane(T* smem, int k, int z) const {
+    const int slot = (z - (z0_ - 2 * HZ - 2 * M)) % M;  // the argument is never negative
+    return smem + (std::size_t(k) * M + slot) * S::stride + S::margin;
+  }
+
+  template <int k>
+  STRATA_HOST_DEVICE void levels(int p0, T* smem) {
+    if constexpr (k <= K) {
+      const int z = p0 - k * D;
+      const int lo = k == K ? z0_ : z0_ - (K - k) * R, hi = k == K ? z1_ : z1_ + (K - k) * R;
+      const bool active = z >= lo && z < hi && (periodic_ || (z >= 0 && z < a_.nz));
+      T val[RY];
+      if (active) {
+        const bool zface = !periodic_ && (z - R < 0 || z + R >= a_.nz);
+        // Steps near a z face take the tables too (valid in every block): a few planes per
+        // block do not need a fourth variant of the level.
+        if (zface)
+          level<k, true, true>(z, smem, val);
+        else if (face_)
+          level<k, true, false>(z, smem, val);
+        else
+          level<k, false, false>(z, smem, val);
+      }
+      if constexpr (k < K) {
+        if (active) {
+          T* ring = plane(smem, k, z);
+          STRATA_UNROLL
+          for (int v = 0; v < RY; ++v) ring[me_ + v * PX] = val[v];
+        }
+        STRATA_UNROLL
+        for (int v = 0; v < RY; ++v) push(q_[k][v], active ? val[v] : T(0));
+        levels<k + 1>(p0, smem);
+      } else if (active && gx_ >= x0_ && gx_ < x1_) {
+        STRATA_UNROLL
+        for (int v = 0; v < RY; ++v)
+          if (gy_ + v >= y0_ && gy_ + v < y1_)
+            a_.out[std::int64_t(z) * a_.out_plane + std::int64_t(gy_ + v) * a_.out_pitch + gx_] = val[v];
+      }
+    }
+  }
+
+  // Where in a ring plane the neighbour (dx, dy) of row v is.
+  template <bool Face>
+  STRATA_HOST_DEVICE int at_index(int v, int dx, int dy) const {
+    if constexpr (Face) {
+      const int r = row_[v + dy + R], c = col_[dx + R];
+      return r < 0 || c < 0 ? -S::margin : r + c;
+    } else {
+      return me_ + (v + dy) * PX + dx;
+    }
+  }
+
+  // Level k's plane z, from level k - 1.
+  template <int k, bool Face, bool ZFace>
+  STRATA_HOST_DEVICE void level(int z, T* smem, T (&val)[RY]) const {
+    const T(&q)[RY][Q] = q_[k - 1];
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) {
+      auto at = [&](int dx, int dy, int dz) -> T {
+        if constexpr (ZFace) {
+          const int zp = z + dz;
+          if (zp < 0 || zp >= a_.nz) {
+            if (a_.kind == BoundaryKind::dirichlet) return a_.value;
+            const int m = ghost_source(a_.kind, zp, a_.nz);
+            if (dx == 0 && dy == 0) return pick(q[v], R + m - z);
+            return plane(smem, k - 1, m)[at_index<Face>(v, dx, dy)];
+          }
+        }
+        if (dx == 0 && dy == 0) return q[v][R + dz];
+        if constexpr (!Face) {
+          if (dx == 0 && v + dy >= 0 && v + dy < RY) return q[v + dy][R + dz];
+        }
+        return plane(smem, k - 1, z + dz)[at_index<Face>(v, dx, dy)];
+      };
+      T centre;
+      const T s = a_.op(at, 0, 0, 0, centre);
+      val[v] = a_.epi(s, centre);
+    }
+  }
+
+  const TemporalArgs<T, Op, Epi>& a_;
+  int tx_, ty_, x0_, y0_, z0_, x1_, y1_, z1_, gx_, gy_, me_;
+  bool periodic_, face_, xload_;
+  bool rowload_[RY];
+  int col_[2 * R + 1];       // face blocks: the cell of x + d, d = -R .. R (-1: constant)
+  int row_[RY + 2 * R];      // face blocks: the row offset of y + j - R (-1: constant)
+  T q_[K][RY][Q];            // level k's column: planes z - R .. z + D of the level above
+  T next_[RY];               // the prefetched input plane
 };
 
-template <class T, class Op, int K, int TX, int TY, int THREADS, class Epi>
-__global__ void __launch_bounds__(THREADS, 1) temporal_steps(TemporalArgs<T, Op, Epi> a) {
+#if defined(__CUDACC__)
+template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
+__global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_constant__ TemporalArgs<T, Op, Epi> a) {
   extern __shared__ __align__(16) unsigned char temporal_smem[];
-  temporal_block<T, Op, K, TX, TY>(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x), THREADS,
-                                  reinterpret_cast<T*>(temporal_smem), BlockSync{});
+  T* smem = reinterpret_cast<T*>(temporal_smem);
+  temporal_constants<T, Op, K, PX, TYT, RY>(smem, a.value, int(threadIdx.x), PX * TYT);
+  TemporalThread<T, Op, Epi, K, PX, TYT, RY> t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  __syncthreads();
+  const int steps = t.steps();
+  for (int i = 0; i < steps; ++i) {
+    t.step(i, smem);
+    __syncthreads();
+  }
 }
 #endif
 

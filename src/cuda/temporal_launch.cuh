@@ -1,0 +1,122 @@
+// The temporal-blocking launcher (kernels/temporal.cuh): the block shape for K steps of a
+// point operator, the z splits, and one pass of k = 2..4 steps. Instantiated per stencil
+// family in temporal_*.cu (one translation unit each, so that they compile in parallel);
+// temporal.cu picks the family.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "backend/stencil.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernels/temporal.cuh"
+
+namespace strata::cuda::temporal {
+
+
+inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory per block (sm_90)
+inline constexpr int kMaxThreads = 512;                  // keeps 128 registers per thread
+
+
+// The block for K steps of Op: rows per thread RY as many as the queues' registers allow
+// (8, 4 or 2), a 64-wide window, and the tallest window (64, 32, 16 rows) whose rings fit
+// shared memory with at most kMaxThreads threads: taller windows compute fewer redundant
+// halo points per output (64 x 64 at K = 4, R = 1: 56 x 56 outputs, 0.77 of the window).
+template <class T, class Op, int K>
+struct Block {
+  static constexpr int R = Op::radius;
+  static constexpr int D = Op::off_centre ? R + 1 : R;
+  // Registers of the K column queues per row; ptxas spills past 80 of them in fp32 and 64
+  // in fp64 (whose addresses and temporaries take more besides).
+  static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);
+  static constexpr int budget = sizeof(T) == 4 ? 80 : 64;
+  static constexpr int RY = words * 8 <= budget ? 8 : words * 4 <= budget ? 4 : 2;
+  static constexpr int PX = 64;
+  template <int PY>
+  static constexpr bool fits = PY % RY == 0 && PX * (PY / RY) <= kMaxThreads && PY > 2 * K * R + 4 &&
+                               PX > 2 * K * R + 4 &&
+                               kernels::TemporalShape<T, Op, K, PX, (PY % RY == 0 ? PY / RY : 1), RY>::smem_bytes <=
+                                   kSmemLimit;
+  static constexpr int PY = fits<64> ? 64 : fits<32> ? 32 : 16;
+  static constexpr bool ok = fits<PY>;
+  static constexpr int TYT = PY / RY;
+};
+
+inline int multiprocessors() {
+  int device = 0, n = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&device));
+  STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  return n;
+}
+
+// Splits of the z axis: each block streams `lag` planes beyond its own, but too few blocks
+// leave SMs idle, so take the count that minimises waves x planes per block.
+inline int z_splits(int columns, int nz, int lag, int slots) {
+  int best = 1;
+  double best_cost = 0;
+  for (int s = 1; s <= std::max(1, std::min(nz, 64)); ++s) {
+    const int tz = (nz + s - 1) / s;
+    if (s > 1 && (nz + tz - 1) / tz < s) continue;  // the same split as a smaller s
+    const double waves = std::ceil(double(columns) * s / double(slots));
+    const double cost = waves * (tz + double(lag));
+    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+template <class T, class Op, int K, class Epi>
+bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
+  using B = Block<T, Op, K>;
+  if constexpr (!B::ok) {
+    static_cast<void>(B::TYT);
+    return false;
+  } else {
+    using Shape = kernels::TemporalShape<T, Op, K, B::PX, B::TYT, B::RY>;
+    constexpr auto kernel = &kernels::temporal_steps<T, Op, Epi, K, B::PX, B::TYT, B::RY>;
+    // The shared-memory opt-in is per device; how many blocks an SM holds, once per process.
+    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Shape::smem_bytes)));
+    static const int per_sm = [&] {
+      int n = 0;
+      STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Shape::threads, Shape::smem_bytes));
+      return std::max(n, 1);
+    }();
+    const Extent n = in.extent();
+    kernels::TemporalArgs<T, Op, Epi> a{};
+    a.in = in.origin();
+    a.out = out.origin();
+    a.in_pitch = in.layout().pitch, a.in_plane = in.layout().plane;
+    a.out_pitch = out.layout().pitch, a.out_plane = out.layout().plane;
+    a.nx = n.nx, a.ny = n.ny, a.nz = n.nz;
+    a.op = op;
+    a.kind = bc.kind;
+    a.value = T(bc.value);
+    a.epi = epi;
+    const int gx = (n.nx + Shape::TX - 1) / Shape::TX, gy = (n.ny + Shape::TY - 1) / Shape::TY;
+    const int splits = z_splits(gx * gy, n.nz, Shape::H + Shape::HZ, multiprocessors() * per_sm);
+    a.tz = (n.nz + splits - 1) / splits;
+    const dim3 grid(unsigned(gx), unsigned(gy), unsigned((n.nz + a.tz - 1) / a.tz));
+    kernel<<<grid, Shape::threads, Shape::smem_bytes, static_cast<cudaStream_t>(stream)>>>(a);
+    STRATA_CUDA_CHECK_LAUNCH();
+    return true;
+  }
+}
+
+// One pass of k = 2..KMax steps of op with the update o asks for; false where no block fits.
+template <class T, class Op, int KMax = 4>
+bool pass(int k, const Op& op, const StepOptions& o, const Boundary& bc, const Field<T>& in, Field<T>& out,
+          void* stream) {
+  auto with = [&](const auto& epi) {
+    if (k == 2) return launch<T, Op, 2>(op, epi, bc, in, out, stream);
+    if constexpr (KMax >= 3)
+      if (k == 3) return launch<T, Op, 3>(op, epi, bc, in, out, stream);
+    if constexpr (KMax >= 4)
+      if (k == 4) return launch<T, Op, 4>(op, epi, bc, in, out, stream);
+    return false;
+  };
+  if (o.update == StepUpdate::repeat) return with(kernels::StepStore<T>{});
+  return with(kernels::StepRelax<T>{T(o.c)});
+}
+
+}  // namespace strata::cuda::temporal
