@@ -182,10 +182,16 @@ class TemporalThread {
     gx_ = x0_ - H + tx_;
     gy_ = y0_ - H + ty_ * RY;
     me_ = ty_ * RY * PX + tx_;
+    in_at_ = std::int64_t(gy_) * a.in_pitch + gx_;
+    out_at_ = std::int64_t(gy_) * a.out_pitch + gx_;
     face_ = !periodic_ && (x0_ - H - R < 0 || x1_ + H + R > a.nx || y0_ - H - R < 0 || y1_ + H + R > a.ny);
     xload_ = gx_ >= load_lo(x0_) && gx_ < load_hi(x1_, a.nx);
+    store_ = 0;
     STRATA_UNROLL
-    for (int v = 0; v < RY; ++v) rowload_[v] = gy_ + v >= load_lo(y0_) && gy_ + v < load_hi(y1_, a.ny);
+    for (int v = 0; v < RY; ++v) {
+      rowload_[v] = xload_ && gy_ + v >= load_lo(y0_) && gy_ + v < load_hi(y1_, a.ny);
+      if (gx_ >= x0_ && gx_ < x1_ && gy_ + v >= y0_ && gy_ + v < y1_) store_ |= 1u << v;
+    }
     STRATA_UNROLL
     for (int d = -R; d <= R; ++d) col_[d + R] = window_index(gx_ + d, x0_ - H, a.nx, PX, tx_, 1);
     STRATA_UNROLL
@@ -234,25 +240,25 @@ class TemporalThread {
   STRATA_HOST_DEVICE int load_hi(int hi, int n) const { return periodic_ ? hi + H : min_(n, hi + H); }
 
   // Face blocks: where the window holds the value of global point g (window origin w0,
-  // `scale` cells per index), or -1 for the Dirichlet constant. A mirror outside the window
+  // `scale` cells per index), or kConstant for the Dirichlet constant. A mirror outside the window
   // only happens for points whose values are never used; they read their own cell.
   STRATA_HOST_DEVICE int window_index(int g, int w0, int n, int size, int own, int scale) const {
     int m = g;
     if (g < 0 || g >= n) {
-      if (a_.kind == BoundaryKind::dirichlet) return -1;
+      if (a_.kind == BoundaryKind::dirichlet) return kConstant;
       m = ghost_source(a_.kind, g, n);
     }
     const int w = m - w0;
     return (w >= 0 && w < size ? w : own) * scale;
   }
 
+  // The thread's rows of input plane p (0 where the block loads nothing); addresses are
+  // formed only for the rows loaded.
   STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
     const bool z_ok = p >= load_lo(z0_) && p < load_hi(z1_, a_.nz);
+    std::int64_t at = std::int64_t(p) * a_.in_plane + in_at_;
     STRATA_UNROLL
-    for (int v = 0; v < RY; ++v)
-      dst[v] = z_ok && xload_ && rowload_[v]
-                   ? a_.in[std::int64_t(p) * a_.in_plane + std::int64_t(gy_ + v) * a_.in_pitch + gx_]
-                   : T(0);
+    for (int v = 0; v < RY; ++v, at += a_.in_pitch) dst[v] = z_ok && rowload_[v] ? a_.in[at] : T(0);
   }
 
   static STRATA_HOST_DEVICE void push(T (&q)[Q], T value) {
@@ -300,11 +306,11 @@ class TemporalThread {
         STRATA_UNROLL
         for (int v = 0; v < RY; ++v) push(q_[k][v], active ? val[v] : T(0));
         levels<k + 1>(p0, smem);
-      } else if (active && gx_ >= x0_ && gx_ < x1_) {
+      } else if (active && store_ != 0) {
+        std::int64_t at = std::int64_t(z) * a_.out_plane + out_at_;
         STRATA_UNROLL
-        for (int v = 0; v < RY; ++v)
-          if (gy_ + v >= y0_ && gy_ + v < y1_)
-            a_.out[std::int64_t(z) * a_.out_plane + std::int64_t(gy_ + v) * a_.out_pitch + gx_] = val[v];
+        for (int v = 0; v < RY; ++v, at += a_.out_pitch)
+          if (store_ & (1u << v)) a_.out[at] = val[v];
       }
     }
   }
@@ -313,8 +319,8 @@ class TemporalThread {
   template <bool Face>
   STRATA_HOST_DEVICE int at_index(int v, int dx, int dy) const {
     if constexpr (Face) {
-      const int r = row_[v + dy + R], c = col_[dx + R];
-      return r < 0 || c < 0 ? -S::margin : r + c;
+      const int i = row_[v + dy + R] + col_[dx + R];  // negative when either is the constant
+      return i > -S::margin ? i : -S::margin;
     } else {
       return me_ + (v + dy) * PX + dx;
     }
@@ -324,6 +330,9 @@ class TemporalThread {
   template <int k, bool Face, bool ZFace>
   STRATA_HOST_DEVICE void level(int z, T* smem, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
+    const T* planes[2 * R + 1];  // level k - 1's ring planes z - R .. z + R (those in the ring)
+    STRATA_UNROLL
+    for (int d = -R; d <= R; ++d) planes[d + R] = plane(smem, k - 1, z + d);
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       auto at = [&](int dx, int dy, int dz) -> T {
@@ -340,7 +349,7 @@ class TemporalThread {
         if constexpr (!Face) {
           if (dx == 0 && v + dy >= 0 && v + dy < RY) return q[v + dy][R + dz];
         }
-        return plane(smem, k - 1, z + dz)[at_index<Face>(v, dx, dy)];
+        return planes[dz + R][at_index<Face>(v, dx, dy)];
       };
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
@@ -350,10 +359,14 @@ class TemporalThread {
 
   const TemporalArgs<T, Op, Epi>& a_;
   int tx_, ty_, x0_, y0_, z0_, x1_, y1_, z1_, gx_, gy_, me_;
+  std::int64_t in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output
   bool periodic_, face_, xload_;
-  bool rowload_[RY];
-  int col_[2 * R + 1];       // face blocks: the cell of x + d, d = -R .. R (-1: constant)
-  int row_[RY + 2 * R];      // face blocks: the row offset of y + j - R (-1: constant)
+  bool rowload_[RY];             // the row is loaded (x included)
+  unsigned store_;               // bit v: row v is an output point
+  // Far below any cell, so that a row offset plus a column stays below -margin.
+  static constexpr int kConstant = -(1 << 28);
+  int col_[2 * R + 1];       // face blocks: the cell of x + d, d = -R .. R (or kConstant)
+  int row_[RY + 2 * R];      // face blocks: the row offset of y + j - R (or kConstant)
   T q_[K][RY][Q];            // level k's column: planes z - R .. z + D of the level above
   T next_[RY];               // the prefetched input plane
 };
