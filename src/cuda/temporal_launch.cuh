@@ -74,6 +74,7 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
     return false;
   } else {
     using Shape = kernels::TemporalShape<T, Op, K, B::PX, B::TYT, B::RY>;
+    if (!kernels::TemporalThread<T, Op, Epi, K, B::PX, B::TYT, B::RY>::supports(bc.kind)) return false;
     constexpr auto kernel = &kernels::temporal_steps<T, Op, Epi, K, B::PX, B::TYT, B::RY>;
     // The shared-memory opt-in is per device; how many blocks an SM holds, once per process.
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Shape::smem_bytes)));

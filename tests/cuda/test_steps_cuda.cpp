@@ -108,7 +108,7 @@ TEST(StepsCuda, FusedPassesAreTheSingleStepsBitForBit) {
   std::uint64_t seed = 21;
   for (Extent n : {Extent{150, 70, 37}, Extent{33, 5, 3}, Extent{7, 40, 66}})
     for (const Boundary& bc : {Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()})
-      for (int r = 1; r <= 2; ++r)
+      for (int r = 1; r <= 4; ++r)
         for (int fuse = 2; fuse <= 4; ++fuse) {
           const Stencil s = Stencil::laplacian(2 * r, 1.0);
           fused_against_single<float>(s, bc, n, 2 * fuse + 1, fuse, {StepUpdate::relax, 0.04}, ++seed);

@@ -13,19 +13,24 @@
 // neighbouring blocks overlap: the points each block computes beyond its tile are the
 // redundant work that buys the K-fold cut in memory traffic.
 //
-// Boundaries, at every level as fill_ghosts makes them before every single step:
-// - dirichlet: a read outside the domain is the value (a constant cell before each ring
-//   plane);
-// - neumann: a read outside is of the mirrored point (strata::ghost_source per axis), which
-//   lies in the block's own window, or in the column's queue along z;
+// Boundaries, at every level as fill_ghosts makes them before every single step. Along x
+// and y the window simply runs on past a domain face and every window point takes the same
+// arithmetic, so that interior and face blocks read alike (no index tables, no tests per
+// read):
+// - dirichlet: a ghost point is loaded as the value and keeps it at every level;
+// - neumann: a ghost point is loaded from its mirror (strata::ghost_source) and computed
+//   like any other point, which gives its mirror's bits: the mirror's neighbours are its
+//   own, mirrored, and the operators add each pair of taps a mirror swaps in one
+//   (commutative) addition (Op::mirror_symmetric; box27's ordered sum is not, so it is not
+//   fused with neumann faces);
 // - periodic: the window runs on into the ghost layers, which the caller filled K R wide:
 //   a point there is computed by the same arithmetic, on the same values, as the point it
 //   wraps to, so it holds the same bits.
-// Blocks whose window reaches a domain face (x or y), and every block on the steps near a
-// z face, read through per-thread index tables (and take the ghost rule along z there);
-// the others read straight, and a thread's own rows from registers. Each point's arithmetic is the single-pass kernel's
-// (stencil_25d.cuh with StarOp, Sym27Op or Box27Op): the same terms added in the same order
-// with the same fused multiply-adds, so K fused steps give the bits of K single passes.
+// Along z the planes beyond a face are not computed: the few planes within R of a z face
+// read through the ghost rule (the mirrored plane, from the queue or the ring). Each
+// point's arithmetic is the single-pass kernel's (stencil_25d.cuh with StarOp, Sym27Op or
+// Box27Op): the same terms added in the same order with the same fused multiply-adds, so
+// K fused steps give the bits of K single passes.
 //
 // TemporalThread is one thread's state and its z-step: the CUDA kernel runs it with a
 // barrier between steps, and tests run every thread of a block on the host, step by step
@@ -60,6 +65,7 @@ template <class T, int R>
 struct StarPoint {  // StarOp: z - R .. z - 1, then the in-plane sum, then z + 1 .. z + R
   static constexpr int radius = R;
   static constexpr bool off_centre = false;  // in-plane neighbours of plane z only
+  static constexpr bool mirror_symmetric = true;
   T c[R + 1];  // c[0] centre, c[r] the six at distance r
   template <class At>
   STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
@@ -83,6 +89,7 @@ template <class T>
 struct Sym27Point {  // Sym27Op: per plane the centre C, faces F and corners E of its 3x3
   static constexpr int radius = 1;
   static constexpr bool off_centre = true;  // in-plane neighbours of planes z - 1 .. z + 1
+  static constexpr bool mirror_symmetric = true;
   T c[4];  // centre, faces, edges, corners
   template <class At>
   STRATA_HOST_DEVICE void sums(At& at, int x, int y, int z, T& C, T& F, T& E) const {
@@ -108,6 +115,7 @@ template <class T>
 struct Box27Point {  // Box27Op: planes z-1, z, z+1; rows y-1..y+1; x-1..x+1, one sum
   static constexpr int radius = 1;
   static constexpr bool off_centre = true;
+  static constexpr bool mirror_symmetric = false;  // one ordered sum of 27 taps
   T k[27];  // k[(dz+1)*9 + (dy+1)*3 + (dx+1)]
   template <class At>
   STRATA_HOST_DEVICE T operator()(At&& at, int x, int y, int z, T& centre) const {
@@ -151,7 +159,7 @@ struct TemporalShape {
   static constexpr int TX = PX - 2 * H, TY = PY - 2 * H;  // output tile
   static constexpr int threads = PX * TYT;
   // Each ring plane has `margin` readable cells before and after it, so that the window's
-  // edge points read (garbage) without a test; the first one holds the Dirichlet value.
+  // edge points read (garbage) without a test.
   static constexpr int margin = R * PX + R + 1;
   static constexpr int stride = PX * PY + 2 * margin;
   static constexpr int planes = K * M;
@@ -159,19 +167,17 @@ struct TemporalShape {
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
-// Before the first step: the Dirichlet value in every ring plane's constant cell.
-template <class T, class Op, int K, int PX, int TYT, int RY>
-STRATA_HOST_DEVICE void temporal_constants(T* smem, T value, int tid, int nthreads) {
-  using S = TemporalShape<T, Op, K, PX, TYT, RY>;
-  for (int p = tid; p < S::planes; p += nthreads) smem[std::size_t(p) * S::stride] = value;
-}
-
 template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
 class TemporalThread {
  public:
   using S = TemporalShape<T, Op, K, PX, TYT, RY>;
   static constexpr int R = S::R, D = S::D, Q = S::Q, M = S::M, H = S::H, HZ = S::HZ;
   static_assert(S::TX > 0 && S::TY > 0, "the window must be wider than its halo");
+  static_assert(RY <= 32, "a row mask per thread");
+
+  // Whether K fused steps of Op can keep boundary kind `kind` (neumann needs the mirror
+  // symmetry that makes a ghost point's arithmetic give its mirror's bits).
+  static constexpr bool supports(BoundaryKind kind) { return kind != BoundaryKind::neumann || Op::mirror_symmetric; }
 
   STRATA_HOST_DEVICE TemporalThread(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid) : a_(a) {
     tx_ = tid % PX;
@@ -182,22 +188,19 @@ class TemporalThread {
     gx_ = x0_ - H + tx_;
     gy_ = y0_ - H + ty_ * RY;
     me_ = ty_ * RY * PX + tx_;
-    in_at_ = std::int64_t(gy_) * a.in_pitch + gx_;
     out_at_ = std::int64_t(gy_) * a.out_pitch + gx_;
-    face_ = !periodic_ && (x0_ - H - R < 0 || x1_ + H + R > a.nx || y0_ - H - R < 0 || y1_ + H + R > a.ny);
+    face_ = !periodic_ && (x0_ - H < 0 || x0_ - H + PX > a.nx || y0_ - H < 0 || y0_ - H + S::PY > a.ny);
+    const bool x_in = gx_ >= 0 && gx_ < a.nx;
+    sx_ = x_in || periodic_ ? gx_ : ghost_source(a.kind, gx_, a.nx);
+    in_at_ = std::int64_t(gy_) * a.in_pitch + sx_;
     xload_ = gx_ >= load_lo(x0_) && gx_ < load_hi(x1_, a.nx);
-    store_ = 0;
+    store_ = ghost_ = 0;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
-      rowload_[v] = xload_ && gy_ + v >= load_lo(y0_) && gy_ + v < load_hi(y1_, a.ny);
-      if (gx_ >= x0_ && gx_ < x1_ && gy_ + v >= y0_ && gy_ + v < y1_) store_ |= 1u << v;
-    }
-    STRATA_UNROLL
-    for (int d = -R; d <= R; ++d) col_[d + R] = window_index(gx_ + d, x0_ - H, a.nx, PX, tx_, 1);
-    STRATA_UNROLL
-    for (int j = 0; j < RY + 2 * R; ++j) {
-      const int own = ty_ * RY + (j < R ? 0 : j >= RY + R ? RY - 1 : j - R);
-      row_[j] = window_index(gy_ - R + j, y0_ - H, a.ny, S::PY, own, PX);
+      const int y = gy_ + v;
+      if (xload_ && y >= load_lo(y0_) && y < load_hi(y1_, a.ny)) rowload_ |= 1u << v;
+      if (gx_ >= x0_ && gx_ < x1_ && y >= y0_ && y < y1_) store_ |= 1u << v;
+      if (a.kind == BoundaryKind::dirichlet && !(x_in && y >= 0 && y < a.ny)) ghost_ |= 1u << v;
     }
     STRATA_UNROLL
     for (int k = 0; k < K; ++k)
@@ -205,7 +208,10 @@ class TemporalThread {
       for (int v = 0; v < RY; ++v)
         STRATA_UNROLL
         for (int j = 0; j < Q; ++j) q_[k][v][j] = T(0);
-    fetch(z0_ - H, next_);
+    if (face_)
+      fetch<true>(z0_ - H, next_);
+    else
+      fetch<false>(z0_ - H, next_);
   }
 
   // z-steps of the block: level 0 loads from z0 - H (the lowest plane any level reads),
@@ -213,13 +219,26 @@ class TemporalThread {
   STRATA_HOST_DEVICE int steps() const { return z1_ - z0_ + H + HZ; }
 
   // z-step i: level 0 takes plane z0 - H + i (prefetched), every level k one plane k D
-  // behind it, level K stores.
+  // behind it, level K stores. Blocks whose window crosses a face in x or y take the
+  // ghost rules (their own instance of the step, so that the others carry no tests).
+  STRATA_HOST_DEVICE void step(int i, T* smem) {
+    if (face_)
+      step<true>(i, smem);
+    else
+      step<false>(i, smem);
+  }
+
+ private:
+  static STRATA_HOST_DEVICE int min_(int a, int b) { return a < b ? a : b; }
+  static STRATA_HOST_DEVICE int max_(int a, int b) { return a > b ? a : b; }
+
+  template <bool Face>
   STRATA_HOST_DEVICE void step(int i, T* smem) {
     const int p0 = z0_ - H + i;
     T cur[RY];
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) cur[v] = next_[v];
-    fetch(p0 + 1, next_);  // in flight while this step computes
+    fetch<Face>(p0 + 1, next_);  // in flight while this step computes
     if (p0 >= load_lo(z0_) && p0 < load_hi(z1_, a_.nz)) {
       T* ring = plane(smem, 0, p0);
       STRATA_UNROLL
@@ -227,38 +246,33 @@ class TemporalThread {
     }
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) push(q_[0][v], cur[v]);
-    levels<1>(p0, smem);
+    levels<1, Face>(p0, smem);
   }
-
- private:
-  static STRATA_HOST_DEVICE int min_(int a, int b) { return a < b ? a : b; }
-  static STRATA_HOST_DEVICE int max_(int a, int b) { return a > b ? a : b; }
 
   // The points of level 0 a block loads along an axis: K R beyond its tile, clipped to the
   // domain unless periodic (whose ghosts are loaded).
   STRATA_HOST_DEVICE int load_lo(int lo) const { return periodic_ ? lo - H : max_(0, lo - H); }
   STRATA_HOST_DEVICE int load_hi(int hi, int n) const { return periodic_ ? hi + H : min_(n, hi + H); }
 
-  // Face blocks: where the window holds the value of global point g (window origin w0,
-  // `scale` cells per index), or kConstant for the Dirichlet constant. A mirror outside the window
-  // only happens for points whose values are never used; they read their own cell.
-  STRATA_HOST_DEVICE int window_index(int g, int w0, int n, int size, int own, int scale) const {
-    int m = g;
-    if (g < 0 || g >= n) {
-      if (a_.kind == BoundaryKind::dirichlet) return kConstant;
-      m = ghost_source(a_.kind, g, n);
-    }
-    const int w = m - w0;
-    return (w >= 0 && w < size ? w : own) * scale;
-  }
-
-  // The thread's rows of input plane p (0 where the block loads nothing); addresses are
-  // formed only for the rows loaded.
+  // The thread's rows of input plane p (0 where the block loads nothing). Inside the domain
+  // (and in the periodic ghosts) the point itself; in face blocks, ghost points in x or y
+  // hold what fill_ghosts would put there: the Dirichlet value, or the neumann mirror's value.
+  template <bool Face>
   STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
     const bool z_ok = p >= load_lo(z0_) && p < load_hi(z1_, a_.nz);
-    std::int64_t at = std::int64_t(p) * a_.in_plane + in_at_;
-    STRATA_UNROLL
-    for (int v = 0; v < RY; ++v, at += a_.in_pitch) dst[v] = z_ok && rowload_[v] ? a_.in[at] : T(0);
+    if constexpr (!Face) {
+      std::int64_t at = std::int64_t(p) * a_.in_plane + in_at_;
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v, at += a_.in_pitch) dst[v] = z_ok && (rowload_ >> v & 1u) ? a_.in[at] : T(0);
+    } else {
+      const std::int64_t at = std::int64_t(p) * a_.in_plane + sx_;
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) {
+        const int y = gy_ + v;
+        const int sy = y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny);
+        dst[v] = !z_ok ? T(0) : ghost_ >> v & 1u ? a_.value : a_.in[at + std::int64_t(sy) * a_.in_pitch];
+      }
+    }
   }
 
   static STRATA_HOST_DEVICE void push(T (&q)[Q], T value) {
@@ -279,7 +293,7 @@ class TemporalThread {
     return smem + (std::size_t(k) * M + slot) * S::stride + S::margin;
   }
 
-  template <int k>
+  template <int k, bool Face>
   STRATA_HOST_DEVICE void levels(int p0, T* smem) {
     if constexpr (k <= K) {
       const int z = p0 - k * D;
@@ -287,15 +301,11 @@ class TemporalThread {
       const bool active = z >= lo && z < hi && (periodic_ || (z >= 0 && z < a_.nz));
       T val[RY];
       if (active) {
-        const bool zface = !periodic_ && (z - R < 0 || z + R >= a_.nz);
-        // Steps near a z face take the tables too (valid in every block): a few planes per
-        // block do not need a fourth variant of the level.
-        if (zface)
-          level<k, true, true>(z, smem, val);
-        else if (face_)
-          level<k, true, false>(z, smem, val);
+        // Planes near a z face take the ghost rule along z: a few planes per block.
+        if (!periodic_ && (z - R < 0 || z + R >= a_.nz))
+          level<k, Face, true>(z, smem, val);
         else
-          level<k, false, false>(z, smem, val);
+          level<k, Face, false>(z, smem, val);
       }
       if constexpr (k < K) {
         if (active) {
@@ -305,28 +315,22 @@ class TemporalThread {
         }
         STRATA_UNROLL
         for (int v = 0; v < RY; ++v) push(q_[k][v], active ? val[v] : T(0));
-        levels<k + 1>(p0, smem);
+        levels<k + 1, Face>(p0, smem);
       } else if (active && store_ != 0) {
         std::int64_t at = std::int64_t(z) * a_.out_plane + out_at_;
         STRATA_UNROLL
         for (int v = 0; v < RY; ++v, at += a_.out_pitch)
-          if (store_ & (1u << v)) a_.out[at] = val[v];
+          if (store_ >> v & 1u) a_.out[at] = val[v];
       }
     }
   }
 
-  // Where in a ring plane the neighbour (dx, dy) of row v is.
-  template <bool Face>
-  STRATA_HOST_DEVICE int at_index(int v, int dx, int dy) const {
-    if constexpr (Face) {
-      const int i = row_[v + dy + R] + col_[dx + R];  // negative when either is the constant
-      return i > -S::margin ? i : -S::margin;
-    } else {
-      return me_ + (v + dy) * PX + dx;
-    }
-  }
-
-  // Level k's plane z, from level k - 1.
+  // Level k's plane z, from level k - 1. Every window point takes the same arithmetic:
+  // inside the domain that is the step; a neumann ghost point computes its mirror's value
+  // bit for bit (its neighbours are its mirror's, mirrored, and the operator adds each pair
+  // of mirrored taps with one commutative addition); a dirichlet ghost point keeps the
+  // value. Points within K R of the window's edge read past it (the ring planes' margins)
+  // and are wrong, but no stored point depends on them.
   template <int k, bool Face, bool ZFace>
   STRATA_HOST_DEVICE void level(int z, T* smem, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
@@ -336,39 +340,36 @@ class TemporalThread {
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       auto at = [&](int dx, int dy, int dz) -> T {
+        const bool own_row = dx == 0 && v + dy >= 0 && v + dy < RY;
         if constexpr (ZFace) {
           const int zp = z + dz;
           if (zp < 0 || zp >= a_.nz) {
             if (a_.kind == BoundaryKind::dirichlet) return a_.value;
             const int m = ghost_source(a_.kind, zp, a_.nz);
-            if (dx == 0 && dy == 0) return pick(q[v], R + m - z);
-            return plane(smem, k - 1, m)[at_index<Face>(v, dx, dy)];
+            if (own_row) return pick(q[v + dy], R + m - z);
+            return plane(smem, k - 1, m)[me_ + (v + dy) * PX + dx];
           }
         }
-        if (dx == 0 && dy == 0) return q[v][R + dz];
-        if constexpr (!Face) {
-          if (dx == 0 && v + dy >= 0 && v + dy < RY) return q[v + dy][R + dz];
-        }
-        return planes[dz + R][at_index<Face>(v, dx, dy)];
+        if (own_row) return q[v + dy][R + dz];
+        return planes[dz + R][me_ + (v + dy) * PX + dx];
       };
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
       val[v] = a_.epi(s, centre);
+      if constexpr (Face) val[v] = ghost_ >> v & 1u ? a_.value : val[v];
     }
   }
 
   const TemporalArgs<T, Op, Epi>& a_;
   int tx_, ty_, x0_, y0_, z0_, x1_, y1_, z1_, gx_, gy_, me_;
+  int sx_;                       // the column the thread loads: gx, or its mirror (neumann)
   std::int64_t in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output
   bool periodic_, face_, xload_;
-  bool rowload_[RY];             // the row is loaded (x included)
+  unsigned rowload_ = 0;         // bit v: row v is loaded (x included)
   unsigned store_;               // bit v: row v is an output point
-  // Far below any cell, so that a row offset plus a column stays below -margin.
-  static constexpr int kConstant = -(1 << 28);
-  int col_[2 * R + 1];       // face blocks: the cell of x + d, d = -R .. R (or kConstant)
-  int row_[RY + 2 * R];      // face blocks: the row offset of y + j - R (or kConstant)
-  T q_[K][RY][Q];            // level k's column: planes z - R .. z + D of the level above
-  T next_[RY];               // the prefetched input plane
+  unsigned ghost_;               // bit v: row v is a dirichlet ghost point
+  T q_[K][RY][Q];                // level k's column: planes z - R .. z + D of the level above
+  T next_[RY];                   // the prefetched input plane
 };
 
 #if defined(__CUDACC__)
@@ -376,9 +377,7 @@ template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
 __global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_constant__ TemporalArgs<T, Op, Epi> a) {
   extern __shared__ __align__(16) unsigned char temporal_smem[];
   T* smem = reinterpret_cast<T*>(temporal_smem);
-  temporal_constants<T, Op, K, PX, TYT, RY>(smem, a.value, int(threadIdx.x), PX * TYT);
   TemporalThread<T, Op, Epi, K, PX, TYT, RY> t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
-  __syncthreads();
   const int steps = t.steps();
   for (int i = 0; i < steps; ++i) {
     t.step(i, smem);
