@@ -31,7 +31,7 @@ struct ApplyArgs {
   std::string bc = "dirichlet";
   std::string in, out, precision, device, grid;
   bool allow_nonfinite = false;
-  int steps = 1, fuse = 1;
+  int steps = 1, fuse = 0;  // fuse 0: strata picks (auto_fuse)
   std::string update = "repeat";
 };
 
@@ -121,12 +121,12 @@ void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
 template <class T>
 void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
   StepOptions update = parse_update(a.update);
-  update.fuse = a.fuse;
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
+  update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
   // The whole host footprint before the input is read: the input field and, on the CPU, the
   // output field (both with ghosts), and the dense copy the output is written from.
-  // Periodic passes of --fuse k steps read k R ghost layers.
-  const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic ? a.fuse * s.radius() : 0});
+  // Periodic passes of k steps read k R ghost layers.
+  const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !single ? update.fuse * s.radius() : 0});
   const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
   const int fields = dev == DeviceChoice::cuda ? 1 : 2;
   host::require_host_memory(fields * field + dense,
@@ -173,7 +173,7 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
   npy_write_field(a.out, in);
   const std::string steps = single ? "" : ", " + std::to_string(a.steps) + " steps of " +
                                               (update.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(update.c) + " (A u)") +
-                                              (a.fuse > 1 ? " (--fuse " + std::to_string(a.fuse) + ")" : "");
+                                              (update.fuse > 1 ? ", up to " + std::to_string(update.fuse) + " per pass" : "");
   std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (with transfers) -> %s\n",
               s.describe().c_str(), bc.describe().c_str(), steps.c_str(), in.extent().str().c_str(),
               to_string(precision_of<T>), to_string(dev), ms, a.out.c_str());
@@ -248,10 +248,11 @@ void add_apply(CLI::App& app) {
                   "step with C = kappa dt, or weighted Jacobi)")
       ->capture_default_str();
   cmd->add_option("--fuse", a->fuse,
-                  "steps per trip through memory on the GPU (temporal blocking: 7pt, star radius 2, sym27 and box27, "
-                  "2..4 steps per pass; stars of radius 3 and 4 take single steps); the same result bits as 1, but "
-                  "today 2-10x slower than 1 on an H100 (docs/performance.md)")
-      ->capture_default_str()->check(whole_number_in(1, 4));
+                  "steps per trip through memory on the GPU (temporal blocking, 2..4 steps per pass for stars of "
+                  "radius 1..4, 2 for sym27; box27 takes single steps); 1: one pass per step; 0: strata's measured "
+                  "choice (H100: 3 for 7pt f32, 2 for 7pt f64 and star radius 2 f32, else 1; docs/performance.md). "
+                  "The same result bits whatever the value")
+      ->capture_default_str()->check(whole_number_in(0, 4));
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
@@ -276,7 +277,7 @@ void add_apply(CLI::App& app) {
     if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
       throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
                   " ranks write their parts of one file in parallel; give a file path");
-    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat || a->fuse != 1))
+    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat || a->fuse != 0))
       throw Error("--steps, --update and --fuse take one process for now: run them without mpirun");
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();  // every rank validated: from here a failure is one rank's own

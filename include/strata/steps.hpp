@@ -23,14 +23,22 @@ enum class StepUpdate {
 struct StepOptions {
   StepUpdate update = StepUpdate::relax;
   double c = 0;  // relax only; finite
-  // Steps per trip through memory. 1 (the default): one pass per step. On the H100 the
-  // fused passes measure 2.5-8x slower than single steps at 512^3 (docs/performance.md,
-  // "Temporal blocking"), so they are opt-in until the kernel is rebuilt. k > 1: passes of k steps where the backend has them (the
-  // CUDA temporal-blocking kernel: stars of radius 1 and 2, sym27 and box27, k = 2..4 where
-  // the windows fit shared memory, both updates, every boundary rule; with periodic faces k
-  // is capped at ghost / radius), single steps for the rest. The same bits either way.
-  int fuse = 1;
+  // Steps per trip through memory (temporal blocking). 0 (the default): strata's measured
+  // choice, auto_fuse below. k >= 1: passes of k steps where the backend has them (the CUDA
+  // temporal-blocking kernel: stars of radius 1..4 and sym27, k = 2..4 where the windows fit
+  // shared memory, sym27 k = 2 only, both updates, every boundary rule; with periodic faces
+  // k is capped at ghost / radius), single steps for the rest; 1: one pass per step. The
+  // same bits either way.
+  int fuse = 0;
 };
+
+// The steps per pass that fuse = 0 takes for `stencil` on fields of T in `memory`: on the
+// GPU the fastest of `strata bench --kernel steps` on an H100 at 512^3 (3 for the 7-point
+// f32 stencil, 2 for 7-point f64 and radius-2 stars in f32, 1 for the rest, where fused
+// passes measure slower than single steps: docs/performance.md, "Temporal blocking"); 1 on
+// the host. Periodic boundaries need fields with auto_fuse * radius ghost layers to fuse.
+template <class T>
+int auto_fuse(const Stencil& stencil, Memory memory);
 
 // Requires steps >= 0 and u.ghost() >= stencil.radius(); uses one scratch Field of u's
 // shape (allocated here). steps == 0 leaves u as it is (ghosts included).

@@ -191,17 +191,18 @@ StepOptions step_options(const std::string& update, double c, int fuse) {
                            "'repeat' (u <- A u)").c_str());
   if (o.update == StepUpdate::relax && !std::isfinite(c))
     throw nb::value_error("strata.steps: c must be finite");
-  if (fuse < 1) throw nb::value_error("strata.steps: fuse must be >= 1");
+  if (fuse < 0) throw nb::value_error("strata.steps: fuse must be >= 0 (0: strata's choice)");
   o.c = c;
   o.fuse = fuse;
   return o;
 }
 
 template <class T>
-nb::object steps_array(const Stencil& s, const Boundary& bc, int steps, const StepOptions& o, const Operand& x,
+nb::object steps_array(const Stencil& s, const Boundary& bc, int steps, StepOptions o, const Operand& x,
                        nb::handle x_obj) {
   const Extent n = extent_3d(*x.array, "strata.steps", "x");
   nb::object result = empty_like(x_obj);
+  if (o.fuse == 0) o.fuse = auto_fuse<T>(s, x.memory);  // and ghosts for it when periodic
   const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic ? o.fuse * s.radius() : 0});
   std::unique_ptr<Field<T>> u;
   {
@@ -316,14 +317,15 @@ void bind_apply(nb::module_& m) {
         "(finite-element Laplacian), box27 (needs coeffs). bc: 'dirichlet[:VALUE]', "
         "'neumann', 'periodic' (np.pad's constant, symmetric, wrap).");
   m.def("steps", &py_steps, "stencil"_a, "x"_a, "steps"_a, "bc"_a = "dirichlet", "update"_a = "relax",
-        "c"_a = 0.0, "fuse"_a = 1, "coeffs"_a = nb::none(),
+        "c"_a = 0.0, "fuse"_a = 0, "coeffs"_a = nb::none(),
         "The stencil `steps` times, the ghosts refilled from bc before each step: update 'relax' "
         "is u <- u + c (A u) (the explicit heat step with c = kappa dt for a Laplacian A, or "
         "weighted Jacobi), 'repeat' is u <- A u. x: a Field (updated in place and returned) or a "
         "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied; a new array of "
         "the same kind is returned). fuse: steps per trip through memory on the GPU (temporal "
-        "blocking for 7pt, star2, sym27 and box27, up to 4; the same result bits as 1, but today "
-        "2-10x slower than 1 on an H100, see docs/performance.md). "
+        "blocking: 2..4 for stars of radius 1..4, 2 for sym27; 1: a pass per step; 0, the "
+        "default: strata's measured choice, 3 for 7pt f32, 2 for 7pt f64 and star2 f32, else 1, "
+        "see docs/performance.md); the same result bits whatever the value. "
         "stencil, bc and coeffs as in strata.apply.");
   m.def("release_scratch",
         [] {

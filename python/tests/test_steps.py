@@ -17,7 +17,7 @@ def lap(u, bc):
 
 @pytest.mark.parametrize("bc", list(MODES))
 @pytest.mark.parametrize("update", ["relax", "repeat"])
-@pytest.mark.parametrize("fuse", [1, 3])
+@pytest.mark.parametrize("fuse", [0, 1, 3])
 def test_steps_on_arrays_and_fields_match_numpy(rng, bc, update, fuse):
     u = rng.standard_normal((7, 9, 12))
     want = u.copy()
@@ -38,6 +38,6 @@ def test_steps_refuses_bad_arguments(rng):
     with pytest.raises(ValueError, match="steps"):
         strata.steps("7pt", u, -1)
     with pytest.raises(ValueError, match="fuse"):
-        strata.steps("7pt", u, 2, fuse=0)
+        strata.steps("7pt", u, 2, fuse=-1)
     with pytest.raises(ValueError, match="finite"):
         strata.steps("7pt", u, 2, c=float("nan"))

@@ -78,6 +78,11 @@ bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const
 }
 
 template <class T>
+int auto_steps_per_pass(const Stencil&) {
+  return 1;  // no fused pass on the host
+}
+
+template <class T>
 void copy_interior(const Field<T>& in, Field<T>& out) {
   const Extent n = in.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -94,6 +99,8 @@ template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundar
                           void*);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,
                           Field<double>&, void*);
+template int auto_steps_per_pass<float>(const Stencil&);
+template int auto_steps_per_pass<double>(const Stencil&);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

@@ -6,6 +6,7 @@
 
 #include "backend/stencil.hpp"
 #include "cuda/temporal_families.hpp"
+#include "cuda/tuning/steps_policy.hpp"
 
 namespace strata::cuda {
 
@@ -26,6 +27,13 @@ bool fused_steps(const Stencil& s, const StepOptions& o, int k, const Boundary& 
   return false;
 }
 
+template <class T>
+int auto_steps_per_pass(const Stencil& s) {
+  return steps_per_pass(s.kind(), s.radius(), sizeof(T));
+}
+
+template int auto_steps_per_pass<float>(const Stencil&);
+template int auto_steps_per_pass<double>(const Stencil&);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
                           void*);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,

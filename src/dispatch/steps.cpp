@@ -14,6 +14,11 @@
 namespace strata {
 
 template <class T>
+int auto_fuse(const Stencil& s, Memory memory) {
+  return memory == Memory::host ? cpu::auto_steps_per_pass<T>(s) : cuda::auto_steps_per_pass<T>(s);
+}
+
+template <class T>
 void apply_steps(const Stencil& s, Field<T>& u, const Boundary& bc, int steps, const StepOptions& o,
                  Stream stream) {
   if (steps <= 0 || u.empty()) {
@@ -33,7 +38,8 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
                                        " but the field has " + std::to_string(u.ghost()) + " ghost layers");
   require(o.update == StepUpdate::repeat || std::isfinite(o.c),
           "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
-  require(o.fuse >= 1, "apply_steps: fuse must be >= 1 (steps per pass), got " + std::to_string(o.fuse));
+  require(o.fuse >= 0, "apply_steps: fuse must be >= 0 (steps per pass; 0: strata's choice), got " +
+                          std::to_string(o.fuse));
   if (steps == 0) return;
   require(scratch.data() != u.data() && scratch.extent() == u.extent() && scratch.ghost() == u.ghost() &&
               scratch.memory() == u.memory(),
@@ -43,11 +49,12 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
                               : scratch.extent().str() + " with ghost " + std::to_string(scratch.ghost())));
   const bool host = u.memory() == Memory::host;
   const bool periodic = bc.kind == BoundaryKind::periodic;
+  const int fuse = o.fuse > 0 ? o.fuse : auto_fuse<T>(s, u.memory());
   Field<T>* cur = &u;
   Field<T>* next = &scratch;
   for (int t = 0; t < steps;) {
     // k steps in one pass where the backend has the kernel (periodic: its ghosts k R wide).
-    int k = std::min(o.fuse, steps - t);
+    int k = std::min(fuse, steps - t);
     if (periodic) k = std::min(k, cur->ghost() / s.radius());
     if (k > 1) {
       if (periodic) fill_ghosts(*cur, bc, k * s.radius(), stream);
@@ -74,6 +81,7 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
 }
 
 #define STRATA_INSTANTIATE(T)                                                                          \
+  template int auto_fuse<T>(const Stencil&, Memory);                                                     \
   template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream); \
   template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
 STRATA_INSTANTIATE(float)

@@ -18,6 +18,13 @@ bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const
   refuse();
 }
 
+template <class T>
+int auto_steps_per_pass(const Stencil&) {
+  refuse();
+}
+
+template int auto_steps_per_pass<float>(const Stencil&);
+template int auto_steps_per_pass<double>(const Stencil&);
 template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
 template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);

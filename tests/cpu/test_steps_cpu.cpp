@@ -94,6 +94,10 @@ TEST(StepsCpu, ZeroStepsLeaveTheFieldAndBadRequestsAreRefused) {
   EXPECT_EQ(std::memcmp(u.data(), before.data(), u.layout().bytes()), 0);
   EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, Boundary::neumann(), -1), Error);
   EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, Boundary::neumann(), 2, {StepUpdate::relax, std::nan("")}), Error);
+  EXPECT_THROW(apply_steps(Stencil::laplacian(2), u, Boundary::neumann(), 2, {StepUpdate::relax, 0.1, -1}), Error);
+  // No fused pass on the host: strata's choice there is a pass per step.
+  for (const Stencil& s : {Stencil::laplacian(2), Stencil::laplacian(8), Stencil::fe27()})
+    EXPECT_EQ(auto_fuse<float>(s, Memory::host), 1) << s.describe();
   Field<float> thin({5, 4, 3}, 1);
   EXPECT_THROW(apply_steps(Stencil::laplacian(8), thin, Boundary::neumann(), 1), Error);
 }

@@ -128,5 +128,23 @@ TEST(StepsCuda, FusedPassesAreTheSingleStepsBitForBit) {
       }
 }
 
+// fuse = 0 takes the measured table (src/cuda/tuning/steps_policy.hpp) and gives the bits
+// of single steps, periodic faces included (ghosts for the chosen k, or fewer: then k is capped).
+TEST(StepsCuda, AutomaticFuseIsTheTableAndTheSingleStepsBits) {
+  REQUIRE_GPU();
+  EXPECT_EQ(auto_fuse<float>(Stencil::laplacian(2), Memory::device), 3);
+  EXPECT_EQ(auto_fuse<double>(Stencil::laplacian(2), Memory::device), 2);
+  EXPECT_EQ(auto_fuse<float>(Stencil::laplacian(4), Memory::device), 2);
+  EXPECT_EQ(auto_fuse<double>(Stencil::laplacian(4), Memory::device), 1);
+  EXPECT_EQ(auto_fuse<float>(Stencil::laplacian(8), Memory::device), 1);
+  EXPECT_EQ(auto_fuse<float>(Stencil::fe27(), Memory::device), 1);
+  std::uint64_t seed = 77;
+  for (const Boundary& bc : {Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()}) {
+    fused_against_single<float>(Stencil::laplacian(2), bc, {70, 45, 29}, 8, 0, {StepUpdate::relax, 0.05}, ++seed);
+    fused_against_single<double>(Stencil::laplacian(2), bc, {33, 60, 17}, 7, 0, {StepUpdate::repeat, 0}, ++seed);
+    fused_against_single<float>(Stencil::laplacian(4), bc, {40, 21, 30}, 5, 0, {StepUpdate::relax, 0.02}, ++seed);
+  }
+}
+
 }  // namespace
 }  // namespace strata

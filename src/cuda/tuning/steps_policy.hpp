@@ -1,0 +1,29 @@
+// How many repeated steps (strata::apply_steps) the CUDA backend fuses per trip through
+// memory when the caller leaves it to strata (StepOptions::fuse = 0): per stencil family and
+// precision, the fastest row of `strata bench --kernel steps` on an H100 at 512^3
+// (bench/results/nvidia-h100-80gb-hbm3-steps.json; docs/performance.md, "Temporal
+// blocking"), as ratios to the memcpy-bound single-step rate:
+//   7-point f32   per step 0.77, fused 2 / 3 / 4: 1.06 / 1.16 / 0.87  -> 3
+//   7-point f64   per step 0.82, fused 2 / 3 / 4: 1.30 / 1.07 / 0.79  -> 2
+//   star r2 f32   per step 0.36, fused 2 / 3 / 4: 0.57 / 0.46 / 0.36  -> 2
+//   star r2 f64   per step 0.61, fused 2: 0.48                       -> 1
+//   star r4 f32   per step 0.65, fused 2: 0.20                       -> 1
+//   sym27 f32/f64 per step 0.77 / 0.81, fused 2: 0.57 / 0.67         -> 1
+// Radius 3, whose fused windows leave fewer registers than radius 2's, and box27 (not
+// fused) take single steps.
+#pragma once
+
+#include <cstddef>
+
+#include "strata/stencil.hpp"
+
+namespace strata::cuda {
+
+inline int steps_per_pass(StencilKind kind, int radius, std::size_t value_bytes) {
+  if (kind != StencilKind::star) return 1;
+  if (radius == 1) return value_bytes == 4 ? 3 : 2;
+  if (radius == 2 && value_bytes == 4) return 2;
+  return 1;
+}
+
+}  // namespace strata::cuda
