@@ -16,10 +16,10 @@ bool fused_steps(const Stencil& s, const StepOptions& o, int k, const Boundary& 
   const std::span<const double> c = s.coeffs();
   if (s.kind() == StencilKind::star) {
     switch (s.radius()) {
-      case 1: return temporal::star1<T>(k, c, o, bc, in, out, stream);
-      case 2: return temporal::star2<T>(k, c, o, bc, in, out, stream);
-      case 3: return temporal::star3<T>(k, c, o, bc, in, out, stream);
-      case 4: return temporal::star4<T>(k, c, o, bc, in, out, stream);
+      case 1: return temporal::star<T, 1>(k, c, o, bc, in, out, stream);
+      case 2: return temporal::star<T, 2>(k, c, o, bc, in, out, stream);
+      case 3: return temporal::star<T, 3>(k, c, o, bc, in, out, stream);
+      case 4: return temporal::star<T, 4>(k, c, o, bc, in, out, stream);
       default: return false;
     }
   }

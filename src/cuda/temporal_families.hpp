@@ -10,15 +10,12 @@
 
 namespace strata::cuda::temporal {
 
-#define STRATA_TEMPORAL_FAMILY(name)                                                                     \
-  template <class T>                                                                                    \
-  bool name(int k, std::span<const double> c, const StepOptions& o, const Boundary& bc, const Field<T>& in, \
-            Field<T>& out, void* stream);
-STRATA_TEMPORAL_FAMILY(star1)
-STRATA_TEMPORAL_FAMILY(star2)
-STRATA_TEMPORAL_FAMILY(star3)
-STRATA_TEMPORAL_FAMILY(star4)
-STRATA_TEMPORAL_FAMILY(sym27)
-#undef STRATA_TEMPORAL_FAMILY
+// The star of radius R (instantiated for R = 1..4, each in temporal_star<R>.cu) and sym27.
+template <class T, int R>
+bool star(int k, std::span<const double> c, const StepOptions& o, const Boundary& bc, const Field<T>& in,
+          Field<T>& out, void* stream);
+template <class T>
+bool sym27(int k, std::span<const double> c, const StepOptions& o, const Boundary& bc, const Field<T>& in,
+           Field<T>& out, void* stream);
 
 }  // namespace strata::cuda::temporal

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "backend/stencil.hpp"
 #include "cuda/check.hpp"
@@ -120,4 +121,19 @@ bool pass(int k, const Op& op, const StepOptions& o, const Boundary& bc, const F
   return with(kernels::StepRelax<T>{T(o.c)});
 }
 
+template <class T, int R>
+bool star(int k, std::span<const double> c, const StepOptions& o, const Boundary& bc, const Field<T>& in,
+          Field<T>& out, void* stream) {
+  kernels::StarPoint<T, R> op{};
+  for (int r = 0; r <= R; ++r) op.c[r] = T(c[r]);
+  return pass<T>(k, op, o, bc, in, out, stream);
+}
+
 }  // namespace strata::cuda::temporal
+
+// temporal_star<R>.cu: the star of radius R's passes, in both precisions.
+#define STRATA_TEMPORAL_STAR(R)                                                                              \
+  template bool strata::cuda::temporal::star<float, R>(int, std::span<const double>, const StepOptions&,      \
+                                                       const Boundary&, const Field<float>&, Field<float>&, void*); \
+  template bool strata::cuda::temporal::star<double, R>(int, std::span<const double>, const StepOptions&,     \
+                                                        const Boundary&, const Field<double>&, Field<double>&, void*);

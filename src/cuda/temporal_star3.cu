@@ -1,20 +1,8 @@
-// Temporal-blocking passes of the radius-3 star (temporal_families.hpp).
+// Temporal-blocking passes of the radius-3 star: one translation unit per radius, so that
+// the kernels compile in parallel (temporal_launch.cuh).
 #include "cuda/temporal_families.hpp"
 #include "cuda/temporal_launch.cuh"
 
-namespace strata::cuda::temporal {
-
-template <class T>
-bool star3(int k, std::span<const double> c, const StepOptions& o, const Boundary& bc, const Field<T>& in,
-           Field<T>& out, void* stream) {
-  kernels::StarPoint<T, 3> op{};
-  for (int r = 0; r <= 3; ++r) op.c[r] = T(c[r]);
-  return pass<T>(k, op, o, bc, in, out, stream);
-}
-
-template bool star3(int, std::span<const double>, const StepOptions&, const Boundary&, const Field<float>&,
-                     Field<float>&, void*);
-template bool star3(int, std::span<const double>, const StepOptions&, const Boundary&, const Field<double>&,
-                     Field<double>&, void*);
-
-}  // namespace strata::cuda::temporal
+namespace strata {
+STRATA_TEMPORAL_STAR(3)
+}  // namespace strata

@@ -87,22 +87,29 @@ with tempfile.TemporaryDirectory() as tmp:
     u = rng.uniform(-1, 1, size=(6, 9, 13))
     src = os.path.join(tmp, "s.npy")
     np.save(src, u)
-    for update, bc, steps in (("relax:0.1", "neumann", 4), ("repeat", "periodic", 3), ("relax:-0.05", "dirichlet:0.25", 5)):
+    # The 7-point cases run fused passes on a GPU (the default --fuse 0 picks 2 in f64 there;
+    # --fuse 3 asks for three), periodic ones included: the same values as single steps.
+    cases = [("star", "relax:0.1", "neumann", 4, ""), ("star", "repeat", "periodic", 3, ""),
+             ("star", "relax:-0.05", "dirichlet:0.25", 5, ""), ("7pt", "relax:0.1", "periodic", 7, ""),
+             ("7pt", "relax:0.15", "neumann", 7, "3"), ("7pt", "repeat", "dirichlet:0.25", 5, "3")]
+    for stencil, update, bc, steps, fuse in cases:
         for device in ("", "cpu"):
             dst = os.path.join(tmp, "t.npy")
-            c = np.array([-7.5, 4 / 3, -1 / 12])  # the 4th-order Laplacian, given explicitly
-            args = [STRATA, "apply", "--stencil", "star", "--radius", "2", "--coeffs", ",".join(repr(float(x)) for x in c),
-                    "--bc", bc, "--steps", str(steps),
+            # the 4th-order Laplacian or the 7-point one, given explicitly
+            c, radius = (np.array([-7.5, 4 / 3, -1 / 12]), 2) if stencil == "star" else (np.array([-6.0, 1.0]), 1)
+            args = [STRATA, "apply", "--stencil", "star", "--radius", str(radius),
+                    "--coeffs", ",".join(repr(float(x)) for x in c), "--bc", bc, "--steps", str(steps),
                     "--update", update, "--in", src, "--out", dst] + (["--device", device] if device else [])
+            args += ["--fuse", fuse] if fuse else []
             r = subprocess.run(args, capture_output=True, text=True)
-            name = f"--steps {steps} --update {update} {bc} {device or 'default'}"
+            name = f"--steps {steps} --update {update} {bc} radius {radius} --fuse {fuse or 'default'} {device or 'default'}"
             if r.returncode != 0:
                 print(f"FAIL {name}: {r.stderr}")
                 failures += 1
                 continue
             ref = u.copy()
             for _ in range(steps):
-                a = reference(ref, "star", c, 2, bc)
+                a = reference(ref, "star", c, radius, bc)
                 ref = a if update == "repeat" else ref + float(update.split(":")[1]) * a
             err = np.abs(np.load(dst) - ref).max()
             if not err <= 1e-12 * max(1.0, np.abs(ref).max()):

@@ -53,6 +53,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("bad dirichlet value", ["--bc", "dirichlet:x"], "not a finite number")
     refused("bad precision", ["--precision", "f16"], "unknown precision")
     refused("bad device", ["--device", "tpu"], "unknown device")
+    refused("--fuse 5", ["--steps", "4", "--fuse", "5"], "--fuse: must be a whole number in [0, 4]")
+    refused("--fuse -1", ["--steps", "4", "--fuse", "-1"], "--fuse: must be a whole number in [0, 4]")
 
     r = run("apply", "--in", os.path.join(tmp, "missing.npy"), "--out", out, "--device", "cpu")
     check("missing file exits non-zero", r.returncode != 0)
