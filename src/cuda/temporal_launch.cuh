@@ -18,29 +18,32 @@ namespace strata::cuda::temporal {
 
 
 inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory per block (sm_90)
-inline constexpr int kMaxThreads = 512;                  // keeps 128 registers per thread
 
 
-// The block for K steps of Op: rows per thread RY as many as the queues' registers allow
-// (8, 4 or 2), a 64-wide window, and the tallest window (64, 32, 16 rows) whose rings fit
-// shared memory with at most kMaxThreads threads: taller windows compute fewer redundant
-// halo points per output (64 x 64 at K = 4, R = 1: 56 x 56 outputs, 0.77 of the window).
+// The block for K steps of Op. Its threads wait on one another's latency more than on memory
+// (docs/performance.md, "Repeated steps"), so it takes 24 warps of 80 registers where the
+// queues of 4 rows per thread fit 36 of them (7-point f32 up to K = 3, sym27 f32 K = 2), and
+// otherwise 16 warps of 128 registers with as many rows per thread as the queues allow (8, 4
+// or 2). The window is 64 wide, and as tall (64, 48, 32, 16 rows) as the threads and
+// shared memory allow: taller windows compute fewer redundant halo points per output.
 template <class T, class Op, int K>
 struct Block {
   static constexpr int R = Op::radius;
   static constexpr int D = Op::off_centre ? R + 1 : R;
-  // Registers of the K column queues per row; ptxas spills past 80 of them in fp32 and 64
-  // in fp64 (whose addresses and temporaries take more besides).
-  static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);
+  static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);  // queue registers per row
+  static constexpr bool wide = words * 4 <= 36;
+  static constexpr int threads = wide ? 768 : 512;
+  // Registers of the queues per thread: ptxas spills past 80 of them in fp32 and 64 in fp64
+  // (whose addresses and temporaries take more besides) at 128 registers.
   static constexpr int budget = sizeof(T) == 4 ? 80 : 64;
-  static constexpr int RY = words * 8 <= budget ? 8 : words * 4 <= budget ? 4 : 2;
+  static constexpr int RY = wide ? 4 : words * 8 <= budget ? 8 : words * 4 <= budget ? 4 : 2;
   static constexpr int PX = 64;
   template <int PY>
-  static constexpr bool fits = PY % RY == 0 && PX * (PY / RY) <= kMaxThreads && PY > 2 * K * R + 4 &&
+  static constexpr bool fits = PY % RY == 0 && PX * (PY / RY) <= threads && PY > 2 * K * R + 4 &&
                                PX > 2 * K * R + 4 &&
                                kernels::TemporalShape<T, Op, K, PX, (PY % RY == 0 ? PY / RY : 1), RY>::smem_bytes <=
                                    kSmemLimit;
-  static constexpr int PY = fits<64> ? 64 : fits<32> ? 32 : 16;
+  static constexpr int PY = fits<64> ? 64 : fits<48> ? 48 : fits<32> ? 32 : 16;
   static constexpr bool ok = fits<PY>;
   static constexpr int TYT = PY / RY;
 };
@@ -53,7 +56,9 @@ inline int multiprocessors() {
 }
 
 // Splits of the z axis: each block streams `lag` planes beyond its own, but too few blocks
-// leave SMs idle, so take the count that minimises waves x planes per block.
+// leave SMs idle, so take the count that minimises waves x planes per block. (Blocks that
+// each stream an equal share of all columns, one per SM, ran 26% slower on the H100: their
+// neighbours are at other planes, so the windows' overlap no longer meets in L2.)
 inline int z_splits(int columns, int nz, int lag, int slots) {
   int best = 1;
   double best_cost = 0;

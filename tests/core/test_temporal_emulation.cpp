@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "common/test_util.hpp"
@@ -56,11 +58,11 @@ void single_step(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, 
 // K fused steps the kernel's way: every block's threads step by step, the order of the
 // threads reversed on every other step, so that a read that is not ordered after its write
 // by a barrier finds a different value in one of the orders.
-template <class T, class Op, int K, int PX, int TYT, int RY, class Epi>
+template <class T, class Op, int K, int PX, int TYT, int RY, bool Unroll, class Epi>
 void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz) {
   constexpr int R = Op::radius;
   using S = TemporalShape<T, Op, K, PX, TYT, RY>;
-  using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY>;
+  using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY, Unroll>;
   if (bc.kind == BoundaryKind::periodic) fill_ghosts(u, bc, K * R);
   const Extent n = u.extent();
   TemporalArgs<T, Op, Epi> a{};
@@ -73,7 +75,7 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
   a.kind = bc.kind;
   a.value = T(bc.value);
   a.epi = epi;
-  std::vector<T> smem(S::smem_values, T(-7777));  // stale values must not matter
+  std::vector<T> smem(S::smem_values, std::numeric_limits<T>::quiet_NaN());  // no stored point may read a stale value
   for (int bz = 0; bz < (n.nz + tz - 1) / tz; ++bz)
     for (int by = 0; by < (n.ny + S::TY - 1) / S::TY; ++by)
       for (int bx = 0; bx < (n.nx + S::TX - 1) / S::TX; ++bx) {
@@ -86,7 +88,7 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
       }
 }
 
-template <class T, class Op, int K, int PX, int TYT, int RY>
+template <class T, class Op, int K, int PX, int TYT, int RY, bool Unroll>
 void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed) {
   constexpr int R = Op::radius;
   if (!TemporalThread<T, Op, StepStore<T>, K, PX, TYT, RY>::supports(bc.kind)) {
@@ -104,7 +106,7 @@ void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::
       single_step<T>(op, epi, bc, a, b);
       copy(b, a);
     }
-    fused<T, Op, K, PX, TYT, RY>(op, epi, bc, f, g, tz);
+    fused<T, Op, K, PX, TYT, RY, Unroll>(op, epi, bc, f, g, tz);
   };
   if (relax)
     run(StepRelax<T>{T(0.07)});
@@ -116,15 +118,15 @@ void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::
       for (int x = 0; x < n.nx && bad < 3; ++x)
         if (std::memcmp(&a(x, y, z), &g(x, y, z), sizeof(T)) != 0) {
           ++bad;
-          ADD_FAILURE() << "R " << R << " K " << K << " window " << PX << "x" << TYT * RY << " rows " << RY << " tz "
-                        << tz << " " << bc.describe() << " " << n.str() << (relax ? " relax" : " repeat") << ": at ("
+          ADD_FAILURE() << "R " << R << " K " << K << (Unroll ? " unrolled" : " rolled") << " window " << PX << "x"
+                        << TYT * RY << " rows " << RY << " tz " << tz << " " << bc.describe() << " " << n.str() << (relax ? " relax" : " repeat") << ": at ("
                         << x << ", " << y << ", " << z << ") fused " << g(x, y, z) << " single steps " << a(x, y, z);
         }
 }
 
 // Windows just wide enough for the halo (so that shapes of a few points span several
 // blocks, partial ones included), with one and several rows per thread.
-template <class T, int K, class MakeOp>
+template <class T, int K, class MakeOp, bool Unroll = temporal_unrolled<decltype(std::declval<MakeOp>()(0))>>
 void every_case(MakeOp make) {
   using Op = decltype(make(0));
   constexpr int W = 2 * K * Op::radius;
@@ -134,9 +136,9 @@ void every_case(MakeOp make) {
       for (bool relax : {false, true})
         for (int tz : {n.nz, 2, 5}) {
           ++seed;
-          check<T, Op, K, W + 5, 2, (W + 4) / 2>(make(seed), n, bc, relax, tz, seed);
+          check<T, Op, K, W + 5, 2, (W + 4) / 2, Unroll>(make(seed), n, bc, relax, tz, seed);
           ++seed;
-          check<T, Op, K, W + 3, W + 2, 1>(make(seed), n, bc, relax, tz, seed);
+          check<T, Op, K, W + 3, W + 2, 1, Unroll>(make(seed), n, bc, relax, tz, seed);
         }
 }
 
@@ -145,6 +147,11 @@ TEST(TemporalEmulation, Radius1Stars) {
   every_case<float, 2>(star<float, 1>);
   every_case<double, 3>(star<double, 1>);
   every_case<float, 4>(star<float, 1>);
+}
+
+TEST(TemporalEmulation, Radius1StarsRolled) {  // the kernels' other form, with the same queues
+  every_case<float, 3, decltype(&star<float, 1>), false>(star<float, 1>);
+  every_case<double, 2, decltype(&sym27<double>), false>(sym27<double>);
 }
 
 TEST(TemporalEmulation, Radius2To4Stars) {

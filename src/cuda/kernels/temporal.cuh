@@ -7,7 +7,7 @@
 // level below it (D = R for stars, whose in-plane neighbours are read on plane z only; R + 1
 // for the 27-point stencils, which read the in-plane neighbours of planes z - 1 .. z + 1),
 // and level K is stored. Neighbours along z come from the queue, in-plane ones from a
-// ring of M planes per level in shared memory, or from the thread's own rows: one barrier
+// ring of Q planes per level in shared memory, or from the thread's own rows: one barrier
 // per z-step keeps every ring read behind its write (planes are read >= 1 step after they
 // were written and overwritten >= 1 step after their last read). The windows of
 // neighbouring blocks overlap: the points each block computes beyond its tile are the
@@ -23,11 +23,13 @@
 //   own, mirrored, and the operators add each pair of taps a mirror swaps in one
 //   (commutative) addition (Op::mirror_symmetric; box27's ordered sum is not, so it is not
 //   fused with neumann faces);
-// - periodic: the window runs on into the ghost layers, which the caller filled K R wide:
-//   a point there is computed by the same arithmetic, on the same values, as the point it
-//   wraps to, so it holds the same bits.
-// Along z the planes beyond a face are not computed: the few planes within R of a z face
-// read through the ghost rule (the mirrored plane, from the queue or the ring). Each
+// - periodic: a point past the face is loaded from the point it wraps to and computed by
+//   the same arithmetic, on the same values, so it holds the same bits.
+// Along z, periodic planes past a face are loaded from the ghost planes (which the caller
+// filled K R deep) and computed like any other; for the other kinds nothing stored reads a
+// plane past a face: the few steps that compute a plane within R of a z face read through
+// the ghost rule (the mirrored plane, from the queue or the ring) in their own instance of
+// the step. Each
 // point's arithmetic is the single-pass kernel's (stencil_25d.cuh with StarOp, Sym27Op or
 // Box27Op): the same terms added in the same order with the same fused multiply-adds, so
 // K fused steps give the bits of K single passes.
@@ -40,6 +42,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "base/ghost_index.hpp"
 #include "base/host_device.hpp"
@@ -150,11 +154,10 @@ template <class T, class Op, int K, int PX, int TYT, int RY>
 struct TemporalShape {
   static constexpr int R = Op::radius;
   static constexpr bool off = Op::off_centre;
-  static constexpr int D = off ? R + 1 : R;          // a level's lag behind the level below
-  static constexpr int Q = R + D + 1;                 // a column's queue: planes z - R .. z + D
-  static constexpr int M = off ? R + D + 1 : D + 1;  // a level's ring: planes z (- R) .. z + D
-  static constexpr int H = K * R;                     // the window's halo in x and y
-  static constexpr int HZ = K * D;                    // the stored plane's lag behind the loaded one
+  static constexpr int D = off ? R + 1 : R;  // a level's lag behind the level below
+  static constexpr int Q = R + D + 1;         // planes a level keeps: z - R .. z + D of the level it feeds
+  static constexpr int H = K * R;             // the window's halo in x and y
+  static constexpr int HZ = K * D;            // the stored plane's lag behind the loaded one
   static constexpr int PY = TYT * RY;
   static constexpr int TX = PX - 2 * H, TY = PY - 2 * H;  // output tile
   static constexpr int threads = PX * TYT;
@@ -162,16 +165,36 @@ struct TemporalShape {
   // edge points read (garbage) without a test.
   static constexpr int margin = R * PX + R + 1;
   static constexpr int stride = PX * PY + 2 * margin;
-  static constexpr int planes = K * M;
+  static constexpr int planes = K * Q;  // Q ring planes per level, as many as its queue
   static constexpr std::size_t smem_values = std::size_t(planes) * stride;
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
-template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
+// Whether the steps of Op run Q at a time (below): the code grows Q-fold, which pays for the
+// short queues of the radius-1 stencils (Q = 3 or 4) and would take the compiler many
+// minutes for the longer ones.
+template <class Op>
+inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 4;
+
+// Planes live in slots: plane z of every level in ring slot (z - (z0 - H)) mod Q, so that a
+// plane is written over the one Q below it, which nothing reads any more. Level 0 loads plane
+// z0 - H + i at z-step i and level k computes the plane k D below, so that the slot of every
+// plane a step touches depends on i mod Q alone. Unrolled, the kernel runs the steps Q at a
+// time, each with its phase i mod Q known to the compiler, and keeps the queues in the same
+// slots: every queue register and ring address is fixed (no moves to shift the queues, no
+// address arithmetic). Rolled (phase `rolled`, for the longer queues), a step finds its ring
+// slots at run time and each queue is kept in order, oldest first, shifted by one plane per
+// step. Every level computes a plane at every step, whether or not a stored point needs it
+// (the first and last planes of a block are garbage that nothing stored reads), so that
+// steps carry no tests.
+template <class T, class Op, class Epi, int K, int PX, int TYT, int RY, bool Unroll = temporal_unrolled<Op>>
 class TemporalThread {
  public:
   using S = TemporalShape<T, Op, K, PX, TYT, RY>;
-  static constexpr int R = S::R, D = S::D, Q = S::Q, M = S::M, H = S::H, HZ = S::HZ;
+  static constexpr int R = S::R, D = S::D, Q = S::Q, H = S::H, HZ = S::HZ;
+  static constexpr int phases = Q;
+  static constexpr int rolled = -1;  // the phase of a rolled step
+  static constexpr bool unroll = Unroll;
   static_assert(S::TX > 0 && S::TY > 0, "the window must be wider than its halo");
   static_assert(RY <= 32, "a row mask per thread");
 
@@ -179,27 +202,29 @@ class TemporalThread {
   // symmetry that makes a ghost point's arithmetic give its mirror's bits).
   static constexpr bool supports(BoundaryKind kind) { return kind != BoundaryKind::neumann || Op::mirror_symmetric; }
 
+  // Thread tid of block (bx, by, bz): output tile bx, by, planes bz tz .. (bz + 1) tz - 1.
   STRATA_HOST_DEVICE TemporalThread(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid) : a_(a) {
-    tx_ = tid % PX;
-    ty_ = tid / PX;
+    const int tx = tid % PX, ty = tid / PX;
     periodic_ = a.kind == BoundaryKind::periodic;
-    x0_ = bx * S::TX, y0_ = by * S::TY, z0_ = bz * a.tz;
-    x1_ = min_(x0_ + S::TX, a.nx), y1_ = min_(y0_ + S::TY, a.ny), z1_ = min_(z0_ + a.tz, a.nz);
-    gx_ = x0_ - H + tx_;
-    gy_ = y0_ - H + ty_ * RY;
-    me_ = ty_ * RY * PX + tx_;
-    out_at_ = std::int64_t(gy_) * a.out_pitch + gx_;
-    face_ = !periodic_ && (x0_ - H < 0 || x0_ - H + PX > a.nx || y0_ - H < 0 || y0_ - H + S::PY > a.ny);
-    const bool x_in = gx_ >= 0 && gx_ < a.nx;
-    sx_ = x_in || periodic_ ? gx_ : ghost_source(a.kind, gx_, a.nx);
+    x0_ = bx * S::TX, y0_ = by * S::TY, z0_ = bz * a.tz, z1_ = min_(z0_ + a.tz, a.nz);
+    const int x1 = min_(x0_ + S::TX, a.nx), y1 = min_(y0_ + S::TY, a.ny);
+    gy_ = y0_ - H + ty * RY;
+    const int gx = x0_ - H + tx;
+    me_ = ty * RY * PX + tx;
+    out_at_ = std::int64_t(gy_) * a.out_pitch + gx;
+    // A window that crosses a face in x or y loads the ghost rule's value there (the
+    // dirichlet value, the neumann mirror, the periodic image); one inside the domain loads
+    // every point it holds.
+    const bool face = x0_ - H < 0 || x0_ - H + PX > a.nx || y0_ - H < 0 || y0_ - H + S::PY > a.ny;
+    rules_ = face ? Rules::xy : Rules::none;
+    const bool x_in = gx >= 0 && gx < a.nx;
+    sx_ = x_in ? gx : ghost_source(a.kind, gx, a.nx);
     in_at_ = std::int64_t(gy_) * a.in_pitch + sx_;
-    xload_ = gx_ >= load_lo(x0_) && gx_ < load_hi(x1_, a.nx);
     store_ = ghost_ = 0;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       const int y = gy_ + v;
-      if (xload_ && y >= load_lo(y0_) && y < load_hi(y1_, a.ny)) rowload_ |= 1u << v;
-      if (gx_ >= x0_ && gx_ < x1_ && y >= y0_ && y < y1_) store_ |= 1u << v;
+      if (gx >= x0_ && gx < x1 && y >= y0_ && y < y1) store_ |= 1u << v;
       if (a.kind == BoundaryKind::dirichlet && !(x_in && y >= 0 && y < a.ny)) ghost_ |= 1u << v;
     }
     STRATA_UNROLL
@@ -208,78 +233,123 @@ class TemporalThread {
       for (int v = 0; v < RY; ++v)
         STRATA_UNROLL
         for (int j = 0; j < Q; ++j) q_[k][v][j] = T(0);
-    if (face_)
-      fetch<true>(z0_ - H, next_);
-    else
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) next_[v] = T(0);
+    if (rules_ == Rules::none)
       fetch<false>(z0_ - H, next_);
+    else
+      fetch<true>(z0_ - H, next_);
   }
 
   // z-steps of the block: level 0 loads from z0 - H (the lowest plane any level reads),
   // and the stored plane runs from z0 to z1, HZ behind the loaded one.
   STRATA_HOST_DEVICE int steps() const { return z1_ - z0_ + H + HZ; }
 
-  // z-step i: level 0 takes plane z0 - H + i (prefetched), every level k one plane k D
-  // behind it, level K stores. Blocks whose window crosses a face in x or y take the
-  // ghost rules (their own instance of the step, so that the others carry no tests).
+  // z-step i, of phase Ph = i mod Q (or rolled): level 0 takes plane z0 - H + i
+  // (prefetched), every level k one plane k D behind it, level K stores. A step takes one of
+  // three instances, so that most carry no tests: windows inside the domain in x and y,
+  // windows that cross a face in x or y (which load by the ghost rules), and, for the few
+  // steps that compute a plane within R of a z face (not periodic), both rules and z's.
+  template <int Ph>
   STRATA_HOST_DEVICE void step(int i, T* smem) {
-    if (face_)
-      step<true>(i, smem);
+    const int top = z0_ - H + i;  // the plane level 0 loads; level K computes top - K D
+    if (!periodic_ && (top - K * D - R < 0 || top + R >= a_.nz))
+      step<Ph, Rules::xyz>(i, smem);
+    else if (rules_ == Rules::none)
+      step<Ph, Rules::none>(i, smem);
     else
-      step<false>(i, smem);
+      step<Ph, Rules::xy>(i, smem);
+  }
+  // The same, with the phase found at run time (the host emulation).
+  STRATA_HOST_DEVICE void step(int i, T* smem) {
+    if constexpr (Unroll)
+      step_at<0>(i, smem);
+    else
+      step<rolled>(i, smem);
   }
 
  private:
+  enum class Rules { none, xy, xyz };  // the ghost rules a step's planes meet
+
   static STRATA_HOST_DEVICE int min_(int a, int b) { return a < b ? a : b; }
   static STRATA_HOST_DEVICE int max_(int a, int b) { return a > b ? a : b; }
-
-  template <bool Face>
-  STRATA_HOST_DEVICE void step(int i, T* smem) {
-    const int p0 = z0_ - H + i;
-    T cur[RY];
+  static constexpr STRATA_HOST_DEVICE int mod_q(int j) { return (j % Q + Q) % Q; }
+  // The ring slot, at step i of phase Ph, of the plane `back` planes below the one level 0
+  // loads; known to the compiler when the phase is.
+  template <int Ph>
+  static STRATA_HOST_DEVICE int slot(int i, int back) {
+    if constexpr (Ph == rolled)
+      return mod_q(i - back);
+    else
+      return mod_q(Ph - back);
+  }
+  // Level k's queue register for the plane `back` below the loaded one.
+  template <int Ph, int k>
+  static constexpr STRATA_HOST_DEVICE int reg(int back) {
+    return Ph == rolled ? Q - 1 - (back - k * D) : mod_q(Ph - back);
+  }
+  // Level k's new plane into its queue.
+  template <int Ph, int k>
+  STRATA_HOST_DEVICE void keep(const T (&val)[RY]) {
     STRATA_UNROLL
-    for (int v = 0; v < RY; ++v) cur[v] = next_[v];
-    fetch<Face>(p0 + 1, next_);  // in flight while this step computes
-    if (p0 >= load_lo(z0_) && p0 < load_hi(z1_, a_.nz)) {
-      T* ring = plane(smem, 0, p0);
-      STRATA_UNROLL
-      for (int v = 0; v < RY; ++v) ring[me_ + v * PX] = cur[v];
+    for (int v = 0; v < RY; ++v) {
+      if constexpr (Ph == rolled) {
+        STRATA_UNROLL
+        for (int j = 0; j + 1 < Q; ++j) q_[k][v][j] = q_[k][v][j + 1];
+      }
+      q_[k][v][reg<Ph, k>(k * D)] = val[v];
     }
-    STRATA_UNROLL
-    for (int v = 0; v < RY; ++v) push(q_[0][v], cur[v]);
-    levels<1, Face>(p0, smem);
   }
 
-  // The points of level 0 a block loads along an axis: K R beyond its tile, clipped to the
-  // domain unless periodic (whose ghosts are loaded).
+  template <int Ph>
+  STRATA_HOST_DEVICE void step_at(int i, T* smem) {
+    if constexpr (Ph < Q) {
+      if (i % Q == Ph)
+        step<Ph>(i, smem);
+      else
+        step_at<Ph + 1>(i, smem);
+    }
+  }
+
+  template <int Ph, Rules G>
+  STRATA_HOST_DEVICE void step(int i, T* smem) {
+    constexpr bool Face = G != Rules::none;
+    T* ring = smem + S::margin + me_;  // the thread's first row in ring plane 0
+    keep<Ph, 0>(next_);
+    fetch<Face>(z0_ - H + i + 1, next_);  // in flight while this step computes
+    const int s = slot<Ph>(i, 0);
+    STRATA_UNROLL
+    for (int v = 0; v < RY; ++v) ring[s * S::stride + v * PX] = q_[0][v][reg<Ph, 0>(0)];
+    levels<Ph, 1, G>(i, ring);
+  }
+
+  // The planes of level 0 a block loads: K R beyond its own along z, clipped to the domain
+  // unless periodic (whose ghost planes are loaded).
   STRATA_HOST_DEVICE int load_lo(int lo) const { return periodic_ ? lo - H : max_(0, lo - H); }
   STRATA_HOST_DEVICE int load_hi(int hi, int n) const { return periodic_ ? hi + H : min_(n, hi + H); }
 
-  // The thread's rows of input plane p (0 where the block loads nothing). Inside the domain
-  // (and in the periodic ghosts) the point itself; in face blocks, ghost points in x or y
-  // hold what fill_ghosts would put there: the Dirichlet value, or the neumann mirror's value.
+  // The thread's rows of input plane p, where the block loads it (elsewhere dst keeps what
+  // it had: no point that is stored reads it). Inside the domain the point itself; in face
+  // blocks, points beyond a face in x or y hold what fill_ghosts would put there: the
+  // dirichlet value, the neumann mirror's value, the periodic image's.
   template <bool Face>
   STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
-    const bool z_ok = p >= load_lo(z0_) && p < load_hi(z1_, a_.nz);
+    if (p < load_lo(z0_) || p >= load_hi(z1_, a_.nz)) return;
     if constexpr (!Face) {
-      std::int64_t at = std::int64_t(p) * a_.in_plane + in_at_;
+      const T* row = a_.in + (std::int64_t(p) * a_.in_plane + in_at_);
       STRATA_UNROLL
-      for (int v = 0; v < RY; ++v, at += a_.in_pitch) dst[v] = z_ok && (rowload_ >> v & 1u) ? a_.in[at] : T(0);
+      for (int v = 0; v < RY; ++v, row += a_.in_pitch) dst[v] = *row;
     } else {
-      const std::int64_t at = std::int64_t(p) * a_.in_plane + sx_;
+      const T* plane = a_.in + (std::int64_t(p) * a_.in_plane + sx_);
       STRATA_UNROLL
       for (int v = 0; v < RY; ++v) {
         const int y = gy_ + v;
         const int sy = y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny);
-        dst[v] = !z_ok ? T(0) : ghost_ >> v & 1u ? a_.value : a_.in[at + std::int64_t(sy) * a_.in_pitch];
+        dst[v] = ghost_ >> v & 1u ? a_.value : plane[std::int64_t(sy) * a_.in_pitch];
       }
     }
   }
 
-  static STRATA_HOST_DEVICE void push(T (&q)[Q], T value) {
-    STRATA_UNROLL
-    for (int j = 0; j + 1 < Q; ++j) q[j] = q[j + 1];
-    q[Q - 1] = value;
-  }
   static STRATA_HOST_DEVICE T pick(const T (&q)[Q], int j) {  // q[j] for a j known at run time
     T r = q[0];
     STRATA_UNROLL
@@ -287,40 +357,27 @@ class TemporalThread {
     return r;
   }
 
-  // Level k's ring plane holding plane z (origin at the window's (0, 0)).
-  STRATA_HOST_DEVICE T* plane(T* smem, int k, int z) const {
-    const int slot = (z - (z0_ - 2 * HZ - 2 * M)) % M;  // the argument is never negative
-    return smem + (std::size_t(k) * M + slot) * S::stride + S::margin;
-  }
-
-  template <int k, bool Face>
-  STRATA_HOST_DEVICE void levels(int p0, T* smem) {
+  // Level k's plane k D below the loaded one, from level k - 1, into level k's queue and
+  // ring (every step, whether or not a stored point needs the plane: one the block does not
+  // need is never read), or stored by level K.
+  template <int Ph, int k, Rules G>
+  STRATA_HOST_DEVICE void levels(int i, T* ring) {
     if constexpr (k <= K) {
-      const int z = p0 - k * D;
-      const int lo = k == K ? z0_ : z0_ - (K - k) * R, hi = k == K ? z1_ : z1_ + (K - k) * R;
-      const bool active = z >= lo && z < hi && (periodic_ || (z >= 0 && z < a_.nz));
+      const int z = z0_ - H + i - k * D;
       T val[RY];
-      if (active) {
-        // Planes near a z face take the ghost rule along z: a few planes per block.
-        if (!periodic_ && (z - R < 0 || z + R >= a_.nz))
-          level<k, Face, true>(z, smem, val);
-        else
-          level<k, Face, false>(z, smem, val);
-      }
       if constexpr (k < K) {
-        if (active) {
-          T* ring = plane(smem, k, z);
-          STRATA_UNROLL
-          for (int v = 0; v < RY; ++v) ring[me_ + v * PX] = val[v];
-        }
+        level<Ph, k, G>(i, z, ring, val);
+        keep<Ph, k>(val);
+        const int s = slot<Ph>(i, k * D);
         STRATA_UNROLL
-        for (int v = 0; v < RY; ++v) push(q_[k][v], active ? val[v] : T(0));
-        levels<k + 1, Face>(p0, smem);
-      } else if (active && store_ != 0) {
-        std::int64_t at = std::int64_t(z) * a_.out_plane + out_at_;
+        for (int v = 0; v < RY; ++v) ring[(k * Q + s) * S::stride + v * PX] = val[v];
+        levels<Ph, k + 1, G>(i, ring);
+      } else if (z >= z0_ && z < z1_ && store_ != 0) {
+        level<Ph, k, G>(i, z, ring, val);
+        T* out = a_.out + (std::int64_t(z) * a_.out_plane + out_at_);
         STRATA_UNROLL
-        for (int v = 0; v < RY; ++v, at += a_.out_pitch)
-          if (store_ >> v & 1u) a_.out[at] = val[v];
+        for (int v = 0; v < RY; ++v, out += a_.out_pitch)
+          if (store_ >> v & 1u) *out = val[v];
       }
     }
   }
@@ -331,12 +388,19 @@ class TemporalThread {
   // of mirrored taps with one commutative addition); a dirichlet ghost point keeps the
   // value. Points within K R of the window's edge read past it (the ring planes' margins)
   // and are wrong, but no stored point depends on them.
-  template <int k, bool Face, bool ZFace>
-  STRATA_HOST_DEVICE void level(int z, T* smem, T (&val)[RY]) const {
+  template <int Ph, int k, Rules G>
+  STRATA_HOST_DEVICE void level(int i, int z, const T* ring, T (&val)[RY]) const {
+    constexpr bool Face = G != Rules::none;
+    if constexpr (G == Rules::xyz) {
+      if (z - R < 0 || z + R >= a_.nz) return plane<Ph, k, Face, true>(i, z, ring, val);  // a few planes per block
+    }
+    plane<Ph, k, Face, false>(i, z, ring, val);
+  }
+
+  template <int Ph, int k, bool Face, bool ZFace>
+  STRATA_HOST_DEVICE void plane(int i, int z, const T* ring, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
-    const T* planes[2 * R + 1];  // level k - 1's ring planes z - R .. z + R (those in the ring)
-    STRATA_UNROLL
-    for (int d = -R; d <= R; ++d) planes[d + R] = plane(smem, k - 1, z + d);
+    const T* below = ring + (k - 1) * Q * S::stride;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       auto at = [&](int dx, int dy, int dz) -> T {
@@ -346,12 +410,13 @@ class TemporalThread {
           if (zp < 0 || zp >= a_.nz) {
             if (a_.kind == BoundaryKind::dirichlet) return a_.value;
             const int m = ghost_source(a_.kind, zp, a_.nz);
-            if (own_row) return pick(q[v + dy], R + m - z);
-            return plane(smem, k - 1, m)[me_ + (v + dy) * PX + dx];
+            const int back = k * D - (m - z);  // the mirror plane, as a plane below the loaded one
+            if (own_row) return pick(q[v + dy], Ph == rolled ? Q - 1 - (back - (k - 1) * D) : mod_q(Ph - back));
+            return below[slot<rolled>(i, back) * S::stride + (v + dy) * PX + dx];
           }
         }
-        if (own_row) return q[v + dy][R + dz];
-        return planes[dz + R][me_ + (v + dy) * PX + dx];
+        if (own_row) return q[v + dy][reg<Ph, k - 1>(k * D - dz)];
+        return below[slot<Ph>(i, k * D - dz) * S::stride + (v + dy) * PX + dx];
       };
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
@@ -361,27 +426,46 @@ class TemporalThread {
   }
 
   const TemporalArgs<T, Op, Epi>& a_;
-  int tx_, ty_, x0_, y0_, z0_, x1_, y1_, z1_, gx_, gy_, me_;
-  int sx_;                       // the column the thread loads: gx, or its mirror (neumann)
+  int x0_, y0_, z0_, z1_, gy_, me_;
+  int sx_;                       // the column the thread loads: its own, or the ghost rule's
   std::int64_t in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output
-  bool periodic_, face_, xload_;
-  unsigned rowload_ = 0;         // bit v: row v is loaded (x included)
+  bool periodic_;
+  Rules rules_;
   unsigned store_;               // bit v: row v is an output point
   unsigned ghost_;               // bit v: row v is a dirichlet ghost point
-  T q_[K][RY][Q];                // level k's column: planes z - R .. z + D of the level above
+  T q_[K][RY][Q];                // level k's column: its last Q planes (unrolled: each in its slot)
   T next_[RY];                   // the prefetched input plane
 };
 
 #if defined(__CUDACC__)
+// Steps i .. i + Q - 1 of a block (those below `steps`), each phase with its own code, a
+// barrier after each.
+template <class Thread, class T, int... Ph>
+__device__ __forceinline__ void temporal_turn(Thread& t, T* smem, int i, int steps, std::integer_sequence<int, Ph...>) {
+  const auto one = [&](auto phase) {
+    if (i + phase.value >= steps) return false;
+    t.template step<phase.value>(i + phase.value, smem);
+    __syncthreads();
+    return true;
+  };
+  static_cast<void>((one(std::integral_constant<int, Ph>{}) && ...));
+}
+
 template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
 __global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_constant__ TemporalArgs<T, Op, Epi> a) {
   extern __shared__ __align__(16) unsigned char temporal_smem[];
   T* smem = reinterpret_cast<T*>(temporal_smem);
-  TemporalThread<T, Op, Epi, K, PX, TYT, RY> t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY>;
+  Thread t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
   const int steps = t.steps();
-  for (int i = 0; i < steps; ++i) {
-    t.step(i, smem);
-    __syncthreads();
+  if constexpr (Thread::unroll) {
+    for (int i = 0; i < steps; i += Thread::phases)
+      temporal_turn(t, smem, i, steps, std::make_integer_sequence<int, Thread::phases>{});
+  } else {
+    for (int i = 0; i < steps; ++i) {
+      t.template step<Thread::rolled>(i, smem);
+      __syncthreads();
+    }
   }
 }
 #endif
