@@ -21,9 +21,9 @@ inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory 
 
 
 // The block for K steps of Op. Its threads wait on one another's latency more than on memory
-// (docs/performance.md, "Repeated steps"), so it takes 24 warps of 80 registers where the
-// queues of 4 rows per thread fit 36 of them (7-point f32 up to K = 3, sym27 f32 K = 2), and
-// otherwise 16 warps of 128 registers with as many rows per thread as the queues allow (8, 4
+// (docs/performance.md, "Repeated steps"), so unrolled passes take 24 warps of 80 registers
+// where the queues of 4 rows per thread fit 36 of them (7-point f32 up to K = 3), and the
+// others 16 warps of 128 registers with as many rows per thread as the queues allow (8, 4
 // or 2). The window is 64 wide, and as tall (64, 48, 32, 16 rows) as the threads and
 // shared memory allow: taller windows compute fewer redundant halo points per output.
 template <class T, class Op, int K>
@@ -31,7 +31,7 @@ struct Block {
   static constexpr int R = Op::radius;
   static constexpr int D = Op::off_centre ? R + 1 : R;
   static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);  // queue registers per row
-  static constexpr bool wide = words * 4 <= 36;
+  static constexpr bool wide = kernels::temporal_unrolled<Op> && words * 4 <= 36;
   static constexpr int threads = wide ? 768 : 512;
   // Registers of the queues per thread: ptxas spills past 80 of them in fp32 and 64 in fp64
   // (whose addresses and temporaries take more besides) at 128 registers.

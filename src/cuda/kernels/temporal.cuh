@@ -171,10 +171,11 @@ struct TemporalShape {
 };
 
 // Whether the steps of Op run Q at a time (below): the code grows Q-fold, which pays for the
-// short queues of the radius-1 stencils (Q = 3 or 4) and would take the compiler many
-// minutes for the longer ones.
+// 7-point stencil's queue of 3 (1.40x the memcpy-bound rate at K = 3 in f32, from 1.16x
+// rolled); the 27-point stencils' (Q = 4) ran 2.5x slower unrolled at K = 2, and the longer
+// ones took ptxas over 18 minutes.
 template <class Op>
-inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 4;
+inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 3;
 
 // Planes live in slots: plane z of every level in ring slot (z - (z0 - H)) mod Q, so that a
 // plane is written over the one Q below it, which nothing reads any more. Level 0 loads plane
