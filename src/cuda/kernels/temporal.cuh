@@ -207,16 +207,17 @@ class TemporalThread {
   STRATA_HOST_DEVICE TemporalThread(const TemporalArgs<T, Op, Epi>& a, int bx, int by, int bz, int tid) : a_(a) {
     const int tx = tid % PX, ty = tid / PX;
     periodic_ = a.kind == BoundaryKind::periodic;
-    x0_ = bx * S::TX, y0_ = by * S::TY, z0_ = bz * a.tz, z1_ = min_(z0_ + a.tz, a.nz);
-    const int x1 = min_(x0_ + S::TX, a.nx), y1 = min_(y0_ + S::TY, a.ny);
-    gy_ = y0_ - H + ty * RY;
-    const int gx = x0_ - H + tx;
+    const int x0 = bx * S::TX, y0 = by * S::TY;
+    z0_ = bz * a.tz, z1_ = min_(z0_ + a.tz, a.nz);
+    const int x1 = min_(x0 + S::TX, a.nx), y1 = min_(y0 + S::TY, a.ny);
+    gy_ = y0 - H + ty * RY;
+    const int gx = x0 - H + tx;
     me_ = ty * RY * PX + tx;
     out_at_ = std::int64_t(gy_) * a.out_pitch + gx;
     // A window that crosses a face in x or y loads the ghost rule's value there (the
     // dirichlet value, the neumann mirror, the periodic image); one inside the domain loads
     // every point it holds.
-    const bool face = x0_ - H < 0 || x0_ - H + PX > a.nx || y0_ - H < 0 || y0_ - H + S::PY > a.ny;
+    const bool face = x0 - H < 0 || x0 - H + PX > a.nx || y0 - H < 0 || y0 - H + S::PY > a.ny;
     rules_ = face ? Rules::xy : Rules::none;
     const bool x_in = gx >= 0 && gx < a.nx;
     sx_ = x_in ? gx : ghost_source(a.kind, gx, a.nx);
@@ -225,7 +226,7 @@ class TemporalThread {
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       const int y = gy_ + v;
-      if (gx >= x0_ && gx < x1 && y >= y0_ && y < y1) store_ |= 1u << v;
+      if (gx >= x0 && gx < x1 && y >= y0 && y < y1) store_ |= 1u << v;
       if (a.kind == BoundaryKind::dirichlet && !(x_in && y >= 0 && y < a.ny)) ghost_ |= 1u << v;
     }
     STRATA_UNROLL
@@ -427,7 +428,7 @@ class TemporalThread {
   }
 
   const TemporalArgs<T, Op, Epi>& a_;
-  int x0_, y0_, z0_, z1_, gy_, me_;
+  int z0_, z1_, gy_, me_;
   int sx_;                       // the column the thread loads: its own, or the ghost rule's
   std::int64_t in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output
   bool periodic_;
