@@ -3,7 +3,9 @@
 // Dirichlet boundary), the 513^3 Dirichlet solves the issue sets targets for, and the cuFFT
 // spectral solve of the periodic 7-point problem at 512^3 for reference.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "bench/cuda_timing.cuh"
@@ -12,6 +14,7 @@
 #include "dispatch/multigrid.hpp"
 #include "strata/testing/manufactured.hpp"
 #include "solvers/poisson/multigrid.hpp"
+#include "solvers/poisson/operator.hpp"
 #include "base/runtime.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
@@ -26,9 +29,12 @@ Result base(const std::string& kernel, const std::string& variant, Precision p, 
   return result_row("cuda", kernel, variant, p, n, 0);
 }
 
-// One V(2,2) Chebyshev cycle of `op` on n unknowns, replayed from a graph.
+// One V(2,2) Chebyshev cycle of `op` on n unknowns, replayed from a graph; its smoothing
+// pairs fused on the levels of at least fuse_min_points points (the default policy, 0 for
+// every level that can, infinity for single steps only: the variant says which).
 template <class T>
-Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
+Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_points = poisson::kFusedSmoothingMinPoints,
+              const char* variant = "V(2,2)-cheb-graph") {
   const Boundary bc = Boundary::dirichlet(0.0);
   const double h = poisson_spacing(bc, n.nx);
   auto H = poisson::build_hierarchy<T>(op, bc.kind, n, h, Memory::device, 0.0);
@@ -37,7 +43,7 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
   copy(f, H.levels[0].f);
   void* stream = runtime::stream_create();
   const Stream s{stream};
-  poisson::Multigrid<T> M(H, Smoother::chebyshev, 2, 2, s);
+  poisson::Multigrid<T> M(H, Smoother::chebyshev, 2, 2, s, 1, fuse_min_points);
   M.vcycle(0);  // initialises every kernel before capture
   const double bytes_per_cycle = M.bytes();
   void* graph = runtime::graph_capture(stream, [&] { M.vcycle(0); });
@@ -46,7 +52,7 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
   runtime::graph_destroy(graph);
   runtime::stream_destroy(stream);
 
-  Result r = base(std::string("vcycle_") + std::string(to_string(op)), "V(2,2)-cheb-graph", precision_of<T>, n);
+  Result r = base(std::string("vcycle_") + std::string(to_string(op)), variant, precision_of<T>, n);
   r.bytes_per_point_opt = bytes_per_cycle / double(n.points());  // counted traffic per finest point
   set_rates(r, t);
   r.extra["cycles_per_s"] = 1e3 / t.median_ms;
@@ -67,6 +73,53 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt) {
   const PoissonReport rep = solve_poisson(o, df, du);
   r.extra["convergence_factor"] = rep.convergence_factor;
   r.extra["convergence_factor_note"] = "6 V(2,2) cycles in fp64, geometric mean";
+  return r;
+}
+
+// One Chebyshev smoothing sweep of two steps (a Jacobi step, then a three-term step) on a
+// level of n points of the 7-point operator, Dirichlet: the two single passes (with their
+// ghost fills) against one fused pass, each checked bit for bit against the other first.
+// Where the fused pass gains is where kFusedSmoothingMinPoints should sit.
+template <class T>
+Result smoothing_pair(Extent n, const Options& opt) {
+  const Boundary bc = Boundary::dirichlet(0.0);
+  const Stencil a = poisson::poisson_stencil(PoissonOperator::fd7, {1.0 / (n.nx + 1), 1.0 / (n.ny + 1), 1.0 / (n.nz + 1)});
+  poisson::SmoothingStep steps[2];
+  steps[0].omega = 1.0 / 1.05;
+  steps[1] = {true, 0.0, 0.32, 1.21};
+  Field<T> u(n, 1, Memory::device), f(n, 1, Memory::device), u1(n, 1, Memory::device), u2(n, 1, Memory::device),
+      fused(n, 1, Memory::device);
+  Field<T> host(n, 1);
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x) host(x, y, z) = T(std::sin(0.37 * x + 0.11 * y * z) + 0.01 * z);
+  copy(host, u);
+  copy(host, f);
+  const Stream s{};
+  auto single = [&] {
+    poisson::jacobi(a, steps[0].omega, u, f, u1, s);
+    poisson::chebyshev(a, steps[1].alpha, steps[1].beta, u1, f, u2, s);  // u2's prior value is unused by the timing
+  };
+  auto fuse = [&] { return poisson::smooth_fused<T>(a, steps, bc, u, f, fused, s); };
+  copy(u, u2);  // the iterate before u1, which the Chebyshev step reads and overwrites
+  single();
+  const bool ok = fuse();
+  Field<T> want(n, 1), got(n, 1);
+  copy(u2, want);
+  copy(fused, got);
+  bool same = ok;
+  for (int z = 0; z < n.nz && same; ++z)
+    for (int y = 0; y < n.ny && same; ++y)
+      for (int x = 0; x < n.nx && same; ++x) same = std::memcmp(&want(x, y, z), &got(x, y, z), sizeof(T)) == 0;
+  if (!same) throw Error("bench: the fused smoothing pass differs from the single steps at " + n.str());
+  const Timing ts = time_launches(single, opt.warmup, opt.reps, nullptr);
+  const Timing tf = time_launches([&] { fuse(); }, opt.warmup, opt.reps, nullptr);
+  Result r = base("smooth2_fd7", "jacobi+chebyshev fused", precision_of<T>, n);
+  r.bytes_per_point_opt = 3.0 * sizeof(T) / 2;  // per point and step: u and f read, the result written
+  set_rates(r, tf);
+  r.extra["single_steps_ms"] = ts.median_ms;
+  r.extra["fused_over_single"] = ts.median_ms / tf.median_ms;
+  r.extra["checked"] = "bit for bit against the single steps";
   return r;
 }
 
@@ -162,11 +215,19 @@ std::vector<Result> poisson_cuda(const Options& opt) {
     r.extra["meets_target"] = meets;
     return r;
   };
+  for (int n : {511, 255, 127, 63, 31}) {
+    note(smoothing_pair<float>({n, n, n}, opt));
+    note(smoothing_pair<double>({n, n, n}, opt));
+  }
   for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27})
     for (int n : {255, 511}) note(vcycle<float>(op, {n, n, n}, opt));
   for (int n : {256, 250}) note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt));
+  for (int n : {255, 511}) {  // the smoothing pairs fused nowhere, and wherever a level allows
+    note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt, HUGE_VAL, "V(2,2)-cheb-graph-single-steps"));
+    note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt, 0.0, "V(2,2)-cheb-graph-fused-every-level"));
+  }
   for (Result& r : out)
-    if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256)
+    if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256 && r.variant == "V(2,2)-cheb-graph")
       r = target(r, "cycles_per_s >= 1500", 1500, r.extra["cycles_per_s"].get<double>() >= 1500);
 
   for (int m : {511, 512, 500}) {

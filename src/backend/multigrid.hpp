@@ -5,6 +5,9 @@
 // them; src/dispatch/multigrid.cpp picks the backend that owns the fields.
 #pragma once
 
+#include <span>
+
+#include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
 
@@ -35,6 +38,15 @@ struct GhostRule {
       if (lo[a] != 0 || hi[a] != 0) return true;
     return false;
   }
+};
+
+// One smoothing step of u for A u = f, D the operator's centre coefficient: Jacobi,
+// u + omega D^-1 (f - A u), or Chebyshev in three-term form, u + alpha (u - prev) +
+// beta D^-1 (f - A u) with prev the iterate before u.
+struct SmoothingStep {
+  bool chebyshev = false;
+  double omega = 0;             // Jacobi
+  double alpha = 0, beta = 0;   // Chebyshev
 };
 
 // The centre coefficient of a level's operator (the D of the smoothers' D^-1 A).

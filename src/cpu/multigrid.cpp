@@ -69,6 +69,13 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
       }
 }
 
+// No fused smoothing pass on the host: the caller takes single steps.
+template <class T>
+bool smooth_fused(const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&, const Field<T>&,
+                  const Field<T>&, Field<T>&, void*) {
+  return false;
+}
+
 // No fused pass on the host: the residual into r, then its restriction.
 template <class T>
 bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,

@@ -31,6 +31,12 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
                           : cuda::chebyshev(a, alpha, beta, u, f, prev_out, s.handle);
 }
 template <class T>
+bool smooth_fused(const Stencil& a, std::span<const SmoothingStep> steps, const Boundary& bc, const Field<T>& u,
+                  const Field<T>& f, Field<T>& out, Stream s) {
+  return on_host(u, f, out) ? cpu::smooth_fused(a, steps, bc, u, f, out, s.handle)
+                            : cuda::smooth_fused(a, steps, bc, u, f, out, s.handle);
+}
+template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream s) {
   on_host(u, f, r) ? cpu::residual(a, u, f, r, s.handle) : cuda::residual(a, u, f, r, s.handle);
 }
@@ -68,6 +74,8 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
   template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, Stream); \
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
                           Field<T>&, Stream);                                                     \
+  template bool smooth_fused(const Stencil&, std::span<const SmoothingStep>, const Boundary&, const Field<T>&, \
+                             const Field<T>&, Field<T>&, Stream);                                            \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, Stream);    \
   template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,    \
                                   const TransferView<T>&, Field<T>&, Stream);                     \

@@ -15,6 +15,11 @@ void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&,
 template <class T>
 void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
+bool smooth_fused(const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&, const Field<T>&,
+                  const Field<T>&, Field<T>&, void*) {
+  refuse();
+}
+template <class T>
 void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
 bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, const poisson::TransferView<T>&,

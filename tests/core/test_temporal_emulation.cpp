@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/test_util.hpp"
+#include "cuda/kernels/smoother.hpp"
 #include "cuda/kernels/temporal.cuh"
 #include "strata/apply.hpp"
 
@@ -140,6 +141,72 @@ void every_case(MakeOp make) {
           ++seed;
           check<T, Op, K, W + 3, W + 2, 1, Unroll>(make(seed), n, bc, relax, tz, seed);
         }
+}
+
+// The multigrid smoothers fused (StepSmooth): K steps of Jacobi, or a Jacobi step then
+// Chebyshev steps whose prev is the iterate two levels below, against single steps by the
+// same point updates with the iterates kept in separate fields.
+template <class T, int K, int PX, int TYT, int RY, bool Chebyshev, bool Unroll = true>
+void check_smoother(Extent n, const Boundary& bc, int tz, std::uint64_t seed) {
+  const auto op = star<T, 1>(seed);
+  const int ghost = K;
+  Field<T> f(n, ghost);
+  test::fill_random(f, seed + 1);
+  StepSmooth<T, Chebyshev> epi{};
+  epi.f = f.origin();
+  for (int k = 1; k <= K; ++k) {
+    epi.w[k] = coefficient<T>(k, seed) / 3;
+    epi.alpha[k] = coefficient<T>(k + 5, seed) / 2, epi.beta[k] = coefficient<T>(k + 9, seed) / 3;
+  }
+  std::vector<Field<T>> it;  // the iterates u_0 .. u_K, one step at a time
+  it.reserve(K + 1);
+  it.emplace_back(n, ghost);
+  test::fill_random(it[0], seed);
+  Field<T> start(n, ghost), g(n, ghost);
+  copy(it[0], start);
+  for (int k = 1; k <= K; ++k) {
+    Field<T>& u = it[std::size_t(k - 1)];
+    it.emplace_back(n, ghost);
+    Field<T>& v = it.back();
+    fill_ghosts(u, bc, 1);
+    for (int z = 0; z < n.nz; ++z)
+      for (int y = 0; y < n.ny; ++y)
+        for (int x = 0; x < n.nx; ++x) {
+          T centre;
+          const T s = op([&](int xx, int yy, int zz) { return u(xx, yy, zz); }, x, y, z, centre);
+          const T prev = k >= 2 ? it[std::size_t(k - 2)](x, y, z) : centre;
+          const std::int64_t at = &f(x, y, z) - f.origin();
+          v(x, y, z) = k == 1   ? epi.template step<1>(s, centre, prev, at)
+                       : k == 2 ? epi.template step<2>(s, centre, prev, at)
+                                : epi.template step<3>(s, centre, prev, at);
+        }
+  }
+  fused<T, StarPoint<T, 1>, K, PX, TYT, RY, Unroll>(op, epi, bc, start, g, tz);
+  const Field<T>& a = it.back();
+  int bad = 0;
+  for (int z = 0; z < n.nz && bad < 3; ++z)
+    for (int y = 0; y < n.ny && bad < 3; ++y)
+      for (int x = 0; x < n.nx && bad < 3; ++x)
+        if (std::memcmp(&a(x, y, z), &g(x, y, z), sizeof(T)) != 0) {
+          ++bad;
+          ADD_FAILURE() << "smoother K " << K << (Chebyshev ? " chebyshev" : " jacobi")
+                        << (Unroll ? " unrolled" : " rolled") << " tz " << tz << " "
+                        << bc.describe() << " " << n.str() << ": at (" << x << ", " << y << ", " << z << ") fused "
+                        << g(x, y, z) << " single steps " << a(x, y, z);
+        }
+}
+
+TEST(TemporalEmulation, MultigridSmoothers) {
+  std::uint64_t seed = 5;
+  for (Extent n : {Extent{13, 7, 5}, Extent{6, 11, 9}, Extent{2, 3, 1}, Extent{17, 9, 12}, Extent{41, 38, 11}})
+    for (const Boundary& bc : {Boundary::dirichlet(0), Boundary::dirichlet(0.5), Boundary::neumann(), Boundary::periodic()})
+      for (int tz : {n.nz, 2}) {
+        check_smoother<float, 2, 9, 2, 4, true>(n, bc, tz, ++seed);
+        check_smoother<double, 2, 7, 6, 1, false>(n, bc, tz, ++seed);
+        check_smoother<float, 3, 11, 3, 4, true>(n, bc, tz, ++seed);
+        check_smoother<double, 3, 13, 2, 6, false>(n, bc, tz, ++seed);
+        check_smoother<float, 2, 9, 4, 2, true, false>(n, bc, tz, ++seed);
+      }
 }
 
 TEST(TemporalEmulation, Radius1Stars) {

@@ -1,8 +1,9 @@
 // Poisson solvers on the GPU: the same answers as the CPU for every boundary condition and
 // both operators on sizes whose levels nest and do not (ghost rules, unequal spacings),
 // the level passes with unequal spacings and the ghost rule against the CPU, graph replay
-// bit-identical to direct launches, the cuFFT solve reported as a direct solve, and the
-// V-cycle convergence factor matching the CPU's.
+// bit-identical to direct launches, the cuFFT solve reported as a direct solve, the
+// V-cycle convergence factor matching the CPU's, and the fused smoothing passes giving the
+// bits of single steps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "common/test_util.hpp"
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
+#include "solvers/poisson/multigrid.hpp"
 #include "strata/testing/manufactured.hpp"
 #include "solvers/poisson/operator.hpp"
 #include "strata/device.hpp"
@@ -277,4 +279,100 @@ TEST(PoissonCuda, MixedPrecisionAndLargeGrids) {
   EXPECT_TRUE(r.converged) << r.message;
   EXPECT_LT(r.rel_residual, 1e-10);
   EXPECT_LE(r.iterations, 20);
+}
+
+// Two smoothing steps in one fused pass (the temporal kernel with the smoother's update)
+// against the two single passes, bit for bit: Jacobi pairs and a Jacobi step then a
+// Chebyshev step, every boundary kind of the hierarchy, both precisions, odd shapes whose
+// windows have blocks inside the domain and across every face (150 x 121: the 64-wide
+// windows' interior instance), partial tiles and axes shorter than the window.
+template <class T>
+void check_fused_smoothing(Extent n, const Boundary& bc, bool chebyshev) {
+  const Stencil a = poisson::poisson_stencil(PoissonOperator::fd7, {0.1, 0.1, 0.1});
+  poisson::SmoothingStep steps[2];
+  steps[0].omega = 0.77;
+  if (chebyshev)
+    steps[1] = {true, 0.0, 0.31, 1.13};
+  else
+    steps[1].omega = 0.64;
+  const std::uint64_t seed = n.nx * 131 + n.ny * 7 + n.nz + (chebyshev ? 1 : 0);
+  Field<T> u(n, 2), f(n, 2);
+  test::fill_random(u, seed);
+  test::fill_random(f, seed + 1, -30, 30);
+  Field<T> du(n, 2, Memory::device), df(n, 2, Memory::device), d1(n, 2, Memory::device), d2(n, 2, Memory::device),
+      fused(n, 2, Memory::device);
+  copy(u, du);
+  copy(f, df);
+  if (bc.kind == BoundaryKind::periodic) fill_ghosts(du, bc, 2, Stream{});  // the fused pass reads them 2 deep
+  ASSERT_TRUE(poisson::smooth_fused<T>(a, steps, bc, du, df, fused, Stream{})) << n.str() << " " << bc.describe();
+  fill_ghosts(du, bc, 1, Stream{});
+  poisson::jacobi(a, steps[0].omega, du, df, d1, Stream{});
+  fill_ghosts(d1, bc, 1, Stream{});
+  if (chebyshev) {
+    copy(du, d2);  // the iterate before d1, overwritten by the step
+    poisson::chebyshev(a, steps[1].alpha, steps[1].beta, d1, df, d2, Stream{});
+  } else {
+    poisson::jacobi(a, steps[1].omega, d1, df, d2, Stream{});
+  }
+  Field<T> want(n, 2), got(n, 2);
+  copy(d2, want);
+  copy(fused, got);
+  int bad = 0;
+  for (int z = 0; z < n.nz && bad < 3; ++z)
+    for (int y = 0; y < n.ny && bad < 3; ++y)
+      for (int x = 0; x < n.nx && bad < 3; ++x)
+        if (std::memcmp(&want(x, y, z), &got(x, y, z), sizeof(T)) != 0) {
+          ++bad;
+          ADD_FAILURE() << n.str() << " " << bc.describe() << (chebyshev ? " chebyshev" : " jacobi") << " at (" << x
+                        << ", " << y << ", " << z << "): fused " << got(x, y, z) << ", single steps " << want(x, y, z);
+        }
+}
+
+TEST(PoissonCuda, FusedSmoothingIsTheSingleStepsBitForBit) {
+  REQUIRE_GPU();
+  for (const Extent& n : {Extent{150, 121, 37}, Extent{33, 17, 25}, Extent{5, 3, 9}, Extent{65, 66, 3}})
+    for (const Boundary& bc : {Boundary::dirichlet(0), Boundary::neumann(), Boundary::periodic()})
+      for (bool chebyshev : {false, true}) {
+        check_fused_smoothing<float>(n, bc, chebyshev);
+        check_fused_smoothing<double>(n, bc, chebyshev);
+      }
+}
+
+// V-cycles whose smoothing pairs are fused on every level that allows it give the bits of
+// the cycles with single steps only, and every level's u names the same buffer after a
+// cycle as before it (what a replayed graph relies on), for both smoothers, every boundary
+// kind and sizes whose levels nest or take ghost rules.
+TEST(PoissonCuda, VcyclesWithFusedSmoothingAreTheSingleStepCycles) {
+  REQUIRE_GPU();
+  for (const Extent& n : {Extent{63, 47, 31}, Extent{40, 36, 50}})
+    for (BoundaryKind kind : {BoundaryKind::dirichlet, BoundaryKind::neumann, BoundaryKind::periodic})
+      for (Smoother sm : {Smoother::jacobi, Smoother::chebyshev})
+        for (int pre : {2, 3}) {
+          const Boundary bc = kind == BoundaryKind::dirichlet ? Boundary::dirichlet(0)
+                              : kind == BoundaryKind::neumann ? Boundary::neumann()
+                                                              : Boundary::periodic();
+          const double h = poisson_spacing(bc, n.nx);
+          Field<float> f(n, 1), result[2] = {Field<float>(n, 1), Field<float>(n, 1)};
+          double bytes[2] = {};
+          poisson::manufactured<float>(bc, h, f, nullptr);
+          for (int fused = 0; fused < 2; ++fused) {
+            auto H = poisson::build_hierarchy<float>(PoissonOperator::fd7, kind, n, h, Memory::device, 0.8);
+            copy(f, H.levels[0].f);
+            std::vector<const float*> named;
+            for (const auto& L : H.levels) named.push_back(L.u.data());
+            poisson::Multigrid<float> M(H, sm, pre, 2, Stream{}, 1, fused ? 0.0 : HUGE_VAL);
+            for (int c = 0; c < 3; ++c) M.vcycle(0);
+            bytes[fused] = M.bytes();
+            for (std::size_t l = 0; l < H.levels.size(); ++l)
+              EXPECT_EQ(H.levels[l].u.data(), named[l]) << "level " << l << " names another buffer after the cycles";
+            copy(H.levels[0].u, result[fused]);
+          }
+          EXPECT_EQ(std::memcmp(result[0].data(), result[1].data(), result[0].layout().bytes()), 0)
+              << n.str() << " " << bc.describe() << (sm == Smoother::jacobi ? " jacobi" : " chebyshev") << " V(" << pre
+              << ", 2)";
+          // Periodic levels keep one ghost layer, too few for two fused steps.
+          if (kind != BoundaryKind::periodic) {
+            EXPECT_LT(bytes[1], bytes[0]) << n.str() << " " << bc.describe() << ": no smoothing pair was fused";
+          }
+        }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "backend/multigrid.hpp"
+#include "cuda/kernels/smoother.hpp"
 
 namespace strata::cuda::kernels {
 
@@ -20,7 +21,7 @@ struct JacobiEpilogue {
   const T* f;
   T w;
   __device__ __forceinline__ Aux load(std::int64_t off) const { return f[off]; }
-  __device__ __forceinline__ T operator()(T s, T u, Aux fv, std::int64_t) const { return u + w * (fv - s); }
+  __device__ __forceinline__ T operator()(T s, T u, Aux fv, std::int64_t) const { return jacobi_point(s, u, fv, w); }
 };
 
 // out = u + alpha (u - prev) + beta (f - A u), written over prev     (one Chebyshev step in
@@ -37,7 +38,7 @@ struct ChebyshevEpilogue {
   T alpha, beta;
   __device__ __forceinline__ Aux load(std::int64_t off) const { return {f[off], prev[off]}; }
   __device__ __forceinline__ T operator()(T s, T u, Aux a, std::int64_t) const {
-    return u + alpha * (u - a.prev) + beta * (a.f - s);
+    return chebyshev_point(s, u, a.prev, a.f, alpha, beta);
   }
 };
 

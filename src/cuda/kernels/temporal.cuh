@@ -61,6 +61,12 @@ struct StepRelax {  // u + c s, as RelaxEpilogue (steps.cuh) writes it
   T c;
   STRATA_HOST_DEVICE T operator()(T s, T u) const { return u + c * s; }
 };
+// An update that also reads operands at the point (the multigrid smoothers, smoother.hpp)
+// has `template <int k> T step(s, u, prev, at)`: k the level it computes, prev the value of
+// level k - 2 at the point (the iterate before u; for k >= 2 only), at the point's offset in
+// the output's layout, which the fields it reads share.
+template <class Epi>
+concept PointOperands = requires { Epi::point_operands; };
 
 // One step's value at (x, y, z) from the level below, read by `at(x, y, z)`, with the
 // centre value it read; each in its single-pass kernel's order (stencil_ops.cuh), so that
@@ -198,6 +204,9 @@ class TemporalThread {
   static constexpr bool unroll = Unroll;
   static_assert(S::TX > 0 && S::TY > 0, "the window must be wider than its halo");
   static_assert(RY <= 32, "a row mask per thread");
+  // The value two levels below at the point is still in that level's queue for the stars
+  // (2 D <= Q - 1), not for the 27-point stencils.
+  static_assert(!PointOperands<Epi> || 2 * D <= Q - 1, "updates with operands take the stars");
 
   // Whether K fused steps of Op can keep boundary kind `kind` (neumann needs the mirror
   // symmetry that makes a ghost point's arithmetic give its mirror's bits).
@@ -403,6 +412,12 @@ class TemporalThread {
   STRATA_HOST_DEVICE void plane(int i, int z, const T* ring, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
     const T* below = ring + (k - 1) * Q * S::stride;
+    // The plane of the fields an update with operands reads: z, or where the ghost rule
+    // takes it from (periodic: the image; other kinds: a plane past a face that nothing
+    // stored reads, clamped into the field).
+    [[maybe_unused]] std::int64_t plane_at = 0;
+    if constexpr (PointOperands<Epi>)
+      plane_at = std::int64_t(z >= 0 && z < a_.nz ? z : ghost_source(a_.kind, z, a_.nz)) * a_.out_plane;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       auto at = [&](int dx, int dy, int dz) -> T {
@@ -422,7 +437,20 @@ class TemporalThread {
       };
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
-      val[v] = a_.epi(s, centre);
+      if constexpr (PointOperands<Epi>) {
+        // The point, or in face blocks the one its ghost rule reads (a dirichlet ghost's
+        // value is replaced below).
+        std::int64_t pt = plane_at + out_at_ + std::int64_t(v) * a_.out_pitch;
+        if constexpr (Face) {
+          const int y = gy_ + v;
+          pt = plane_at + std::int64_t(y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny)) * a_.out_pitch + sx_;
+        }
+        T prev = centre;
+        if constexpr (k >= 2) prev = q_[k - 2][v][reg<Ph, k - 2>(k * D)];
+        val[v] = a_.epi.template step<k>(s, centre, prev, pt);
+      } else {
+        val[v] = a_.epi(s, centre);
+      }
       if constexpr (Face) val[v] = ghost_ >> v & 1u ? a_.value : val[v];
     }
   }

@@ -42,6 +42,8 @@ struct DistHierarchy {
 
   void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
   bool residual_restrict(std::size_t l, Stream s);
+  // No fused smoothing across ranks yet (its halos would have to be as deep as the steps).
+  bool smooth_fused(DistLevel<T>&, std::span<const SmoothingStep>, Stream) { return false; }
   void restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s);
   void prolong_add(std::size_t l, Stream s);
   // The gathered level: its f to rank 0, one V-cycle of the tail from zero, u back.

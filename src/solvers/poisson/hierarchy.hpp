@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <vector>
 
 #include "base/buffer.hpp"
@@ -86,6 +87,17 @@ struct Hierarchy {
   void ghosts(const Level<T>& L, Field<T>& u, Stream s) {
     if (bc.kind != BoundaryKind::dirichlet) fill_ghosts(u, bc, 1, s);
     else if (L.ghost.any()) extrapolate_ghosts(L.ghost, u, s);
+  }
+  // L.u2 = L.u after `steps` in one fused pass (the backend's temporal kernel), where the
+  // level allows it: no ghost rule (the kernel takes the plain dirichlet, neumann and
+  // periodic ghosts), periodic ghosts as deep as the steps. False: nothing written.
+  bool smooth_fused(Level<T>& L, std::span<const SmoothingStep> steps, Stream s) {
+    if (L.ghost.any()) return false;
+    if (bc.kind == BoundaryKind::periodic) {
+      if (L.u.ghost() < int(steps.size())) return false;
+      fill_ghosts(L.u, bc, int(steps.size()), s);
+    }
+    return poisson::smooth_fused(L.a, steps, bc, L.u, L.f, L.u2, s);
   }
   // levels[l + 1].f = R (f - A u) on level l (u's ghosts filled); true when fused.
   bool residual_restrict(std::size_t l, Stream s) {

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
@@ -19,25 +21,33 @@
 
 namespace strata::poisson {
 
+// Levels of at least this many points smooth two steps in one fused pass where the backend
+// has it (the CUDA temporal kernel; docs/performance.md, "Multigrid smoothing").
+inline constexpr double kFusedSmoothingMinPoints = 1 << 18;
+
 template <class T, class H = Hierarchy<T>>
 class Multigrid {
   using Lvl = typename std::remove_reference_t<decltype(std::declval<H&>().levels[0])>;
 
 public:
-  Multigrid(H& h, Smoother smoother, int pre, int post, Stream stream, int fmg_cycles = 1)
-      : H_(h), smoother_(smoother), pre_(pre), post_(post), s_(stream), fmg_cycles_(fmg_cycles) {}
+  // fuse_min_points: the smallest level whose smoothing pairs take one fused pass (where the
+  // hierarchy has it; kFusedSmoothingMinPoints by default, infinity for single steps only).
+  Multigrid(H& h, Smoother smoother, int pre, int post, Stream stream, int fmg_cycles = 1,
+            double fuse_min_points = kFusedSmoothingMinPoints)
+      : H_(h), smoother_(smoother), pre_(pre), post_(post), s_(stream), fmg_cycles_(fmg_cycles),
+        fuse_min_points_(fuse_min_points) {}
 
   // One V(pre, post) cycle improving levels[l].u for A u = levels[l].f.
   void vcycle(std::size_t l) {
     Lvl& L = H_.levels[l];
     if (l + 1 == H_.levels.size()) return coarse_solve(L);
-    smooth(L, pre_);
+    const bool flipped = smooth(L, pre_);
     H_.ghosts(L, L.u, s_);
     const bool fused = H_.residual_restrict(l, s_);
     fill(H_.levels[l + 1].u, T(0), s_);
     vcycle(l + 1);
     H_.prolong_add(l, s_);
-    smooth(L, post_);
+    if (smooth(L, post_) != flipped) restore(L);
     // residual and restriction (fused: u and f read; else r written and read back), the
     // coarse f written, the coarse u filled and read, u read and written by prolong_add
     count(L, (fused ? 2 : 4) + 2 + 0.375);
@@ -67,48 +77,69 @@ private:
     bytes_ += values_per_point * double(L.n.points()) * sizeof(T);
   }
 
-  // `steps` smoothing steps out of place, u -> u2 -> u ...; an odd count copies back so
-  // that L.u keeps naming the same buffer.
-  void smooth(Lvl& L, int steps) {
-    if (steps <= 0) return;
-    if (smoother_ == Smoother::jacobi) {
-      for (int k = 0; k < steps; ++k) {
-        H_.ghosts(L, L.u, s_);
-        jacobi(L.a, L.omega, local(L.u), local(L.f), local(L.u2), s_);
+  // `steps` smoothing steps out of place, u -> u2 -> u ..., two in one fused pass where the
+  // hierarchy has it and the level is large enough to gain (fuse_min_points): Jacobi every
+  // pair, Chebyshev a sweep of exactly two (a step after a fused pair would need the iterate
+  // before its last, which the pass does not keep). Returns whether L.u now names the other
+  // buffer (an odd number of passes): the cycle swaps back once, at its end (restore).
+  bool smooth(Lvl& L, int steps) {
+    if (steps <= 0) return false;
+    const std::vector<SmoothingStep> sweep = coefficients(L, steps);
+    const bool fuse = double(L.n.points()) >= fuse_min_points_;
+    bool flipped = false;
+    for (int k = 0; k < steps; flipped = !flipped) {
+      const bool pair = fuse && steps - k >= 2 && (smoother_ == Smoother::jacobi || steps == 2);
+      if (pair && H_.smooth_fused(L, std::span<const SmoothingStep>(sweep).subspan(std::size_t(k), 2), s_)) {
         std::swap(L.u, L.u2);
-        count(L, 3);
+        count(L, 3);  // u and f read, the result written
+        k += 2;
+        continue;
       }
-    } else {
-      // Chebyshev iteration on D^-1 A over [lam_lo, lam_hi] (Saad, Alg. 12.1) in three-term
-      // form: u_{k+1} = u_k + a_k (u_k - u_{k-1}) + b_k D^-1 (f - A u_k), written over u_{k-1}.
-      const double theta = 0.5 * (L.lam_hi + L.lam_lo), delta = 0.5 * (L.lam_hi - L.lam_lo);
-      const double sigma = theta / delta;
-      double rho = 1.0 / sigma;
-      for (int k = 0; k < steps; ++k) {
-        H_.ghosts(L, L.u, s_);
-        if (k == 0) {
-          jacobi(L.a, 1.0 / theta, local(L.u), local(L.f), local(L.u2), s_);  // u_1 = u_0 + D^-1 r_0 / theta
-          count(L, 3);
-        } else {
-          const double rho_next = 1.0 / (2.0 * sigma - rho);
-          chebyshev(L.a, rho_next * rho, 2.0 * rho_next / delta, local(L.u), local(L.f), local(L.u2), s_);
-          rho = rho_next;
-          count(L, 4);
-        }
-        std::swap(L.u, L.u2);
-      }
-    }
-    if (steps % 2) {
+      const SmoothingStep& st = sweep[std::size_t(k)];
+      H_.ghosts(L, L.u, s_);
+      if (st.chebyshev)
+        chebyshev(L.a, st.alpha, st.beta, local(L.u), local(L.f), local(L.u2), s_);
+      else
+        jacobi(L.a, st.omega, local(L.u), local(L.f), local(L.u2), s_);
       std::swap(L.u, L.u2);
-      copy_interior(L.u2, L.u, s_);
-      count(L, 2);
+      count(L, st.chebyshev ? 4 : 3);
+      ++k;
     }
+    return flipped;
+  }
+
+  // The steps of a sweep. Chebyshev: the iteration on D^-1 A over [lam_lo, lam_hi] (Saad,
+  // Alg. 12.1) in three-term form, u_{k+1} = u_k + a_k (u_k - u_{k-1}) + b_k D^-1 (f - A u_k),
+  // its first step u_1 = u_0 + D^-1 r_0 / theta a Jacobi step.
+  std::vector<SmoothingStep> coefficients(const Lvl& L, int steps) const {
+    std::vector<SmoothingStep> sweep(static_cast<std::size_t>(steps));
+    if (smoother_ == Smoother::jacobi) {
+      for (SmoothingStep& st : sweep) st.omega = L.omega;
+      return sweep;
+    }
+    const double theta = 0.5 * (L.lam_hi + L.lam_lo), delta = 0.5 * (L.lam_hi - L.lam_lo);
+    const double sigma = theta / delta;
+    double rho = 1.0 / sigma;
+    sweep[0].omega = 1.0 / theta;
+    for (std::size_t k = 1; k < sweep.size(); ++k) {
+      const double rho_next = 1.0 / (2.0 * sigma - rho);
+      sweep[k] = {true, 0.0, rho_next * rho, 2.0 * rho_next / delta};
+      rho = rho_next;
+    }
+    return sweep;
+  }
+
+  // L.u back to the buffer it named before the cycle (the result copied there).
+  void restore(Lvl& L) {
+    std::swap(L.u, L.u2);
+    copy_interior(L.u2, L.u, s_);
+    count(L, 2);
   }
 
   // Exact where the hierarchy can (a dense-inverted coarsest grid, or the gathered levels
   // of a distributed one); otherwise many smoothing steps, slower to converge but never wrong.
   void coarse_solve(Lvl& L) {
-    if (!H_.coarse_solve(L, s_)) smooth(L, 64);
+    if (!H_.coarse_solve(L, s_) && smooth(L, 64)) restore(L);
   }
 
   H& H_;
@@ -116,6 +147,7 @@ private:
   int pre_, post_;
   Stream s_;
   int fmg_cycles_;
+  double fuse_min_points_;
   double bytes_ = 0;
 };
 
