@@ -26,17 +26,25 @@ inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory 
 // others 16 warps of 128 registers with as many rows per thread as the queues allow (8, 4
 // or 2). The window is 64 wide, and as tall (64, 48, 32, 16 rows) as the threads and
 // shared memory allow: taller windows compute fewer redundant halo points per output.
-template <class T, class Op, int K>
+template <class T, class Op, int K, class Epi = kernels::StepStore<T>>
 struct Block {
   static constexpr int R = Op::radius;
   static constexpr int D = Op::off_centre ? R + 1 : R;
   static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);  // queue registers per row
-  static constexpr bool wide = kernels::temporal_unrolled<Op> && words * 4 <= 36;
+  // An update with an operand field (the multigrid smoothers) keeps its row a step ahead and
+  // its addresses besides: ptxas spilled 168 bytes in fp32 in 24 warps, 196 at 8 rows in 16
+  // warps, 400 in fp64 at 4 rows, so those passes take 16 warps with 4 (fp32) or 2 rows.
+  static constexpr bool operands = kernels::PointOperands<Epi>;
+  static constexpr bool wide = kernels::temporal_unrolled<Op> && words * 4 <= 36 && !operands;
   static constexpr int threads = wide ? 768 : 512;
   // Registers of the queues per thread: ptxas spills past 80 of them in fp32 and 64 in fp64
   // (whose addresses and temporaries take more besides) at 128 registers.
   static constexpr int budget = sizeof(T) == 4 ? 80 : 64;
-  static constexpr int RY = wide ? 4 : words * 8 <= budget ? 8 : words * 4 <= budget ? 4 : 2;
+  static constexpr int RY = wide ? 4
+                           : operands ? (sizeof(T) == 4 ? 4 : 2)
+                           : words * 8 <= budget ? 8
+                           : words * 4 <= budget ? 4
+                                                 : 2;
   static constexpr int PX = 64;
   template <int PY>
   static constexpr bool fits = PY % RY == 0 && PX * (PY / RY) <= threads && PY > 2 * K * R + 4 &&
@@ -74,7 +82,7 @@ inline int z_splits(int columns, int nz, int lag, int slots) {
 
 template <class T, class Op, int K, class Epi>
 bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
-  using B = Block<T, Op, K>;
+  using B = Block<T, Op, K, Epi>;
   if constexpr (!B::ok) {
     static_cast<void>(B::TYT);
     return false;

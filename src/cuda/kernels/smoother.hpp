@@ -32,13 +32,16 @@ struct StepSmooth {
   static constexpr int kMaxSteps = 4;
   const T* f;
   T w[kMaxSteps + 1], alpha[kMaxSteps + 1], beta[kMaxSteps + 1];
-  template <int k>
-  STRATA_HOST_DEVICE T step(T s, T u, T prev, std::int64_t at) const {
+  // f at offset `at` (the kernel loads the first level's a step ahead, the others when used)
+  STRATA_HOST_DEVICE T operand(std::int64_t at) const {
 #if defined(__CUDA_ARCH__)
-    const T fv = __ldg(f + at);
+    return __ldg(f + at);
 #else
-    const T fv = f[at];
+    return f[at];
 #endif
+  }
+  template <int k>
+  STRATA_HOST_DEVICE T step(T s, T u, T prev, T fv) const {
     if constexpr (Chebyshev && k >= 2)
       return chebyshev_point(s, u, prev, fv, alpha[k], beta[k]);
     else

@@ -61,10 +61,10 @@ struct StepRelax {  // u + c s, as RelaxEpilogue (steps.cuh) writes it
   T c;
   STRATA_HOST_DEVICE T operator()(T s, T u) const { return u + c * s; }
 };
-// An update that also reads operands at the point (the multigrid smoothers, smoother.hpp)
-// has `template <int k> T step(s, u, prev, at)`: k the level it computes, prev the value of
-// level k - 2 at the point (the iterate before u; for k >= 2 only), at the point's offset in
-// the output's layout, which the fields it reads share.
+// An update that also reads an operand field at the point (the multigrid smoothers,
+// smoother.hpp) has `T operand(at)`, the field's value at offset `at` of the output's layout
+// (which the field shares), and `template <int k> T step(s, u, prev, operand)`: k the level
+// it computes, prev the value of level k - 2 at the point (the iterate before u; k >= 2).
 template <class Epi>
 concept PointOperands = requires { Epi::point_operands; };
 
@@ -206,7 +206,7 @@ class TemporalThread {
   static_assert(RY <= 32, "a row mask per thread");
   // The value two levels below at the point is still in that level's queue for the stars
   // (2 D <= Q - 1), not for the 27-point stencils.
-  static_assert(!PointOperands<Epi> || 2 * D <= Q - 1, "updates with operands take the stars");
+  static_assert(!PointOperands<Epi> || (2 * D <= Q - 1 && K >= 2), "updates with operands take the stars, K >= 2");
 
   // Whether K fused steps of Op can keep boundary kind `kind` (neumann needs the mirror
   // symmetry that makes a ghost point's arithmetic give its mirror's bits).
@@ -247,9 +247,9 @@ class TemporalThread {
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) next_[v] = T(0);
     if (rules_ == Rules::none)
-      fetch<false>(z0_ - H, next_);
+      fetch<false>(z0_ - H, next_), fetch_operand<false>(z0_ - H - D);
     else
-      fetch<true>(z0_ - H, next_);
+      fetch<true>(z0_ - H, next_), fetch_operand<true>(z0_ - H - D);
   }
 
   // z-steps of the block: level 0 loads from z0 - H (the lowest plane any level reads),
@@ -361,6 +361,32 @@ class TemporalThread {
     }
   }
 
+  // The operand field's offset of plane z: z, or where the ghost rule takes it from
+  // (periodic: the image; the other kinds: a plane past a face that nothing stored reads,
+  // clamped into the field), and of row v's point in it: the point, or in face blocks the
+  // one its ghost rule reads (a dirichlet ghost's value is replaced anyway).
+  STRATA_HOST_DEVICE std::int64_t operand_plane(int z) const {
+    return std::int64_t(z >= 0 && z < a_.nz ? z : ghost_source(a_.kind, z, a_.nz)) * a_.out_plane;
+  }
+  template <bool Face>
+  STRATA_HOST_DEVICE std::int64_t operand_row(int v) const {
+    if constexpr (Face) {
+      const int y = gy_ + v;
+      return std::int64_t(y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny)) * a_.out_pitch + sx_;
+    } else {
+      return out_at_ + std::int64_t(v) * a_.out_pitch;
+    }
+  }
+  // Level 1's operand rows of plane z, into fnext_.
+  template <bool Face>
+  STRATA_HOST_DEVICE void fetch_operand(int z) {
+    if constexpr (PointOperands<Epi>) {
+      const std::int64_t p = operand_plane(z);
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) fnext_[v] = a_.epi.operand(p + operand_row<Face>(v));
+    }
+  }
+
   static STRATA_HOST_DEVICE T pick(const T (&q)[Q], int j) {  // q[j] for a j known at run time
     T r = q[0];
     STRATA_UNROLL
@@ -378,6 +404,7 @@ class TemporalThread {
       T val[RY];
       if constexpr (k < K) {
         level<Ph, k, G>(i, z, ring, val);
+        if constexpr (k == 1) fetch_operand<G != Rules::none>(z + 1);  // level 1's next plane
         keep<Ph, k>(val);
         const int s = slot<Ph>(i, k * D);
         STRATA_UNROLL
@@ -416,8 +443,7 @@ class TemporalThread {
     // takes it from (periodic: the image; other kinds: a plane past a face that nothing
     // stored reads, clamped into the field).
     [[maybe_unused]] std::int64_t plane_at = 0;
-    if constexpr (PointOperands<Epi>)
-      plane_at = std::int64_t(z >= 0 && z < a_.nz ? z : ghost_source(a_.kind, z, a_.nz)) * a_.out_plane;
+    if constexpr (PointOperands<Epi> && k >= 2) plane_at = operand_plane(z);
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
       auto at = [&](int dx, int dy, int dz) -> T {
@@ -438,16 +464,13 @@ class TemporalThread {
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
       if constexpr (PointOperands<Epi>) {
-        // The point, or in face blocks the one its ghost rule reads (a dirichlet ghost's
-        // value is replaced below).
-        std::int64_t pt = plane_at + out_at_ + std::int64_t(v) * a_.out_pitch;
-        if constexpr (Face) {
-          const int y = gy_ + v;
-          pt = plane_at + std::int64_t(y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny)) * a_.out_pitch + sx_;
-        }
+        // Level 1's operand was loaded a step ahead; the later levels' planes are the ones
+        // level 1 loaded k - 1 steps before (D = 1), still in the cache.
+        T operand = fnext_[v];
+        if constexpr (k >= 2) operand = a_.epi.operand(plane_at + operand_row<Face>(v));
         T prev = centre;
         if constexpr (k >= 2) prev = q_[k - 2][v][reg<Ph, k - 2>(k * D)];
-        val[v] = a_.epi.template step<k>(s, centre, prev, pt);
+        val[v] = a_.epi.template step<k>(s, centre, prev, operand);
       } else {
         val[v] = a_.epi(s, centre);
       }
@@ -465,6 +488,7 @@ class TemporalThread {
   unsigned ghost_;               // bit v: row v is a dirichlet ghost point
   T q_[K][RY][Q];                // level k's column: its last Q planes (unrolled: each in its slot)
   T next_[RY];                   // the prefetched input plane
+  T fnext_[PointOperands<Epi> ? RY : 1];  // level 1's operand rows, loaded a step ahead
 };
 
 #if defined(__CUDACC__)
