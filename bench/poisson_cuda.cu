@@ -33,7 +33,7 @@ Result base(const std::string& kernel, const std::string& variant, Precision p, 
 // pairs fused on the levels of at least fuse_min_points points (the default policy, 0 for
 // every level that can, infinity for single steps only: the variant says which).
 template <class T>
-Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_points = poisson::kFusedSmoothingMinPoints,
+Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_points = poisson::kFusedSmoothingMinPoints<T>,
               const char* variant = "V(2,2)-cheb-graph") {
   const Boundary bc = Boundary::dirichlet(0.0);
   const double h = poisson_spacing(bc, n.nx);
@@ -79,7 +79,7 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_
 // One Chebyshev smoothing sweep of two steps (a Jacobi step, then a three-term step) on a
 // level of n points of the 7-point operator, Dirichlet: the two single passes (with their
 // ghost fills) against one fused pass, each checked bit for bit against the other first.
-// Where the fused pass gains is where kFusedSmoothingMinPoints should sit.
+// Where the fused pass gains is where kFusedSmoothingMinPoints<T> should sit.
 template <class T>
 Result smoothing_pair(Extent n, const Options& opt) {
   const Boundary bc = Boundary::dirichlet(0.0);
@@ -225,9 +225,12 @@ std::vector<Result> poisson_cuda(const Options& opt) {
   for (int n : {255, 511}) {  // the smoothing pairs fused nowhere, and wherever a level allows
     note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt, HUGE_VAL, "V(2,2)-cheb-graph-single-steps"));
     note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt, 0.0, "V(2,2)-cheb-graph-fused-every-level"));
+    note(vcycle<double>(PoissonOperator::fd7, {n, n, n}, opt));  // fp64: the default fuses the large levels
+    note(vcycle<double>(PoissonOperator::fd7, {n, n, n}, opt, HUGE_VAL, "V(2,2)-cheb-graph-single-steps"));
   }
   for (Result& r : out)
-    if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256 && r.variant == "V(2,2)-cheb-graph")
+    if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256 && r.variant == "V(2,2)-cheb-graph" &&
+        r.precision == precision_of<float>)
       r = target(r, "cycles_per_s >= 1500", 1500, r.extra["cycles_per_s"].get<double>() >= 1500);
 
   for (int m : {511, 512, 500}) {

@@ -22,8 +22,12 @@
 namespace strata::poisson {
 
 // Levels of at least this many points smooth two steps in one fused pass where the backend
-// has it (the CUDA temporal kernel; docs/performance.md, "Multigrid smoothing").
-inline constexpr double kFusedSmoothingMinPoints = 1 << 18;
+// has it (the CUDA temporal kernel), per precision, from `strata bench --kernel poisson`'s
+// smooth2_fd7 rows on the H100 at 0c21f50 (fused time over the two single passes): fp64
+// 1.21x faster at 511^3, 1.05x at 255^3, slower below; fp32 slower at every size (0.94x at
+// 511^3, 0.67x at 255^3), so fp32 never fuses (docs/performance.md, "Multigrid smoothing").
+template <class T>
+inline constexpr double kFusedSmoothingMinPoints = sizeof(T) == 8 ? 1.6e7 : HUGE_VAL;
 
 template <class T, class H = Hierarchy<T>>
 class Multigrid {
@@ -31,9 +35,9 @@ class Multigrid {
 
 public:
   // fuse_min_points: the smallest level whose smoothing pairs take one fused pass (where the
-  // hierarchy has it; kFusedSmoothingMinPoints by default, infinity for single steps only).
+  // hierarchy has it; kFusedSmoothingMinPoints<T> by default, infinity for single steps only).
   Multigrid(H& h, Smoother smoother, int pre, int post, Stream stream, int fmg_cycles = 1,
-            double fuse_min_points = kFusedSmoothingMinPoints)
+            double fuse_min_points = kFusedSmoothingMinPoints<T>)
       : H_(h), smoother_(smoother), pre_(pre), post_(post), s_(stream), fmg_cycles_(fmg_cycles),
         fuse_min_points_(fuse_min_points) {}
 
@@ -78,7 +82,7 @@ private:
   }
 
   // `steps` smoothing steps out of place, u -> u2 -> u ..., two in one fused pass where the
-  // hierarchy has it and the level is large enough to gain (fuse_min_points): Jacobi every
+  // hierarchy has it and the level is large enough to gain (fuse_min_points_): Jacobi every
   // pair, Chebyshev a sweep of exactly two (a step after a fused pair would need the iterate
   // before its last, which the pass does not keep). Returns whether L.u now names the other
   // buffer (an odd number of passes): the cycle swaps back once, at its end (restore).
