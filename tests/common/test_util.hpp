@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,22 @@ std::size_t outside_interior_diffs(const Field<T>& a, const Field<T>& b) {
     if (!interior && std::memcmp(a.data() + i, b.data() + i, sizeof(T)) != 0) ++diffs;
   }
   return diffs;
+}
+
+// The interior points whose bits differ between want and got (host fields of one extent;
+// ghosts ignored): empty when none, else their count and the first three, for a message.
+template <class T>
+std::string interior_bit_diffs(const Field<T>& want, const Field<T>& got) {
+  const Extent n = want.extent();
+  std::ostringstream first;
+  long count = 0;
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        if (std::memcmp(&want(x, y, z), &got(x, y, z), sizeof(T)) != 0 && ++count <= 3)
+          first << " (" << x << ", " << y << ", " << z << "): " << got(x, y, z) << " not " << want(x, y, z) << ";";
+  if (count == 0) return {};
+  return std::to_string(count) + " points differ, first at" + first.str();
 }
 
 }  // namespace strata::test
