@@ -11,6 +11,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
+#include "apps/strata/report.hpp"
 #include "strata/host_memory.hpp"
 #include "strata/apply.hpp"
 #include "strata/atomic_file.hpp"
@@ -29,7 +30,7 @@ struct ApplyArgs {
   int radius = 0;  // 0: the stencil's own (1 for 7pt/sym27/box27; required >= 1 for star)
   std::string coeffs;
   std::string bc = "dirichlet";
-  std::string in, out, precision, device, grid;
+  std::string in, out, precision, device, grid, json;
   bool allow_nonfinite = false;
   int steps = 1, fuse = 0;  // fuse 0: strata picks (auto_fuse)
   std::string update = "repeat";
@@ -75,33 +76,14 @@ Stencil make_stencil(const ApplyArgs& a) {
   return Stencil::from_name(a.stencil, radius, c);
 }
 
-// The NaN and Inf values in a host field's interior: how many, and the first in [z][y][x]
-// order.
-struct NonFinite {
-  std::size_t count = 0, points = 0;
-  int x = -1, y = -1, z = -1;
-  double value = 0;
-  std::string str() const {
-    char b[256];
-    std::snprintf(b, sizeof b, "%zu non-finite value%s of %zu (%.3g%%), the first %g at (x, y, z) = (%d, %d, %d)", count,
-                  count == 1 ? "" : "s", points, 100.0 * double(count) / double(points), value, x, y, z);
-    return b;
-  }
-};
-
+// "N non-finite values of M (P%), the first V at (x, y, z) = (X, Y, Z)".
 template <class T>
-NonFinite non_finite(const Field<T>& f) {
-  const Extent n = f.extent();
-  NonFinite r;
-  r.points = n.points();
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const double v = double(f(x, y, z));
-        if (std::isfinite(v)) continue;
-        if (r.count++ == 0) r.x = x, r.y = y, r.z = z, r.value = v;
-      }
-  return r;
+std::string describe(const FiniteReport<T>& r, std::size_t points) {
+  char b[256];
+  std::snprintf(b, sizeof b, "%zu non-finite value%s of %zu (%.3g%%), the first %g at (x, y, z) = (%d, %d, %d)", r.count,
+                r.count == 1 ? "" : "s", points, 100.0 * double(r.count) / double(points), double(r.value), r.x, r.y,
+                r.z);
+  return b;
 }
 
 // A coefficient or boundary value the precision cannot hold turns every output it touches
@@ -118,65 +100,101 @@ void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
                 "); use --precision f64");
 }
 
+// What a run reports: the line on stdout and, with --json, the same as JSON with the time of
+// every phase of the process (ms): process_start, device_start (cuda), input (read, onto the
+// device on cuda), check_input, compute (the stencil passes, synchronised), check_result,
+// output (the .npy written and synced), total.
+struct Outcome {
+  std::string where;  // "cuda" or "cpu on 4 ranks (process grid 2x2x1)"
+  Extent n;
+  int steps = 1, fuse = 1;
+};
+
+template <class T>
+void report(const ApplyArgs& a, const Stencil& s, const Boundary& bc, const StepOptions& u, const Outcome& o,
+            Phases& phase, bool root) {
+  phase.total();
+  if (!root) return;
+  const double compute = phase.of("compute"), rate = double(o.n.points()) * o.steps / (compute * 1e-3) / 1e9;
+  const bool single = o.steps == 1 && u.update == StepUpdate::repeat;
+  const std::string update = u.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(u.c) + " (A u)";
+  const std::string steps = single ? "" : ", " + std::to_string(o.steps) + " steps of " + update +
+                                              (o.fuse > 1 ? ", up to " + std::to_string(o.fuse) + " per pass" : "");
+  std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (%.1f Gpts/s per step); "
+              "read %.0f ms, write %.0f ms, whole process %.0f ms -> %s\n",
+              s.describe().c_str(), bc.describe().c_str(), steps.c_str(), o.n.str().c_str(), to_string(precision_of<T>),
+              o.where.c_str(), compute, rate, phase.of("input"), phase.of("output"), phase.of("total"), a.out.c_str());
+  if (a.json.empty()) return;
+  nlohmann::ordered_json j = {{"stencil", s.describe()},
+                              {"bc", bc.describe()},
+                              {"shape", {o.n.nx, o.n.ny, o.n.nz}},
+                              {"precision", to_string(precision_of<T>)},
+                              {"device", o.where},
+                              {"steps", o.steps},
+                              {"update", update},
+                              {"steps_per_pass", o.fuse},
+                              {"compute_s", compute * 1e-3},
+                              {"gpts_per_step", rate},
+                              {"output", a.out},
+                              {"timing_ms", phase.ms}};
+  write_report(a.json, j);
+}
+
+// A non-finite result fails the run unless asked for: nothing is written.
+void refuse_nonfinite(const ApplyArgs& a, const std::string& result, const std::string& input, const char* precision) {
+  const std::string why = !input.empty() ? "the input holds " + input
+                                         : std::string("the input is finite: the stencil overflows ") + precision +
+                                               " on these values";
+  if (!a.allow_nonfinite)
+    throw Error("the result holds " + result + "; " + why + ". Nothing was written (--allow-nonfinite writes it anyway)");
+  std::fprintf(stderr, "strata apply: warning: the result holds %s; %s (written: --allow-nonfinite)\n", result.c_str(),
+               why.c_str());
+}
+
+// One process: on the GPU the array goes from the file onto the device and back through a
+// bounded host buffer, and the finite checks run there; on the CPU it is a host field.
 template <class T>
 void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
+  Phases phase;
   StepOptions update = parse_update(a.update);
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
-  update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
-  // The whole host footprint before the input is read: the input field and, on the CPU, the
-  // output field (both with ghosts), and the dense copy the output is written from.
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem);
   // Periodic passes of k steps read k R ghost layers.
   const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !single ? update.fuse * s.radius() : 0});
   const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
-  const int fields = dev == DeviceChoice::cuda ? 1 : 2;
-  host::require_host_memory(fields * field + dense,
-                            "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array",
-                            std::to_string(fields) + " field(s) with ghosts " + host::format_bytes(fields * field) +
-                                ", the output's dense copy " + host::format_bytes(dense),
-                            "use a smaller array" + std::string(dev == DeviceChoice::cpu ? " or --device cuda" : ""));
-  Field<T> in = npy_read_field<T>(a.in, ghost);
-  const NonFinite input = non_finite(in);
-  const auto t0 = std::chrono::steady_clock::now();
-  if (dev == DeviceChoice::cuda) {
-    require_device_memory(2 * in.layout().bytes(), "applying to a " + in.extent().str() + " " +
-                                                       to_string(precision_of<T>) + " grid");
-    Field<T> din(in.extent(), in.ghost(), Memory::device);
-    if (single) {
-      Field<T> dout(in.extent(), in.ghost(), Memory::device);
-      copy(in, din);
-      apply(s, din, dout, bc);
-      copy(dout, in);  // reuse the host field for the result
-    } else {
-      copy(in, din);
-      apply_steps(s, din, bc, a.steps, update);  // one scratch field of din's size inside
-      copy(din, in);
-    }
-  } else if (single) {
-    Field<T> out(in.extent(), in.ghost());
-    apply(s, in, out, bc);
-    in = std::move(out);
+  const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
+  // Two fields with ghosts (the input and the output, or apply_steps' scratch), before the
+  // input is read: on the device, or on the host with the dense copy the output is written from.
+  if (mem == Memory::device) {
+    require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
+    phase.end("device_start");
   } else {
-    apply_steps(s, in, bc, a.steps, update);
+    host::require_host_memory(2 * field + dense, what,
+                              "2 fields with ghosts " + host::format_bytes(2 * field) + ", the output's dense copy " +
+                                  host::format_bytes(dense),
+                              "use a smaller array or --device cuda");
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  // A result with NaN or Inf is a failure unless asked for: nothing is written.
-  if (const NonFinite result = non_finite(in); result.count > 0) {
-    const std::string why = input.count > 0 ? "the input holds " + input.str()
-                                            : std::string("the input is finite: the stencil overflows ") +
-                                                  to_string(precision_of<T>) + " on these values";
-    if (!a.allow_nonfinite)
-      throw Error("the result holds " + result.str() + "; " + why +
-                  ". Nothing was written (--allow-nonfinite writes it anyway)");
-    std::fprintf(stderr, "strata apply: warning: the result holds %s; %s (written: --allow-nonfinite)\n",
-                 result.str().c_str(), why.c_str());
+  Field<T> u = npy_read_field<T>(a.in, ghost, mem);
+  phase.end("input");
+  const FiniteReport<T> input = check_finite(u);
+  phase.end("check_input");
+  if (single) {
+    Field<T> out(u.extent(), u.ghost(), mem);
+    apply(s, u, out, bc);
+    u = std::move(out);
+  } else {
+    apply_steps(s, u, bc, a.steps, update);  // one scratch field of u's size inside
   }
-  npy_write_field(a.out, in);
-  const std::string steps = single ? "" : ", " + std::to_string(a.steps) + " steps of " +
-                                              (update.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(update.c) + " (A u)") +
-                                              (update.fuse > 1 ? ", up to " + std::to_string(update.fuse) + " per pass" : "");
-  std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (with transfers) -> %s\n",
-              s.describe().c_str(), bc.describe().c_str(), steps.c_str(), in.extent().str().c_str(),
-              to_string(precision_of<T>), to_string(dev), ms, a.out.c_str());
+  if (mem == Memory::device) device_synchronize();
+  phase.end("compute");
+  if (const FiniteReport<T> result = check_finite(u); !result.all_finite)
+    refuse_nonfinite(a, describe(result, n.points()), input.all_finite ? "" : describe(input, n.points()),
+                     to_string(precision_of<T>));
+  phase.end("check_result");
+  npy_write_field(a.out, u);
+  phase.end("output");
+  report<T>(a, s, bc, update, {to_string(dev), n, a.steps, single ? 1 : update.fuse}, phase, true);
 }
 
 // The same on the job's ranks (mpirun -np N): each rank reads its box of the input, the
@@ -185,17 +203,20 @@ template <class T>
 void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
                      const dist::ProcessGrid& grid) {
   const dist::Job& job = dist::Job::get();
+  Phases phase;
   const int ghost = std::max(s.radius(), 1);
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
+  phase.end("allocation");
   dist::read_npy(a.in, in);
+  phase.end("input");
   const long long bad_in = job.sum((long long)check_finite(in.local()).count);
   job.barrier();
-  const auto t0 = std::chrono::steady_clock::now();
+  phase.end("check_input");
   dist::apply(s, in, out, bc);
   device_synchronize();
   job.barrier();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  phase.end("compute");
   const long long bad_out = job.sum((long long)check_finite(out.local()).count);
   if (bad_out > 0) {
     const std::string what = "the result holds " + std::to_string(bad_out) + " non-finite value" + (bad_out == 1 ? "" : "s") +
@@ -206,11 +227,12 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
     }
     if (job.root()) std::fprintf(stderr, "strata apply: warning: %s (written: --allow-nonfinite)\n", what.c_str());
   }
+  phase.end("check_result");
   dist::write_npy(a.out, out);
-  if (job.root())
-    std::printf("strata apply: %s, %s boundary, %s %s on %d %s ranks (process grid %s): %.2f ms -> %s\n",
-                s.describe().c_str(), bc.describe().c_str(), n.str().c_str(), to_string(precision_of<T>), job.size(),
-                to_string(dev), grid.str().c_str(), ms, a.out.c_str());
+  phase.end("output");
+  const std::string where = std::string(to_string(dev)) + " on " + std::to_string(job.size()) + " ranks (process grid " +
+                            grid.str() + ")";
+  report<T>(a, s, bc, parse_update(a.update), {where, n, 1, 1}, phase, job.root());
 }
 
 }  // namespace
@@ -253,11 +275,13 @@ void add_apply(CLI::App& app) {
                   "choice (H100: 3 for 7pt f32, 2 for 7pt f64 and star radius 2 f32, else 1; docs/performance.md). "
                   "The same result bits whatever the value")
       ->capture_default_str()->check(whole_number_in(0, 4));
+  cmd->add_option("--json", a->json,
+                  "write a JSON report: the run, its rate, and the time of every phase of the process (ms)");
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
     // Validate everything cheap first: nothing is read or allocated on bad input.
-    check_outputs({a->out});
+    check_outputs({a->out, a->json});
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
     const StepOptions update = parse_update(a->update);

@@ -11,7 +11,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
-#include "strata/atomic_file.hpp"
+#include "apps/strata/report.hpp"
 #include "strata/host_memory.hpp"
 #include "strata/testing/manufactured.hpp"
 #include "strata/device.hpp"
@@ -36,19 +36,6 @@ struct PoissonArgs {
   std::string precision = "f32", rhs = "manufactured", out, json, device, grid;
   long long gather_below = 0;
   bool mixed = false, no_graphs = false, quiet = false, verbose = false;
-};
-
-using Clock = std::chrono::steady_clock;
-
-// Where a run's wall time goes, phase by phase (ms), for --verbose and the JSON report.
-struct Phases {
-  Clock::time_point mark = Clock::now();
-  nlohmann::ordered_json ms = nlohmann::ordered_json::object();
-  void end(const char* phase) {
-    const Clock::time_point now = Clock::now();
-    ms[phase] = std::chrono::duration<double, std::milli>(now - mark).count();
-    mark = now;
-  }
 };
 
 // The report's lines and its JSON, the same for one process and many ranks (printed by
@@ -122,23 +109,17 @@ void error_lines(nlohmann::json& j, const poisson::ErrorNorms& e, Phases& phase)
 }
 
 // The timings, --verbose and --json (where `root`), and the exit code.
-void finish(const PoissonArgs& a, Phases& phase, Clock::time_point t_start, const PoissonReport& rep,
-            nlohmann::json& j, bool root) {
+void finish(const PoissonArgs& a, Phases& phase, const PoissonReport& rep, nlohmann::json& j, bool root) {
   phase.end("output");
   // The report's own write is the last thing timed; the total runs from the process start.
-  phase.ms["total"] = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  phase.total();
   j["timing_ms"] = phase.ms;
   if (root && a.verbose) {
     std::printf("time (ms):");
     for (const auto& [k, v] : phase.ms.items()) std::printf(" %s %.1f", k.c_str(), v.template get<double>());
     std::printf("\n");
   }
-  if (root && !a.json.empty()) {
-    const std::string text = j.dump(2) + "\n";
-    io::AtomicFile file(a.json);
-    file.write(text.data(), text.size());
-    file.commit();
-  }
+  if (root && !a.json.empty()) write_report(a.json, j);
   if (!rep.converged) set_exit_code(3);
 }
 
@@ -181,9 +162,7 @@ poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, c
 // made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
 void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev) {
-  const Clock::time_point t_start = process_start();
   Phases phase;
-  phase.ms["process_start"] = std::chrono::duration<double, std::milli>(phase.mark - t_start).count();
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
@@ -216,7 +195,7 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
   nlohmann::json j = report<T>(o, n, h, dev, rep);
   if (manufactured) error_lines(j, poisson::manufactured_error(o.bc, h, u), phase);
   if (!a.out.empty()) npy_write_field(a.out, u);
-  finish(a, phase, t_start, rep, j, true);
+  finish(a, phase, rep, j, true);
 }
 
 // The same over the job's ranks (mpirun -np N strata poisson ...): each rank holds its box
@@ -225,9 +204,7 @@ template <class T>
 void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
                      const dist::ProcessGrid& grid) {
   const dist::Job& job = dist::Job::get();
-  const Clock::time_point t_start = process_start();
   Phases phase;
-  phase.ms["process_start"] = std::chrono::duration<double, std::milli>(phase.mark - t_start).count();
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   dist::DistField<T> f(n, grid, 1, mem), u(n, grid, 1, mem);
@@ -270,7 +247,7 @@ void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, 
   }
   if (!a.out.empty()) dist::write_npy(a.out, u);
   if (root) j["ranks"] = job.size(), j["process_grid"] = grid.str();
-  finish(a, phase, t_start, rep, j, root);
+  finish(a, phase, rep, j, root);
 }
 
 }  // namespace

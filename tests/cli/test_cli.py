@@ -110,11 +110,34 @@ with tempfile.TemporaryDirectory() as tmp:
           and "warning: the result holds" in r.stderr, r.stderr)
     os.remove(out)
     nan_in = os.path.join(tmp, "nan.npy")
+    report = os.path.join(tmp, "report.json")
     write_npy(nan_in, (3, 4, 5), [float("nan") if i == 17 else 1.0 for i in range(60)])
-    r = run("apply", "--in", nan_in, "--out", out, "--device", "cpu")
-    check("NaN in the input is reported", r.returncode == 1 and "the input holds 1 non-finite value" in r.stderr
-          and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
-    check("NaN in the input writes nothing", not os.path.exists(out))
+    for device in (["--device", "cpu"], []):  # the default device checks on the GPU where there is one
+        r = run("apply", "--in", nan_in, "--out", out, "--json", report, *device)
+        check(f"NaN in the input is reported {device}", r.returncode == 1 and
+              "the input holds 1 non-finite value" in r.stderr and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
+        check(f"NaN in the input writes nothing {device}", not os.path.exists(out) and not os.path.exists(report))
+
+    # --json: the run, its rate and every phase of the process, which add up to the total.
+    for device in (["--device", "cpu"], []):
+        r = run("apply", "--in", good, "--out", out, "--steps", "3", "--update", "relax:0.1", "--json", report, *device)
+        check(f"apply --json succeeds {device}", r.returncode == 0 and os.path.exists(report), r.stderr)
+        if r.returncode != 0:
+            continue
+        with open(report) as f:
+            j = json.load(f)
+        t = j["timing_ms"]
+        phases = ["process_start", "input", "check_input", "compute", "check_result", "output", "total"]
+        check(f"the report has every phase {device}", all(k in t and t[k] >= 0 for k in phases), str(t))
+        parts = sum(v for k, v in t.items() if k != "total")
+        check(f"the phases add up to the total {device}", parts <= t["total"] * 1.001 and parts >= 0.5 * t["total"],
+              str(t))
+        check(f"the report says what ran {device}", j["steps"] == 3 and j["shape"] == [5, 4, 3] and
+              j["precision"] == "f32" and abs(j["compute_s"] * 1e3 - t["compute"]) < 1e-6 and j["gpts_per_step"] > 0,
+              str(j))
+        check(f"the line names the phases {device}", "whole process" in r.stdout and "read" in r.stdout, r.stdout)
+        os.remove(out)
+        os.remove(report)
 
     # Outputs that are not a plain regular file are written as `>` would write them.
     def apply_to(target):

@@ -1,0 +1,44 @@
+// What the verbs report about their own run: where the wall time went, phase by phase, and
+// the JSON report (--json), written atomically.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/strata/commands.hpp"
+#include "strata/atomic_file.hpp"
+
+namespace strata::cli {
+
+using Clock = std::chrono::steady_clock;
+
+// Where a run's wall time goes, phase by phase (ms), from the process start: the first entry
+// is the time before the verb began (loading, CLI parsing), each end() the time since the
+// last, and total() everything up to now.
+struct Phases {
+  Clock::time_point start = process_start(), mark = Clock::now();
+  nlohmann::ordered_json ms = nlohmann::ordered_json::object({{"process_start", since(start, mark)}});
+  void end(const char* phase) {
+    const Clock::time_point now = Clock::now();
+    ms[phase] = ms.value(phase, 0.0) + since(mark, now);  // a phase met twice adds up
+    mark = now;
+  }
+  double of(const char* phase) const { return ms.value(phase, 0.0); }
+  void total() { ms["total"] = since(start, Clock::now()); }
+  static double since(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  }
+};
+
+// The report as JSON at `path`, atomically: a failed write leaves what was there.
+template <class Json>
+void write_report(const std::string& path, const Json& j) {
+  const std::string text = j.dump(2) + "\n";
+  io::AtomicFile file(path);
+  file.write(text.data(), text.size());
+  file.commit();
+}
+
+}  // namespace strata::cli
