@@ -52,7 +52,7 @@ def main():
         return 1
     # `apply --steps` on a 512^3 float32 array (512 MiB), fused passes (the default) and one
     # pass per step, when numpy can write the input.
-    field = os.path.join(tmp, "u.npy")
+    field = os.path.join(tmp, "a.npy")
     try:
         import numpy as np
         np.save(field, np.random.default_rng(1).random((512, 512, 512), dtype=np.float32))

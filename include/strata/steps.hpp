@@ -34,8 +34,8 @@ struct StepOptions {
 
 // The steps per pass that fuse = 0 takes for `stencil` on fields of T in `memory`: on the
 // GPU the fastest of `strata bench --kernel steps` on an H100 at 512^3 (3 for the 7-point
-// f32 stencil, 2 for 7-point f64 and radius-2 stars in f32, 1 for the rest, where fused
-// passes measure slower than single steps: docs/performance.md, "Temporal blocking"); 1 on
+// stencil, 1 for the rest, where fused passes measure slower than single steps:
+// docs/performance.md, "Repeated steps: temporal blocking"); 1 on
 // the host. Periodic boundaries need fields with auto_fuse * radius ghost layers to fuse.
 template <class T>
 int auto_fuse(const Stencil& stencil, Memory memory);

@@ -1,6 +1,7 @@
 // Launchers of the repeated steps: one relaxation step u + c (A u) is one 2.5D stencil pass
-// with RelaxEpilogue, on each stencil's default tile (tuning/stencil_policy.hpp), so it moves
-// the bytes of a plain pass (8 per point in fp32).
+// with RelaxEpilogue, on each stencil's default tile (tuning/stencil_policy.hpp; radius 2 on
+// one of its own, where the default spilled), so it moves the bytes of a plain pass (8 per
+// point in fp32).
 #include "backend/stencil.hpp"
 #include "cuda/kernels/steps.cuh"
 #include "cuda/stencil_impl.cuh"
@@ -27,7 +28,7 @@ void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& ou
   if (s.kind() == StencilKind::star) {
     switch (s.radius()) {
       case 1: return relax_with<StarOp<T, 1>, typename P::radius1>(s, cc, in, out, stream);
-      case 2: return relax_with<StarOp<T, 2>, typename P::star2>(s, cc, in, out, stream);
+      case 2: return relax_with<StarOp<T, 2>, typename P::star2_relax>(s, cc, in, out, stream);
       case 3: return relax_with<StarOp<T, 3>, typename P::star34>(s, cc, in, out, stream);
       case 4: return relax_with<StarOp<T, 4>, typename P::star34>(s, cc, in, out, stream);
       default: break;
