@@ -3,7 +3,6 @@
 // atomically, so a failed run leaves no file behind; a result with NaN or Inf is a failed
 // run unless --allow-nonfinite.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -194,7 +193,9 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
   phase.end("check_result");
   npy_write_field(a.out, u);
   phase.end("output");
-  report<T>(a, s, bc, update, {to_string(dev), n, a.steps, single ? 1 : update.fuse}, phase, true);
+  // The host has no fused passes: it takes one step per pass whatever --fuse asks.
+  const int per_pass = single || mem == Memory::host ? 1 : update.fuse;
+  report<T>(a, s, bc, update, {to_string(dev), n, a.steps, per_pass}, phase, true);
 }
 
 // The same on the job's ranks (mpirun -np N): each rank reads its box of the input, the
@@ -281,7 +282,7 @@ void add_apply(CLI::App& app) {
                 "write the result even when it holds NaN or Inf (otherwise an error, and nothing is written)");
   cmd->callback([a] {
     // Validate everything cheap first: nothing is read or allocated on bad input.
-    check_outputs({a->out, a->json});
+    check_outputs({{"--out", a->out}, {"--json", a->json}});
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
     const StepOptions update = parse_update(a->update);

@@ -81,7 +81,7 @@ void add_bench(CLI::App& app) {
       ->capture_default_str()->check(whole_number_in(0, 1 << 20));
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
-    check_outputs({a->json});  // before the benchmark, not after it
+    check_outputs({{"--json", a->json}});  // before the benchmark, not after it
     const DeviceChoice dev = resolve_device(a->device);
     bench::Options opt;
     opt.precisions = parse_precisions(a->precision);

@@ -159,7 +159,7 @@ void add_demo(CLI::App& app) {
   cmd->add_option("--reps", a->reps, "timed repetitions per kernel")->capture_default_str()->check(whole_number_in(1, 10000));
   cmd->add_option("--json", a->json, "write the benchmark results as JSON to this file");
   cmd->callback([a] {
-    check_outputs({a->json});  // before the checks and the benchmark, not after them
+    check_outputs({{"--json", a->json}});  // before the checks and the benchmark, not after them
     const DeviceChoice dev = resolve_device(a->device);
     const BuildInfo& b = build_info();
     std::printf("strata %s (commit %s, %s)\n", b.version.c_str(), b.commit.c_str(),

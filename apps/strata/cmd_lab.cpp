@@ -109,7 +109,7 @@ void add_lab(CLI::App& app) {
     }
     if (!a->plot.empty() && picked.size() != 1)
       throw Error("--plot draws one experiment's report: run the experiments one at a time to plot each");
-    check_outputs({a->json, a->plot});  // before the runs, not after them
+    check_outputs({{"--json", a->json}, {"--plot", a->plot}});  // before the runs, not after them
     if (!cuda_available()) throw Error("strata lab times GPU kernels and needs a GPU: " + cuda_unavailable_reason());
     lab::Options opt;
     for (long long s : a->sizes) opt.sizes.push_back(s);

@@ -301,7 +301,7 @@ void add_poisson(CLI::App& app) {
                 "print where the wall time went: process start, device start, allocation, input, setup, solve, "
                 "error, output, total (also in the JSON report as timing_ms)");
   cmd->callback([a] {
-    check_outputs({a->out, a->json});  // before the solve, not after it
+    check_outputs({{"--out", a->out}, {"--json", a->json}});  // before the solve, not after it
     PoissonOptions o;
     o.op = parse_poisson_operator(a->op);
     o.bc = Boundary::parse(a->bc);

@@ -26,7 +26,13 @@ CLI::Validator number_list();
 
 // Checks every output path that is not empty (io::check_output: its directory exists and is
 // writable, it is not a directory or read-only file, ...), before a verb does any work.
-void check_outputs(std::initializer_list<std::string> paths);
+// Two outputs that name the same file (the same path, or two paths to one existing file) are
+// refused, naming both options: one would overwrite the other.
+struct Output {
+  const char* option;  // "--out"
+  std::string path;    // empty: not asked for
+};
+void check_outputs(std::initializer_list<Output> outputs);
 
 std::vector<double> parse_numbers(const std::string& text, const std::string& what);
 Extent parse_shape(const std::string& text);  // "NX,NY,NZ" or "N" (cube)

@@ -118,6 +118,23 @@ with tempfile.TemporaryDirectory() as tmp:
               "the input holds 1 non-finite value" in r.stderr and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
         check(f"NaN in the input writes nothing {device}", not os.path.exists(out) and not os.path.exists(report))
 
+    # Two outputs that name one file, as the same path, another spelling of it or a link to
+    # it, are refused before any work, naming both options; nothing is written.
+    link_to_out = os.path.join(tmp, "link-to-out.npy")
+    with open(out, "wb") as f:
+        f.write(b"keep me")
+    os.symlink(out, link_to_out)
+    for spelling in (out, os.path.join(tmp, ".", os.path.basename(out)), link_to_out):
+        for verb in (["apply", "--in", good, "--out", out, "--device", "cpu"],
+                     ["poisson", "--n", "8", "--device", "cpu", "--out", out]):
+            r = run(*verb, "--json", spelling)
+            check(f"{verb[0]} --out and --json as {os.path.basename(spelling)} refused",
+                  r.returncode != 0 and "--out and --json name the same file" in r.stderr, r.stderr)
+            with open(out, "rb") as f:
+                check(f"{verb[0]} --out and --json as one file leave it as it was", f.read() == b"keep me")
+    os.remove(link_to_out)
+    os.remove(out)
+
     # --json: the run, its rate and every phase of the process, which add up to the total.
     for device in (["--device", "cpu"], []):
         r = run("apply", "--in", good, "--out", out, "--steps", "3", "--update", "relax:0.1", "--json", report, *device)
