@@ -89,6 +89,9 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
   } else {
     using Shape = kernels::TemporalShape<T, Op, K, B::PX, B::TYT, B::RY>;
     if (!kernels::TemporalThread<T, Op, Epi, K, B::PX, B::TYT, B::RY>::supports(bc.kind)) return false;
+    if (!kernels::in_plane_offsets(in.layout().pitch, in.extent().ny, Shape::H) ||
+        !kernels::in_plane_offsets(out.layout().pitch, out.extent().ny, Shape::H))
+      return false;  // planes of 2^31 points or more take single steps
     constexpr auto kernel = &kernels::temporal_steps<T, Op, Epi, K, B::PX, B::TYT, B::RY>;
     // The shared-memory opt-in is per device; how many blocks an SM holds, once per process.
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Shape::smem_bytes)));

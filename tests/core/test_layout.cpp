@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "base/ghost_index.hpp"
 #include "strata/error.hpp"
 #include "strata/device.hpp"
 #include "strata/field.hpp"
@@ -25,6 +26,26 @@ TEST(Layout, RowsStartOn128BytesAndPitchIsAMultipleOf32) {
         EXPECT_EQ(L.index(-g, -g, -g), (L.xoff - g));
         EXPECT_EQ(std::size_t(L.index(nx + g - 1, 3 + g - 1, 2 + g - 1)) < L.size, true);
       }
+}
+
+// ghost_source against the rules walked one wrap at a time: periodic steps by n, neumann
+// reflects about the nearer face until the index lies inside; every ghost depth, short and
+// long axes (its short form covers ghosts within n of the axis, the general one the rest).
+TEST(GhostSource, MatchesTheRulesWalkedOneWrapAtATime) {
+  auto periodic = [](int i, int n) {
+    while (i < 0) i += n;
+    while (i >= n) i -= n;
+    return i;
+  };
+  auto neumann = [](int i, int n) {
+    while (i < 0 || i >= n) i = i < 0 ? -1 - i : 2 * n - 1 - i;
+    return i;
+  };
+  for (int n = 1; n <= 9; ++n)
+    for (int i = -5 * n - 3; i < 6 * n + 3; ++i) {
+      EXPECT_EQ(ghost_source(BoundaryKind::periodic, i, n), periodic(i, n)) << "periodic " << i << " of " << n;
+      EXPECT_EQ(ghost_source(BoundaryKind::neumann, i, n), neumann(i, n)) << "neumann " << i << " of " << n;
+    }
 }
 
 TEST(Layout, RejectsBadExtentsAndGhosts) {

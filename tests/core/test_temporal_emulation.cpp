@@ -233,3 +233,13 @@ TEST(TemporalEmulation, TwentySevenPointStencils) {
 
 }  // namespace
 }  // namespace strata::cuda::kernels
+
+// A thread keeps its rows' offsets within a plane in 32 bits; a plane whose rows, with the
+// window's reach past the y faces, pass 2^31 points takes single steps instead.
+TEST(TemporalEmulation, InPlaneOffsetsFitAnIntOrThePassIsRefused) {
+  EXPECT_TRUE(strata::cuda::kernels::in_plane_offsets(544, 512, 3));
+  EXPECT_TRUE(strata::cuda::kernels::in_plane_offsets(32, 1, 16));
+  EXPECT_TRUE(strata::cuda::kernels::in_plane_offsets(65536, 32750, 4));        // (32750 + 9) x 65536 < 2^31
+  EXPECT_FALSE(strata::cuda::kernels::in_plane_offsets(65536, 32760, 4));       // 32769 x 65536 >= 2^31
+  EXPECT_FALSE(strata::cuda::kernels::in_plane_offsets(std::int64_t(1) << 31, 1, 1));
+}

@@ -142,6 +142,13 @@ struct Box27Point {  // Box27Op: planes z-1, z, z+1; rows y-1..y+1; x-1..x+1, on
   }
 };
 
+// Whether the rows a window reaches, H beyond the ny rows of a plane of `pitch`, have
+// offsets within the plane that fit an int: a thread keeps its rows' offsets in 32 bits (64
+// bits cost the 7-point f32 K = 3 pass two registers it does not have: ptxas spilled).
+inline constexpr bool in_plane_offsets(std::int64_t pitch, int ny, int H) {
+  return (std::int64_t(ny) + 2 * H + 1) * pitch < (std::int64_t(1) << 31);
+}
+
 template <class T, class Op, class Epi>
 struct TemporalArgs {
   const T* in;   // interior origin (0,0,0) of the input (its ghosts K R wide for periodic)
@@ -222,7 +229,7 @@ class TemporalThread {
     gy_ = y0 - H + ty * RY;
     const int gx = x0 - H + tx;
     me_ = ty * RY * PX + tx;
-    out_at_ = std::int64_t(gy_) * a.out_pitch + gx;
+    out_at_ = gy_ * int(a.out_pitch) + gx;
     // A window that crosses a face in x or y loads the ghost rule's value there (the
     // dirichlet value, the neumann mirror, the periodic image); one inside the domain loads
     // every point it holds.
@@ -230,7 +237,8 @@ class TemporalThread {
     rules_ = face ? Rules::xy : Rules::none;
     const bool x_in = gx >= 0 && gx < a.nx;
     sx_ = x_in ? gx : ghost_source(a.kind, gx, a.nx);
-    in_at_ = std::int64_t(gy_) * a.in_pitch + sx_;
+    rows_in_ = gy_ >= 0 && gy_ + RY <= a.ny;
+    in_at_ = gy_ * int(a.in_pitch) + sx_;
     store_ = ghost_ = 0;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) {
@@ -282,6 +290,15 @@ class TemporalThread {
  private:
   enum class Rules { none, xy, xyz };  // the ghost rules a step's planes meet
 
+  // A row mask as the compiler must read it afresh at each use: otherwise ptxas keeps each
+  // row's bit in a register of its own across the loop (four more live registers, which
+  // spilled the 7-point f32 K = 3 pass's queues).
+  static STRATA_HOST_DEVICE unsigned opaque(unsigned mask) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+r"(mask));
+#endif
+    return mask;
+  }
   static STRATA_HOST_DEVICE int min_(int a, int b) { return a < b ? a : b; }
   static STRATA_HOST_DEVICE int max_(int a, int b) { return a > b ? a : b; }
   static constexpr STRATA_HOST_DEVICE int mod_q(int j) { return (j % Q + Q) % Q; }
@@ -326,6 +343,11 @@ class TemporalThread {
   STRATA_HOST_DEVICE void step(int i, T* smem) {
     constexpr bool Face = G != Rules::none;
     T* ring = smem + S::margin + me_;  // the thread's first row in ring plane 0
+    if constexpr (Face) {  // a dirichlet ghost point takes the value (here, where the load is used, not behind it)
+      const unsigned ghost = opaque(ghost_);
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) next_[v] = ghost >> v & 1u ? a_.value : next_[v];
+    }
     keep<Ph, 0>(next_);
     fetch<Face>(z0_ - H + i + 1, next_);  // in flight while this step computes
     const int s = slot<Ph>(i, 0);
@@ -340,8 +362,9 @@ class TemporalThread {
   STRATA_HOST_DEVICE int load_hi(int hi, int n) const { return periodic_ ? hi + H : min_(n, hi + H); }
 
   // The thread's rows of input plane p. Inside the domain the point itself; in face blocks,
-  // points beyond a face in x or y hold what fill_ghosts would put there: the dirichlet
-  // value, the neumann mirror's value, the periodic image's. A plane the block does not load
+  // points beyond a face in x or y hold what fill_ghosts would put there: the neumann
+  // mirror's value, the periodic image's (a dirichlet ghost loads its mirror and the step
+  // that uses it takes the value instead). A plane the block does not load
   // (past a face that is not periodic, or beyond the planes it needs) is replaced by the
   // nearest one it does: no point that is stored reads it. No branch, so that the loads
   // issue at the top of the step, a whole step before their use (behind one, the compiler
@@ -355,12 +378,17 @@ class TemporalThread {
       STRATA_UNROLL
       for (int v = 0; v < RY; ++v, row += a_.in_pitch) dst[v] = *row;
     } else {
-      const T* plane = a_.in + (std::int64_t(p) * a_.in_plane + sx_);
-      STRATA_UNROLL
-      for (int v = 0; v < RY; ++v) {
-        const int y = gy_ + v;
-        const int sy = y >= 0 && y < a_.ny ? y : ghost_source(a_.kind, y, a_.ny);
-        dst[v] = ghost_ >> v & 1u ? a_.value : plane[std::int64_t(sy) * a_.in_pitch];
+      const T* plane = a_.in + std::int64_t(p) * a_.in_plane;
+      if (rows_in_) {  // the thread's rows lie inside in y (its column may be a ghost's)
+        const T* row = plane + in_at_;
+        STRATA_UNROLL
+        for (int v = 0; v < RY; ++v, row += a_.in_pitch) dst[v] = *row;
+      } else {  // warps at a y face's rows (a dirichlet ghost loads its mirror: see step)
+        STRATA_UNROLL
+        for (int v = 0; v < RY; ++v) {
+          const int y = gy_ + v;
+          dst[v] = plane[ghost_source(a_.kind, y, a_.ny) * int(a_.in_pitch) + sx_];
+        }
       }
     }
   }
@@ -414,12 +442,12 @@ class TemporalThread {
         STRATA_UNROLL
         for (int v = 0; v < RY; ++v) ring[(k * Q + s) * S::stride + v * PX] = val[v];
         levels<Ph, k + 1, G>(i, ring);
-      } else if (z >= z0_ && z < z1_ && store_ != 0) {
+      } else if (const unsigned store = opaque(store_); z >= z0_ && z < z1_ && store != 0) {
         level<Ph, k, G>(i, z, ring, val);
         T* out = a_.out + (std::int64_t(z) * a_.out_plane + out_at_);
         STRATA_UNROLL
         for (int v = 0; v < RY; ++v, out += a_.out_pitch)
-          if (store_ >> v & 1u) *out = val[v];
+          if (store >> v & 1u) *out = val[v];
       }
     }
   }
@@ -430,10 +458,21 @@ class TemporalThread {
   // of mirrored taps with one commutative addition); a dirichlet ghost point keeps the
   // value. Points within K R of the window's edge read past it (the ring planes' margins)
   // and are wrong, but no stored point depends on them.
+  //
+  // Along z (not periodic) every read of a plane past a face goes through the ghost rule
+  // (plane<ZFace>), so a level's planes past the faces are read by nothing: they are not
+  // computed (the queue and ring keep zeros), and only the in-domain
+  // planes within R of a face take the ghost rule's reads. At the faces of 512^3 (7-point
+  // f32, K = 3), those few steps per block in the rule's code took 17 % of the kernel's time.
   template <int Ph, int k, Rules G>
   STRATA_HOST_DEVICE void level(int i, int z, const T* ring, T (&val)[RY]) const {
     constexpr bool Face = G != Rules::none;
     if constexpr (G == Rules::xyz) {
+      if (z < 0 || z >= a_.nz) {
+        STRATA_UNROLL
+        for (int v = 0; v < RY; ++v) val[v] = T(0);
+        return;
+      }
       if (z - R < 0 || z + R >= a_.nz) return plane<Ph, k, Face, true>(i, z, ring, val);  // a few planes per block
     }
     plane<Ph, k, Face, false>(i, z, ring, val);
@@ -443,6 +482,7 @@ class TemporalThread {
   STRATA_HOST_DEVICE void plane(int i, int z, const T* ring, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
     const T* below = ring + (k - 1) * Q * S::stride;
+    [[maybe_unused]] const unsigned ghost = opaque(ghost_);
     // The plane of the fields an update with operands reads: z, or where the ghost rule
     // takes it from (periodic: the image; other kinds: a plane past a face that nothing
     // stored reads, clamped into the field).
@@ -453,8 +493,8 @@ class TemporalThread {
       auto at = [&](int dx, int dy, int dz) -> T {
         const bool own_row = dx == 0 && v + dy >= 0 && v + dy < RY;
         if constexpr (ZFace) {
-          const int zp = z + dz;
-          if (zp < 0 || zp >= a_.nz) {
+          const int zp = z + dz;  // z itself is inside the domain
+          if (dz != 0 && (zp < 0 || zp >= a_.nz)) {
             if (a_.kind == BoundaryKind::dirichlet) return a_.value;
             const int m = ghost_source(a_.kind, zp, a_.nz);
             const int back = k * D - (m - z);  // the mirror plane, as a plane below the loaded one
@@ -478,15 +518,16 @@ class TemporalThread {
       } else {
         val[v] = a_.epi(s, centre);
       }
-      if constexpr (Face) val[v] = ghost_ >> v & 1u ? a_.value : val[v];
+      if constexpr (Face) val[v] = ghost >> v & 1u ? a_.value : val[v];
     }
   }
 
   const TemporalArgs<T, Op, Epi>& a_;
   int z0_, z1_, gy_, me_;
   int sx_;                       // the column the thread loads: its own, or the ghost rule's
-  std::int64_t in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output
+  int in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output (in_plane_offsets)
   bool periodic_;
+  bool rows_in_;                 // every row of the thread lies inside the domain in y
   Rules rules_;
   unsigned store_;               // bit v: row v is an output point
   unsigned ghost_;               // bit v: row v is a dirichlet ghost point
