@@ -83,6 +83,7 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
         std::vector<Thread> threads;
         threads.reserve(S::threads);
         for (int t = 0; t < S::threads; ++t) threads.emplace_back(a, bx, by, bz, t);
+        for (Thread& t : threads) t.start(smem.data());
         const int steps = threads[0].steps();
         for (int i = 0; i < steps; ++i)
           for (int t = 0; t < S::threads; ++t) threads[i % 2 ? S::threads - 1 - t : t].step(i, smem.data());

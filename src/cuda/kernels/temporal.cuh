@@ -179,7 +179,12 @@ struct TemporalShape {
   static constexpr int margin = R * PX + R + 1;
   static constexpr int stride = PX * PY + 2 * margin;
   static constexpr int planes = K * Q;  // Q ring planes per level, as many as its queue
-  static constexpr std::size_t smem_values = std::size_t(planes) * stride;
+  // The input planes on their way (staged passes, below): Q slots of each thread's rows,
+  // after the rings.
+  static constexpr bool staged = 2 * R + (off ? 2 : 1) <= 3;
+  static constexpr std::size_t stage_at = std::size_t(planes) * stride;
+  static constexpr std::size_t stage_values = staged ? std::size_t(Q) * RY * threads : 0;
+  static constexpr std::size_t smem_values = stage_at + stage_values;
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
@@ -189,6 +194,33 @@ struct TemporalShape {
 // ones took ptxas over 18 minutes.
 template <class Op>
 inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 3;
+
+// Staged passes (the same stencils, TemporalShape::staged) load the input planes Q - 1
+// steps ahead with asynchronous copies into shared memory (cp.async: no registers held
+// while they travel), each thread into its own slots, and read their rows back at the step
+// that uses them. Loaded into registers one step ahead, the 7-point f32 K = 3 pass waited on
+// the loads at the top of every step (19 % of its stall samples at 512^3): a step of all
+// 24 warps is shorter than the loads' latency when every SM loads at once after a barrier.
+template <class T>
+STRATA_HOST_DEVICE inline void stage_copy(T* to, const T* from) {
+#if defined(__CUDA_ARCH__)
+  const unsigned at = unsigned(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(at), "l"(from), "n"(int(sizeof(T))) : "memory");
+#else
+  *to = *from;
+#endif
+}
+STRATA_HOST_DEVICE inline void stage_commit() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int Pending>  // wait until at most Pending of the thread's latest groups are in flight
+STRATA_HOST_DEVICE inline void stage_wait() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
 
 // Planes live in slots: plane z of every level in ring slot (z - (z0 - H)) mod Q, so that a
 // plane is written over the one Q below it, which nothing reads any more. Level 0 loads plane
@@ -252,12 +284,17 @@ class TemporalThread {
       for (int v = 0; v < RY; ++v)
         STRATA_UNROLL
         for (int j = 0; j < Q; ++j) q_[k][v][j] = T(0);
+    tid_ = tid;
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) next_[v] = T(0);
+  }
+
+  // Before step 0: the first input plane into registers, or the first Q - 1 into the stage.
+  STRATA_HOST_DEVICE void start(T* smem) {
     if (rules_ == Rules::none)
-      fetch<false>(z0_ - H, next_), fetch_operand<false>(z0_ - H - D);
+      start<false>(smem);
     else
-      fetch<true>(z0_ - H, next_), fetch_operand<true>(z0_ - H - D);
+      start<true>(smem);
   }
 
   // z-steps of the block: level 0 loads from z0 - H (the lowest plane any level reads),
@@ -343,13 +380,22 @@ class TemporalThread {
   STRATA_HOST_DEVICE void step(int i, T* smem) {
     constexpr bool Face = G != Rules::none;
     T* ring = smem + S::margin + me_;  // the thread's first row in ring plane 0
+    if constexpr (S::staged) {  // plane top from its slot; plane top + Q - 1 into the one top - 1 left
+      stage_wait<Q - 2>();
+      const T* at = stage(smem, slot<Ph>(i, 0));
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) next_[v] = at[v * S::threads];
+    }
     if constexpr (Face) {  // a dirichlet ghost point takes the value (here, where the load is used, not behind it)
       const unsigned ghost = opaque(ghost_);
       STRATA_UNROLL
       for (int v = 0; v < RY; ++v) next_[v] = ghost >> v & 1u ? a_.value : next_[v];
     }
     keep<Ph, 0>(next_);
-    fetch<Face>(z0_ - H + i + 1, next_);  // in flight while this step computes
+    if constexpr (S::staged)
+      stage_plane<Face>(z0_ - H + i + Q - 1, stage(smem, slot<Ph>(i, 1)));
+    else
+      fetch<Face>(z0_ - H + i + 1, next_);  // in flight while this step computes
     const int s = slot<Ph>(i, 0);
     STRATA_UNROLL
     for (int v = 0; v < RY; ++v) ring[s * S::stride + v * PX] = q_[0][v][reg<Ph, 0>(0)];
@@ -370,27 +416,40 @@ class TemporalThread {
   // issue at the top of the step, a whole step before their use (behind one, the compiler
   // placed them after half of the step's work, and the next step waited for them: 17 % of
   // the stall samples of 7-point f32 K = 3 at 512^3).
+  template <bool Face, class Load>
+  STRATA_HOST_DEVICE void rows(int p, Load&& load) const {
+    p = min_(max_(p, load_lo(z0_)), load_hi(z1_, a_.nz) - 1);
+    const T* plane = a_.in + std::int64_t(p) * a_.in_plane;
+    if (!Face || rows_in_) {  // the thread's rows lie inside in y (in face blocks its column may be a ghost's)
+      const T* row = plane + in_at_;
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v, row += a_.in_pitch) load(v, row);
+    } else {  // warps at a y face's rows (a dirichlet ghost loads its mirror: see step)
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) load(v, plane + (ghost_source(a_.kind, gy_ + v, a_.ny) * int(a_.in_pitch) + sx_));
+    }
+  }
   template <bool Face>
   STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
-    p = min_(max_(p, load_lo(z0_)), load_hi(z1_, a_.nz) - 1);
-    if constexpr (!Face) {
-      const T* row = a_.in + (std::int64_t(p) * a_.in_plane + in_at_);
+    rows<Face>(p, [&](int v, const T* from) { dst[v] = *from; });
+  }
+  // Staged: the thread's rows of input plane p on their way into stage slot `to`.
+  template <bool Face>
+  STRATA_HOST_DEVICE void stage_plane(int p, T* to) const {
+    rows<Face>(p, [&](int v, const T* from) { stage_copy(to + v * S::threads, from); });
+    stage_commit();
+  }
+  // Stage slot j of the thread's rows (row v at v * threads: the warp's rows side by side).
+  STRATA_HOST_DEVICE T* stage(T* smem, int j) const { return smem + S::stage_at + (std::size_t(j) * RY * S::threads + tid_); }
+  template <bool Face>
+  STRATA_HOST_DEVICE void start(T* smem) {
+    if constexpr (S::staged) {
       STRATA_UNROLL
-      for (int v = 0; v < RY; ++v, row += a_.in_pitch) dst[v] = *row;
+      for (int j = 0; j + 1 < Q; ++j) stage_plane<Face>(z0_ - H + j, stage(smem, j));
     } else {
-      const T* plane = a_.in + std::int64_t(p) * a_.in_plane;
-      if (rows_in_) {  // the thread's rows lie inside in y (its column may be a ghost's)
-        const T* row = plane + in_at_;
-        STRATA_UNROLL
-        for (int v = 0; v < RY; ++v, row += a_.in_pitch) dst[v] = *row;
-      } else {  // warps at a y face's rows (a dirichlet ghost loads its mirror: see step)
-        STRATA_UNROLL
-        for (int v = 0; v < RY; ++v) {
-          const int y = gy_ + v;
-          dst[v] = plane[ghost_source(a_.kind, y, a_.ny) * int(a_.in_pitch) + sx_];
-        }
-      }
+      fetch<Face>(z0_ - H, next_);
     }
+    fetch_operand<Face>(z0_ - H - D);
   }
 
   // The operand field's offset of plane z: z, or where the ghost rule takes it from
@@ -532,7 +591,8 @@ class TemporalThread {
   unsigned store_;               // bit v: row v is an output point
   unsigned ghost_;               // bit v: row v is a dirichlet ghost point
   T q_[K][RY][Q];                // level k's column: its last Q planes (unrolled: each in its slot)
-  T next_[RY];                   // the prefetched input plane
+  int tid_;
+  T next_[RY];                   // the prefetched input plane (staged: the plane of the step)
   T fnext_[PointOperands<Epi> ? RY : 1];  // level 1's operand rows, loaded a step ahead
 };
 
@@ -556,6 +616,7 @@ __global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_const
   T* smem = reinterpret_cast<T*>(temporal_smem);
   using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY>;
   Thread t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  t.start(smem);
   const int steps = t.steps();
   if constexpr (Thread::unroll) {
     for (int i = 0; i < steps; i += Thread::phases)
@@ -566,6 +627,7 @@ __global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_const
       __syncthreads();
     }
   }
+  if constexpr (Thread::S::staged) stage_wait<0>();  // planes staged past the last step land before the block ends
 }
 #endif
 
