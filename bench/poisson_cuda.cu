@@ -227,7 +227,10 @@ std::vector<Result> poisson_cuda(const Options& opt) {
     note(vcycle<float>(PoissonOperator::fd7, {n, n, n}, opt, 0.0, "V(2,2)-cheb-graph-fused-every-level"));
     note(vcycle<double>(PoissonOperator::fd7, {n, n, n}, opt));  // fp64: the default fuses the large levels
     note(vcycle<double>(PoissonOperator::fd7, {n, n, n}, opt, HUGE_VAL, "V(2,2)-cheb-graph-single-steps"));
+    note(vcycle<double>(PoissonOperator::fd7, {n, n, n}, opt, 0.0, "V(2,2)-cheb-graph-fused-every-level"));
   }
+  // fp32 fused on the finest level only (where its pair gains, 511^3)
+  note(vcycle<float>(PoissonOperator::fd7, {511, 511, 511}, opt, 1e8, "V(2,2)-cheb-graph-fused-finest"));
   for (Result& r : out)
     if (r.kernel == "vcycle_fd7" && r.shape.nx <= 256 && r.variant == "V(2,2)-cheb-graph" &&
         r.precision == precision_of<float>)
