@@ -3,7 +3,8 @@
 // window H = K R wider on each side in x and y; every thread owns one window column x and RY
 // consecutive rows, and keeps, per level k = 0..K-1 (level 0 the input, level k after k
 // steps), its column's latest planes in registers (a queue). Each z-step loads one input
-// plane (prefetched a step ahead), then every level computes one plane, D planes behind the
+// plane (prefetched a step ahead into registers, or for the 7-point stencil staged Q - 1
+// steps ahead in shared memory), then every level computes one plane, D planes behind the
 // level below it (D = R for stars, whose in-plane neighbours are read on plane z only; R + 1
 // for the 27-point stencils, which read the in-plane neighbours of planes z - 1 .. z + 1),
 // and level K is stored. Neighbours along z come from the queue, in-plane ones from a
@@ -162,6 +163,13 @@ struct TemporalArgs {
   Epi epi;
 };
 
+// Whether the steps of Op run Q at a time (below): the code grows Q-fold, which pays for the
+// 7-point stencil's queue of 3 (1.40x the memcpy-bound rate at K = 3 in f32, from 1.16x
+// rolled); the 27-point stencils' (Q = 4) ran 2.5x slower unrolled at K = 2, and the longer
+// ones took ptxas over 18 minutes.
+template <class Op>
+inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 3;
+
 // A block: PX x TYT threads over a window of PX x PY = PX x (TYT RY) points.
 template <class T, class Op, int K, int PX, int TYT, int RY>
 struct TemporalShape {
@@ -179,23 +187,17 @@ struct TemporalShape {
   static constexpr int margin = R * PX + R + 1;
   static constexpr int stride = PX * PY + 2 * margin;
   static constexpr int planes = K * Q;  // Q ring planes per level, as many as its queue
-  // The input planes on their way (staged passes, below): Q slots of each thread's rows,
-  // after the rings.
-  static constexpr bool staged = 2 * R + (off ? 2 : 1) <= 3;
+  // The input planes on their way (staged passes, below: the unrolled stencils): Q slots of
+  // each thread's rows, after the rings.
+  static constexpr bool staged = temporal_unrolled<Op>;
   static constexpr std::size_t stage_at = std::size_t(planes) * stride;
   static constexpr std::size_t stage_values = staged ? std::size_t(Q) * RY * threads : 0;
   static constexpr std::size_t smem_values = stage_at + stage_values;
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
-// Whether the steps of Op run Q at a time (below): the code grows Q-fold, which pays for the
-// 7-point stencil's queue of 3 (1.40x the memcpy-bound rate at K = 3 in f32, from 1.16x
-// rolled); the 27-point stencils' (Q = 4) ran 2.5x slower unrolled at K = 2, and the longer
-// ones took ptxas over 18 minutes.
-template <class Op>
-inline constexpr bool temporal_unrolled = 2 * Op::radius + (Op::off_centre ? 2 : 1) <= 3;
 
-// Staged passes (the same stencils, TemporalShape::staged) load the input planes Q - 1
+// Staged passes (TemporalShape::staged) load the input planes Q - 1
 // steps ahead with asynchronous copies into shared memory (cp.async: no registers held
 // while they travel), each thread into its own slots, and read their rows back at the step
 // that uses them. Loaded into registers one step ahead, the 7-point f32 K = 3 pass waited on
