@@ -273,7 +273,7 @@ void add_apply(CLI::App& app) {
   cmd->add_option("--fuse", a->fuse,
                   "steps per trip through memory on the GPU (temporal blocking, 2..4 steps per pass for stars of "
                   "radius 1..4, 2 for sym27; box27 takes single steps); 1: one pass per step; 0: strata's measured "
-                  "choice (H100: 7pt 3 in f32, 2 in f64; radius-2 star 2 in f32; else 1; docs/performance.md). "
+                  "choice (H100: 7pt 3; radius-2 star 2 in f32; else 1; docs/performance.md). "
                   "The same result bits whatever the value")
       ->capture_default_str()->check(whole_number_in(0, 4));
   cmd->add_option("--json", a->json,

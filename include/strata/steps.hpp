@@ -34,8 +34,8 @@ struct StepOptions {
 
 // The steps per pass that fuse = 0 takes for `stencil` on fields of T in `memory`: on the
 // GPU the fastest of `strata bench --kernel steps` on an H100 at 512^3 (the 7-point stencil
-// 3 in f32 and 2 in f64, the radius-2 star 2 in f32, 1 for the rest, where fused passes
-// measure slower than single steps:
+// 3, the radius-2 star 2 in f32, 1 for the rest, where fused passes measure slower than
+// single steps:
 // docs/performance.md, "Repeated steps: temporal blocking"); 1 on
 // the host. Periodic boundaries need fields with auto_fuse * radius ghost layers to fuse.
 template <class T>

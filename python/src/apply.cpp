@@ -324,7 +324,7 @@ void bind_apply(nb::module_& m) {
         "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied; a new array of "
         "the same kind is returned). fuse: steps per trip through memory on the GPU (temporal "
         "blocking: 2..4 for stars of radius 1..4, 2 for sym27; 1: a pass per step; 0, the "
-        "default: strata's measured choice (7pt: 3 in float32, 2 in float64; radius-2 star: 2 in float32; else 1), "
+        "default: strata's measured choice (7pt: 3; radius-2 star: 2 in float32; else 1), "
         "see docs/performance.md); the same result bits whatever the value. "
         "stencil, bc and coeffs as in strata.apply.");
   m.def("release_scratch",

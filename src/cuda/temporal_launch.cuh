@@ -13,6 +13,8 @@
 #include "backend/stencil.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/temporal.cuh"
+#include "cuda/temporal_splits.hpp"
+#include "cuda/tuning/temporal_block_policy.hpp"
 
 namespace strata::cuda::temporal {
 
@@ -20,12 +22,12 @@ namespace strata::cuda::temporal {
 inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory per block (sm_90)
 
 
-// The block for K steps of Op. Its threads wait on one another's latency more than on memory
-// (docs/performance.md, "Repeated steps"), so unrolled passes take 24 warps of 80 registers
-// where the queues of 4 rows per thread fit 36 of them (7-point f32 up to K = 3), and the
-// others 16 warps of 128 registers with as many rows per thread as the queues allow (8, 4
-// or 2). The window is 64 wide, and as tall (64, 48, 32, 16 rows) as the threads and
-// shared memory allow: taller windows compute fewer redundant halo points per output.
+// The block for K steps of Op. The 7-point passes (the unrolled kernel) take the shapes
+// measured per precision and K (tuning/temporal_block_policy.hpp: 12 to 24 warps, windows of
+// 64 x 32 to 64 x 50). The others take 16 warps of 128 registers with as many rows per
+// thread as their queues allow (8, 4 or 2). The window is 64 wide and threads / 64 x rows
+// tall, or shorter (64, 48, 32, 16 rows) where shared memory does not hold it: taller
+// windows compute fewer redundant halo points per output.
 template <class T, class Op, int K, class Epi = kernels::StepStore<T>>
 struct Block {
   static constexpr int R = Op::radius;
@@ -35,12 +37,13 @@ struct Block {
   // its addresses besides: ptxas spilled 168 bytes in fp32 in 24 warps, 196 at 8 rows in 16
   // warps, 400 in fp64 at 4 rows, so those passes take 16 warps with 4 (fp32) or 2 rows.
   static constexpr bool operands = kernels::PointOperands<Epi>;
-  static constexpr bool wide = kernels::temporal_unrolled<Op> && words * 4 <= 36 && !operands;
-  static constexpr int threads = wide ? 768 : 512;
+  static constexpr bool measured = kernels::temporal_unrolled<Op> && !operands;
+  static constexpr TemporalBlockShape shape = seven_point_block(sizeof(T), K);
+  static constexpr int threads = measured ? shape.threads : 512;
   // Registers of the queues per thread: ptxas spills past 80 of them in fp32 and 64 in fp64
   // (whose addresses and temporaries take more besides) at 128 registers.
   static constexpr int budget = sizeof(T) == 4 ? 80 : 64;
-  static constexpr int RY = wide ? 4
+  static constexpr int RY = measured ? shape.rows
                            : operands ? (sizeof(T) == 4 ? 4 : 2)
                            : words * 8 <= budget ? 8
                            : words * 4 <= budget ? 4
@@ -51,7 +54,9 @@ struct Block {
                                PX > 2 * K * R + 4 &&
                                kernels::TemporalShape<T, Op, K, PX, (PY % RY == 0 ? PY / RY : 1), RY>::smem_bytes <=
                                    kSmemLimit;
-  static constexpr int PY = fits<64> ? 64 : fits<48> ? 48 : fits<32> ? 32 : 16;
+  static constexpr int tallest = threads / PX * RY;
+  static constexpr int PY = fits<tallest> ? tallest : fits<64> ? 64 : fits<48> ? 48 : fits<32> ? 32 : 16;
+  static_assert(!measured || PY == tallest, "a measured 7-point block must fit whole");
   static constexpr bool ok = fits<PY>;
   static constexpr int TYT = PY / RY;
 };
@@ -61,23 +66,6 @@ inline int multiprocessors() {
   STRATA_CUDA_CHECK(cudaGetDevice(&device));
   STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
   return n;
-}
-
-// Splits of the z axis: each block streams `lag` planes beyond its own, but too few blocks
-// leave SMs idle, so take the count that minimises waves x planes per block. (Blocks that
-// each stream an equal share of all columns, one per SM, ran 26% slower on the H100: their
-// neighbours are at other planes, so the windows' overlap no longer meets in L2.)
-inline int z_splits(int columns, int nz, int lag, int slots) {
-  int best = 1;
-  double best_cost = 0;
-  for (int s = 1; s <= std::max(1, std::min(nz, 64)); ++s) {
-    const int tz = (nz + s - 1) / s;
-    if (s > 1 && (nz + tz - 1) / tz < s) continue;  // the same split as a smaller s
-    const double waves = std::ceil(double(columns) * s / double(slots));
-    const double cost = waves * (tz + double(lag));
-    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
-  }
-  return best;
 }
 
 template <class T, class Op, int K, class Epi>

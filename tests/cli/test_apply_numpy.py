@@ -87,8 +87,8 @@ with tempfile.TemporaryDirectory() as tmp:
     u = rng.uniform(-1, 1, size=(6, 9, 13))
     src = os.path.join(tmp, "s.npy")
     np.save(src, u)
-    # The 7-point cases run fused passes on a GPU (the default --fuse 0 picks 2 in f64 there;
-    # --fuse 3 asks for three), periodic ones included: the same values as single steps.
+    # The 7-point cases run fused passes on a GPU (the default --fuse 0 picks 3 there,
+    # --fuse 3 asks for it), periodic ones included: the same values as single steps.
     cases = [("star", "relax:0.1", "neumann", 4, ""), ("star", "repeat", "periodic", 3, ""),
              ("star", "relax:-0.05", "dirichlet:0.25", 5, ""), ("7pt", "relax:0.1", "periodic", 7, ""),
              ("7pt", "relax:0.15", "neumann", 7, "3"), ("7pt", "repeat", "dirichlet:0.25", 5, "3")]

@@ -13,6 +13,8 @@
 #include "common/test_util.hpp"
 #include "cuda/kernels/smoother.hpp"
 #include "cuda/kernels/temporal.cuh"
+#include "cuda/temporal_splits.hpp"
+#include "cuda/tuning/temporal_block_policy.hpp"
 #include "strata/apply.hpp"
 
 namespace strata::cuda::kernels {
@@ -213,6 +215,25 @@ TEST(TemporalEmulation, Radius1Stars) {
   every_case<float, 4>(star<float, 1>);
 }
 
+// The production blocks of the 7-point passes (tuning/temporal_block_policy.hpp), on shapes
+// of several windows, partial ones included.
+TEST(TemporalEmulation, Radius1StarsProductionWindows) {
+  using strata::cuda::seven_point_block;
+  constexpr auto f2 = seven_point_block(4, 2), f3 = seven_point_block(4, 3), f4 = seven_point_block(4, 4);
+  constexpr auto d2 = seven_point_block(8, 2), d3 = seven_point_block(8, 3);
+  std::uint64_t seed = 303;
+  for (Extent n : {Extent{70, 61, 9}, Extent{130, 95, 6}})
+    for (const Boundary& bc : {Boundary::dirichlet(0.25), Boundary::neumann(), Boundary::periodic()})
+      for (int tz : {n.nz, 4}) {
+        const bool relax = ++seed % 2 == 0;
+        check<float, StarPoint<float, 1>, 2, 64, f2.threads / 64, f2.rows, true>(star<float, 1>(seed), n, bc, relax, tz, seed);
+        check<float, StarPoint<float, 1>, 3, 64, f3.threads / 64, f3.rows, true>(star<float, 1>(seed), n, bc, relax, tz, seed);
+        check<float, StarPoint<float, 1>, 4, 64, f4.threads / 64, f4.rows, true>(star<float, 1>(seed), n, bc, relax, tz, seed);
+        check<double, StarPoint<double, 1>, 2, 64, d2.threads / 64, d2.rows, true>(star<double, 1>(seed), n, bc, relax, tz, seed);
+        check<double, StarPoint<double, 1>, 3, 64, d3.threads / 64, d3.rows, true>(star<double, 1>(seed), n, bc, relax, tz, seed);
+      }
+}
+
 TEST(TemporalEmulation, Radius1StarsRolled) {  // the kernels' other form, with the same queues
   every_case<float, 3, decltype(&star<float, 1>), false>(star<float, 1>);
   every_case<double, 2, decltype(&sym27<double>), false>(sym27<double>);
@@ -243,4 +264,35 @@ TEST(TemporalEmulation, InPlaneOffsetsFitAnIntOrThePassIsRefused) {
   EXPECT_TRUE(strata::cuda::kernels::in_plane_offsets(65536, 32750, 4));        // (32750 + 9) x 65536 < 2^31
   EXPECT_FALSE(strata::cuda::kernels::in_plane_offsets(65536, 32760, 4));       // 32769 x 65536 >= 2^31
   EXPECT_FALSE(strata::cuda::kernels::in_plane_offsets(std::int64_t(1) << 31, 1, 1));
+}
+
+// The z splits of a pass: a real split (no two counts with the same planes per block), at
+// most 64, and blocks of at most kLongestSplit planes wherever 64 splits allow it, however
+// few the columns.
+TEST(TemporalSplits, AreDistinctAndCapTheBlocksPlanes) {
+  using strata::cuda::temporal::kLongestSplit;
+  using strata::cuda::temporal::z_splits;
+  std::uint64_t state = 99;
+  auto next = [&](int lo, int hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + int((state >> 33) % std::uint64_t(hi - lo + 1));
+  };
+  for (int c = 0; c < 20000; ++c) {
+    const int columns = next(1, 600), nz = c % 7 == 0 ? next(8000, 20000) : next(1, 3000);
+    const int lag = next(2, 32), slots = next(1, 300);
+    const int s = z_splits(columns, nz, lag, slots);
+    const int tz = (nz + s - 1) / s;
+    ASSERT_GE(s, 1);
+    ASSERT_LE(s, std::min(nz, 64));
+    ASSERT_EQ((nz + tz - 1) / tz, s) << columns << " " << nz << " " << lag << " " << slots;
+    if ((nz + 63) / 64 <= kLongestSplit) {
+      ASSERT_LE(tz, kLongestSplit) << columns << " " << nz << " " << slots;
+    }
+  }
+  // The block streams whole waves rather than a partial last one where that costs fewer
+  // planes: 108 columns on 132 SMs, 512 planes, lag 6 (the 7-point f32 K = 3 pass at 512^3)
+  // take 6 splits (5 waves of 86 + 6 planes), not 4 (4 waves of 128 + 6).
+  EXPECT_EQ(z_splits(108, 512, 6, 132), 6);
+  // One column on a whole GPU: as many splits as planes allow.
+  EXPECT_EQ(z_splits(1, 40, 6, 132), 40);
 }
