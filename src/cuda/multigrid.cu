@@ -99,6 +99,10 @@ bool smooth_fused(const Stencil& a, std::span<const poisson::SmoothingStep> step
       epi.w[k] = T(st.omega / diag);
       epi.alpha[k] = T(st.alpha), epi.beta[k] = T(st.beta / diag);
     }
+    // fp64 levels this large take a taller window (tuning/temporal_block_policy.hpp); fp32
+    // takes one block on every level.
+    if (sizeof(T) == 8 && double(u.extent().points()) >= kLargeSmoothingLevel)
+      return temporal::launch<T, kernels::StarPoint<T, 1>, K, decltype(epi), true>(op, epi, bc, u, out, stream);
     return temporal::launch<T, kernels::StarPoint<T, 1>, K>(op, epi, bc, u, out, stream);
   };
   if (steps[1].chebyshev) return launch(kernels::StepSmooth<T, true>{});

@@ -28,23 +28,23 @@ inline constexpr std::size_t kSmemLimit = 227 * 1024;  // dynamic shared memory 
 // thread as their queues allow (8, 4 or 2). The window is 64 wide and threads / 64 x rows
 // tall, or shorter (64, 48, 32, 16 rows) where shared memory does not hold it: taller
 // windows compute fewer redundant halo points per output.
-template <class T, class Op, int K, class Epi = kernels::StepStore<T>>
+template <class T, class Op, int K, class Epi = kernels::StepStore<T>, bool LargeLevel = false>
 struct Block {
   static constexpr int R = Op::radius;
   static constexpr int D = Op::off_centre ? R + 1 : R;
   static constexpr int words = K * (R + D + 1) * int(sizeof(T) / 4);  // queue registers per row
   // An update with an operand field (the multigrid smoothers) keeps its row a step ahead and
-  // its addresses besides: ptxas spilled 168 bytes in fp32 in 24 warps, 196 at 8 rows in 16
-  // warps, 400 in fp64 at 4 rows, so those passes take 16 warps with 4 (fp32) or 2 rows.
+  // its addresses besides, so those passes take blocks of their own (smoothing_block; fp64
+  // levels of kLargeSmoothingLevel points or more ask for LargeLevel).
   static constexpr bool operands = kernels::PointOperands<Epi>;
-  static constexpr bool measured = kernels::temporal_unrolled<Op> && !operands;
-  static constexpr TemporalBlockShape shape = seven_point_block(sizeof(T), K);
+  static constexpr bool measured = kernels::temporal_unrolled<Op>;
+  static constexpr TemporalBlockShape shape =
+      operands ? smoothing_block(sizeof(T), LargeLevel) : seven_point_block(sizeof(T), K);
   static constexpr int threads = measured ? shape.threads : 512;
   // Registers of the queues per thread: ptxas spills past 80 of them in fp32 and 64 in fp64
   // (whose addresses and temporaries take more besides) at 128 registers.
   static constexpr int budget = sizeof(T) == 4 ? 80 : 64;
   static constexpr int RY = measured ? shape.rows
-                           : operands ? (sizeof(T) == 4 ? 4 : 2)
                            : words * 8 <= budget ? 8
                            : words * 4 <= budget ? 4
                                                  : 2;
@@ -68,9 +68,9 @@ inline int multiprocessors() {
   return n;
 }
 
-template <class T, class Op, int K, class Epi>
+template <class T, class Op, int K, class Epi, bool LargeLevel = false>
 bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
-  using B = Block<T, Op, K, Epi>;
+  using B = Block<T, Op, K, Epi, LargeLevel>;
   if constexpr (!B::ok) {
     static_cast<void>(B::TYT);
     return false;

@@ -198,13 +198,18 @@ TEST(TemporalEmulation, MultigridSmoothers) {
       }
 }
 
+// The production blocks of the fused smoothing pair (tuning/temporal_block_policy.hpp).
 TEST(TemporalEmulation, MultigridSmoothersProductionWindow) {
+  using strata::cuda::smoothing_block;
+  constexpr auto f = smoothing_block(4, false), d = smoothing_block(8, false), dl = smoothing_block(8, true);
   std::uint64_t seed = 77;
-  for (Extent n : {Extent{63, 47, 31}, Extent{40, 36, 50}, Extent{32, 24, 16}})
+  for (Extent n : {Extent{63, 47, 31}, Extent{40, 36, 50}, Extent{32, 24, 16}, Extent{70, 61, 9}})
     for (const Boundary& bc : {Boundary::dirichlet(0), Boundary::neumann()})
       for (int tz : {n.nz, 8, 5}) {
-        check_smoother<float, 2, 64, 12, 4, true>(n, bc, tz, ++seed);
-        check_smoother<float, 2, 64, 12, 4, false>(n, bc, tz, ++seed);
+        check_smoother<float, 2, 64, f.threads / 64, f.rows, true>(n, bc, tz, ++seed);
+        check_smoother<float, 2, 64, f.threads / 64, f.rows, false>(n, bc, tz, ++seed);
+        check_smoother<double, 2, 64, d.threads / 64, d.rows, true>(n, bc, tz, ++seed);
+        check_smoother<double, 2, 64, dl.threads / 64, dl.rows, true>(n, bc, tz, ++seed);
       }
 }
 

@@ -31,4 +31,22 @@ constexpr TemporalBlockShape seven_point_block(std::size_t value_bytes, int k) {
   return k == 2 ? TemporalBlockShape{512, 4} : k == 3 ? TemporalBlockShape{384, 6} : TemporalBlockShape{512, 2};
 }
 
+// The fused multigrid smoothing pair (StepSmooth: K = 2 with the right-hand side as an operand,
+// src/cuda/multigrid.cu): the operand's row and addresses take registers besides the queues.
+// Measured with `strata bench --kernel poisson` on an H100 (smooth2_fd7 rows, the pair in ms;
+// commit 98f8b0e plus the shapes as build options, one run):
+//   fp32 511^3: 640 x 4 (64x40) 1.077;  640 x 5 1.097;  512 x 4 (64x32) 1.174;  512 x 6 1.196
+//        255^3: 640 x 4 0.215;  640 x 5 0.215;  512 x 4 0.226;  512 x 6 0.250
+//   fp64 511^3: 384 x 4 (64x24) 1.851;  384 x 6 1.922;  512 x 2 (64x16) 2.021;  256 x 8 2.381
+//        255^3: 512 x 2 0.300;  384 x 4 0.327;  384 x 6 0.371;  256 x 8 0.581
+// (24 warps spilled in fp32, 4 rows of 512 threads in fp64.) fp64 takes the taller window on
+// levels of kLargeSmoothingLevel points or more only: on the 255^3 level its 65 columns
+// leave most SMs one block of 12 warps.
+inline constexpr double kLargeSmoothingLevel = 1e8;
+
+constexpr TemporalBlockShape smoothing_block(std::size_t value_bytes, bool large) {
+  if (value_bytes == 4) return TemporalBlockShape{640, 4};
+  return large ? TemporalBlockShape{384, 4} : TemporalBlockShape{512, 2};
+}
+
 }  // namespace strata::cuda
