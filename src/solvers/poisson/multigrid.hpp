@@ -23,11 +23,11 @@ namespace strata::poisson {
 
 // Levels of at least this many points smooth two steps in one fused pass where the backend
 // has it (the CUDA temporal kernel), per precision, from `strata bench --kernel poisson` on
-// the H100 at 0cae547 (docs/performance.md, "Multigrid smoothing"): the smooth2_fd7 pairs,
-// fused over single, fp64 1.24x at 511^3 and 1.07-1.14x down to 63^3, fp32 1.06x at 511^3
-// and 0.56-0.82x below; the V(2,2) cycles, fp64 fused on every level no faster than from
-// 1.6e7 points (7.430 / 1.157 ms at 511^3 / 255^3 either way), fp32 fused on the 511^3
-// level 4.798 ms against 4.920 single.
+// the H100 at 248f48c (docs/performance.md, "Multigrid smoothing"): the smooth2_fd7 pairs,
+// fused over single, fp64 1.45x at 511^3 and 1.06-1.13x down to 63^3, fp32 1.24x at 511^3
+// and 0.59-0.85x below; the V(2,2) cycles, fp64 fused on every level no faster than from
+// 1.6e7 points (6.792 / 1.159 ms at 511^3 / 255^3, against 6.796 / 1.156), fp32 fused on
+// the 511^3 level 4.437 ms against 4.918 single.
 template <class T>
 inline constexpr double kFusedSmoothingMinPoints = sizeof(T) == 8 ? 1.6e7 : 1e8;
 
