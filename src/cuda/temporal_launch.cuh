@@ -56,7 +56,7 @@ struct Block {
                                    kSmemLimit;
   static constexpr int tallest = threads / PX * RY;
   static constexpr int PY = fits<tallest> ? tallest : fits<64> ? 64 : fits<48> ? 48 : fits<32> ? 32 : 16;
-  static_assert(!measured || PY == tallest, "a measured 7-point block must fit whole");
+  static_assert(!measured || PY == tallest, "a measured block (7-point pass or smoothing pair) must fit whole");
   static constexpr bool ok = fits<PY>;
   static constexpr int TYT = PY / RY;
 };
