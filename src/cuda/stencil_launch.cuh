@@ -87,12 +87,12 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   a.in_ghost = lin.ghost;
   a.in_rows = int(lin.rows);
   if (region.whole()) region = {0, 0, 0, lin.n.nx, lin.n.ny, lin.n.nz};
-  // The cp.async loader copies 16-byte chunks from the tile's left halo: the region must
-  // start on one (TMA boxes may start anywhere).
+  // Both loaders start the tile's rows on 16 bytes: the cp.async loader copies 16-byte
+  // chunks from the tile's left halo, and a TMA box whose first x is not on 16 bytes is an
+  // illegal instruction (measured on the H100). The region must start on one.
   require(region.x0 >= 0 && region.y0 >= 0 && region.z0 >= 0 && region.nx > 0 && region.ny > 0 &&
               region.nz > 0 && region.x0 + region.nx <= lin.n.nx && region.y0 + region.ny <= lin.n.ny &&
-              region.z0 + region.nz <= lin.n.nz &&
-              (Cfg::loader == Loader::tma || region.x0 * sizeof(T) % 16 == 0),
+              region.z0 + region.nz <= lin.n.nz && region.x0 * sizeof(T) % 16 == 0,
           "internal: a 2.5D launch region outside the interior or misaligned");
   a.rx = region.x0;
   a.ry = region.y0;

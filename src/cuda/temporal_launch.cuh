@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "backend/stencil.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/temporal.cuh"
 #include "cuda/temporal_splits.hpp"
+#include "cuda/tensor_map.hpp"
 #include "cuda/tuning/temporal_block_policy.hpp"
 
 namespace strata::cuda::temporal {
@@ -68,6 +71,20 @@ inline int multiprocessors() {
   return n;
 }
 
+// A staged pass copies its planes in bulk (kernels/temporal.cuh) from a tensor map of the
+// input's allocation, where the tensor copy can take it: a 16-byte aligned base and rows.
+template <int W, int PY, class T, class Args>
+void bulk_copies(const Field<T>& in, Args& a) {
+  const Layout& l = in.layout();
+  const T* base = in.origin() - l.index(0, 0, 0);
+  a.bulk = reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && l.pitch * sizeof(T) % 16 == 0;
+  if (!a.bulk) return;
+  const CUtensorMap map = make_plane_tensor_map(base, sizeof(T), l.pitch, l.rows, l.planes, W, PY);
+  static_assert(sizeof(map) == sizeof(a.map) && alignof(CUtensorMap) <= 128);
+  std::memcpy(a.map, &map, sizeof(map));
+  a.map_x = int(l.xoff), a.map_y = l.ghost, a.map_z = l.ghost;
+}
+
 template <class T, class Op, int K, class Epi, bool LargeLevel = false>
 bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
   using B = Block<T, Op, K, Epi, LargeLevel>;
@@ -99,6 +116,7 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
     a.kind = bc.kind;
     a.value = T(bc.value);
     a.epi = epi;
+    if constexpr (Shape::staged) bulk_copies<Shape::row, Shape::PY>(in, a);
     const int gx = (n.nx + Shape::TX - 1) / Shape::TX, gy = (n.ny + Shape::TY - 1) / Shape::TY;
     const int splits = z_splits(gx * gy, n.nz, Shape::H + Shape::HZ, multiprocessors() * per_sm);
     a.tz = (n.nz + splits - 1) / splits;

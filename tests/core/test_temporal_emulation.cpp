@@ -60,9 +60,10 @@ void single_step(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, 
 
 // K fused steps the kernel's way: every block's threads step by step, the order of the
 // threads reversed on every other step, so that a read that is not ordered after its write
-// by a barrier finds a different value in one of the orders.
+// by a barrier finds a different value in one of the orders. Staged passes copy their
+// planes in bulk where the kernel would with a tensor map (bulk), else per thread.
 template <class T, class Op, int K, int PX, int TYT, int RY, bool Unroll, class Epi>
-void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz) {
+void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<T>& v, int tz, bool bulk = true) {
   constexpr int R = Op::radius;
   using S = TemporalShape<T, Op, K, PX, TYT, RY>;
   using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY, Unroll>;
@@ -78,6 +79,8 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
   a.kind = bc.kind;
   a.value = T(bc.value);
   a.epi = epi;
+  a.bulk = bulk;
+  a.map_x = int(u.layout().xoff);  // where the launcher's tensor map has the interior origin
   std::vector<T> smem(S::smem_values, std::numeric_limits<T>::quiet_NaN());  // no stored point may read a stale value
   for (int bz = 0; bz < (n.nz + tz - 1) / tz; ++bz)
     for (int by = 0; by < (n.ny + S::TY - 1) / S::TY; ++by)
@@ -85,6 +88,7 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
         std::vector<Thread> threads;
         threads.reserve(S::threads);
         for (int t = 0; t < S::threads; ++t) threads.emplace_back(a, bx, by, bz, t);
+        for (Thread& t : threads) t.init(smem.data());
         for (Thread& t : threads) t.start(smem.data());
         const int steps = threads[0].steps();
         for (int i = 0; i < steps; ++i)
@@ -92,7 +96,7 @@ void fused(const Op& op, const Epi& epi, const Boundary& bc, Field<T>& u, Field<
       }
 }
 
-template <class T, class Op, int K, int PX, int TYT, int RY, bool Unroll>
+template <class T, class Op, int K, int PX, int TYT, int RY, bool Unroll, bool Bulk = true>
 void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::uint64_t seed) {
   constexpr int R = Op::radius;
   if (!TemporalThread<T, Op, StepStore<T>, K, PX, TYT, RY>::supports(bc.kind)) {
@@ -110,7 +114,7 @@ void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::
       single_step<T>(op, epi, bc, a, b);
       copy(b, a);
     }
-    fused<T, Op, K, PX, TYT, RY, Unroll>(op, epi, bc, f, g, tz);
+    fused<T, Op, K, PX, TYT, RY, Unroll>(op, epi, bc, f, g, tz, Bulk);
   };
   if (relax)
     run(StepRelax<T>{T(0.07)});
@@ -118,13 +122,14 @@ void check(const Op& op, Extent n, const Boundary& bc, bool relax, int tz, std::
     run(StepStore<T>{});
   EXPECT_EQ(test::interior_bit_diffs(a, g), "")
       << "R " << R << " K " << K << (Unroll ? " unrolled" : " rolled") << " window " << PX << "x" << TYT * RY
-      << " rows " << RY << " tz " << tz << " " << bc.describe() << " " << n.str() << (relax ? " relax" : " repeat")
+      << " rows " << RY << (Bulk ? "" : " per-thread copies") << " tz " << tz << " " << bc.describe() << " " << n.str() << (relax ? " relax" : " repeat")
       << ": fused against single steps";
 }
 
 // Windows just wide enough for the halo (so that shapes of a few points span several
 // blocks, partial ones included), with one and several rows per thread.
-template <class T, int K, class MakeOp, bool Unroll = temporal_unrolled<decltype(std::declval<MakeOp>()(0))>>
+template <class T, int K, class MakeOp, bool Unroll = temporal_unrolled<decltype(std::declval<MakeOp>()(0))>,
+          bool Bulk = true>
 void every_case(MakeOp make) {
   using Op = decltype(make(0));
   constexpr int W = 2 * K * Op::radius;
@@ -134,9 +139,9 @@ void every_case(MakeOp make) {
       for (bool relax : {false, true})
         for (int tz : {n.nz, 2, 5}) {
           ++seed;
-          check<T, Op, K, W + 5, 2, (W + 4) / 2, Unroll>(make(seed), n, bc, relax, tz, seed);
+          check<T, Op, K, W + 5, 2, (W + 4) / 2, Unroll, Bulk>(make(seed), n, bc, relax, tz, seed);
           ++seed;
-          check<T, Op, K, W + 3, W + 2, 1, Unroll>(make(seed), n, bc, relax, tz, seed);
+          check<T, Op, K, W + 3, W + 2, 1, Unroll, Bulk>(make(seed), n, bc, relax, tz, seed);
         }
 }
 
@@ -237,6 +242,13 @@ TEST(TemporalEmulation, Radius1StarsProductionWindows) {
         check<double, StarPoint<double, 1>, 2, 64, d2.threads / 64, d2.rows, true>(star<double, 1>(seed), n, bc, relax, tz, seed);
         check<double, StarPoint<double, 1>, 3, 64, d3.threads / 64, d3.rows, true>(star<double, 1>(seed), n, bc, relax, tz, seed);
       }
+}
+
+// Staged passes without a tensor map (an input whose allocation a tensor copy cannot take)
+// copy every plane per thread, dirichlet face blocks included.
+TEST(TemporalEmulation, Radius1StarsPerThreadCopies) {
+  every_case<float, 3, decltype(&star<float, 1>), true, false>(star<float, 1>);
+  every_case<double, 2, decltype(&star<double, 1>), true, false>(star<double, 1>);
 }
 
 TEST(TemporalEmulation, Radius1StarsRolled) {  // the kernels' other form, with the same queues

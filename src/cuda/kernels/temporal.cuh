@@ -3,8 +3,9 @@
 // window H = K R wider on each side in x and y; every thread owns one window column x and RY
 // consecutive rows, and keeps, per level k = 0..K-1 (level 0 the input, level k after k
 // steps), its column's latest planes in registers (a queue). Each z-step loads one input
-// plane (prefetched a step ahead into registers, or for the 7-point stencil staged Q - 1
-// steps ahead in shared memory), then every level computes one plane, D planes behind the
+// plane (prefetched a step ahead into registers, or for the 7-point stencil copied Q - 1
+// steps ahead into level 0's ring in shared memory, by one bulk tensor copy or per thread),
+// then every level computes one plane, D planes behind the
 // level below it (D = R for stars, whose in-plane neighbours are read on plane z only; R + 1
 // for the 27-point stencils, which read the in-plane neighbours of planes z - 1 .. z + 1),
 // and level K is stored. Neighbours along z come from the queue, in-plane ones from a
@@ -41,6 +42,7 @@
 // queues, the rings and the boundary rules are checked on any machine.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -49,6 +51,10 @@
 #include "base/ghost_index.hpp"
 #include "base/host_device.hpp"
 #include "strata/boundary.hpp"
+
+#if defined(__CUDACC__)
+#include "cuda/kernels/async_copy.cuh"
+#endif
 
 namespace strata::cuda::kernels {
 
@@ -152,6 +158,10 @@ inline constexpr bool in_plane_offsets(std::int64_t pitch, int ny, int H) {
 
 template <class T, class Op, class Epi>
 struct TemporalArgs {
+  // A CUtensorMap of the input's allocation (staged passes), which the bulk copy reads where
+  // the kernel parameter holds it: aligned as CUDA 13 declares it (128 bytes; at 64 the
+  // copy was an illegal instruction).
+  alignas(128) unsigned char map[128];
   const T* in;   // interior origin (0,0,0) of the input (its ghosts K R wide for periodic)
   T* out;        // interior origin of the output
   std::int64_t in_pitch, in_plane, out_pitch, out_plane;
@@ -161,6 +171,10 @@ struct TemporalArgs {
   BoundaryKind kind;
   T value;       // dirichlet
   Epi epi;
+  // Staged passes: whether `map` takes the bulk copies (without it every block copies per
+  // thread), and the interior origin's coordinates in it.
+  bool bulk;
+  int map_x, map_y, map_z;
 };
 
 // Whether the steps of Op run Q at a time (below): the code grows Q-fold, which pays for the
@@ -182,27 +196,45 @@ struct TemporalShape {
   static constexpr int PY = TYT * RY;
   static constexpr int TX = PX - 2 * H, TY = PY - 2 * H;  // output tile
   static constexpr int threads = PX * TYT;
+  // Staged passes (the unrolled stencils, below) copy the input planes straight into level
+  // 0's ring, Q - 1 steps ahead: its plane z is read at the steps of z and z + D, so that the
+  // ring keeps S0 = Q + 1 slots (the copy into a slot lands while the plane before it is
+  // still read). The other levels keep Q planes, as many as their queues.
+  static constexpr bool staged = temporal_unrolled<Op>;
+  static constexpr int S0 = staged ? Q + 1 : Q;
+  static_assert(!staged || (!off && (S0 & (S0 - 1)) == 0), "staged: a star whose level-0 slots are a power of two");
+  // A bulk copy (below) starts on a 16-byte boundary in x and lands on a 128-byte one, so
+  // that staged rings keep rows of PX + A points (A = 16 bytes of points: the window's first
+  // column sits `shift` < A points into its row) and planes on 128-byte boundaries.
+  static constexpr int A = staged ? int(16 / sizeof(T)) : 0;
+  static constexpr int row = PX + A;
+  static constexpr int align = staged ? int(128 / sizeof(T)) : 1;
+  static constexpr int round_up(int v) { return (v + align - 1) / align * align; }
   // Each ring plane has `margin` readable cells before and after it, so that the window's
   // edge points read (garbage) without a test.
-  static constexpr int margin = R * PX + R + 1;
-  static constexpr int stride = PX * PY + 2 * margin;
-  static constexpr int planes = K * Q;  // Q ring planes per level, as many as its queue
-  // The input planes on their way (staged passes, below: the unrolled stencils): Q slots of
-  // each thread's rows, after the rings.
-  static constexpr bool staged = temporal_unrolled<Op>;
-  static constexpr std::size_t stage_at = std::size_t(planes) * stride;
-  static constexpr std::size_t stage_values = staged ? std::size_t(Q) * RY * threads : 0;
-  static constexpr std::size_t smem_values = stage_at + stage_values;
+  static constexpr int margin = round_up(R * row + R + 1 + A);
+  static constexpr int stride = round_up(row * PY + 2 * margin);
+  static constexpr int planes = S0 + (K - 1) * Q;
+  // One mbarrier per level-0 slot (bulk copies) after the planes.
+  static constexpr std::size_t bars_at = std::size_t(planes) * stride;
+  static constexpr std::size_t smem_values = bars_at + (staged ? S0 * 8 / sizeof(T) : 0);
   static constexpr std::size_t smem_bytes = smem_values * sizeof(T);
 };
 
 
-// Staged passes (TemporalShape::staged) load the input planes Q - 1
-// steps ahead with asynchronous copies into shared memory (cp.async: no registers held
-// while they travel), each thread into its own slots, and read their rows back at the step
-// that uses them. Loaded into registers one step ahead, the 7-point f32 K = 3 pass waited on
-// the loads at the top of every step (19 % of its stall samples at 512^3): a step of all
-// 24 warps is shorter than the loads' latency when every SM loads at once after a barrier.
+// Staged passes (TemporalShape::staged) copy the input planes Q - 1 steps ahead into level
+// 0's ring slots, asynchronously (no registers held while they travel). Loaded into
+// registers one step ahead, the 7-point f32 K = 3 pass waited on the loads at the top of
+// every step (19 % of its stall samples at 512^3): a step of all 24 warps is shorter than
+// the loads' latency when every SM loads at once after a barrier. Two ways:
+// - bulk: one thread copies the whole window plane with one bulk tensor copy (TMA), which
+//   completes on the slot's mbarrier. Blocks whose window lies inside the domain in x and y,
+//   and dirichlet face blocks (their ghost points take the value whatever was loaded). The
+//   threads spend no instruction on addresses, loads or level 0's ring: a thread's step of
+//   the 7-point f32 K = 3 pass, bound by issue, went from 281 to 239 instructions (SASS)
+//   and the pass from 709 to 757 Gpts/s at 512^3 on the H100;
+// - per thread (cp.async): each thread copies its rows, by the ghost rules in face blocks
+//   (neumann and periodic), or everywhere where the input has no tensor map.
 template <class T>
 STRATA_HOST_DEVICE inline void stage_copy(T* to, const T* from) {
 #if defined(__CUDA_ARCH__)
@@ -223,6 +255,20 @@ STRATA_HOST_DEVICE inline void stage_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 #endif
 }
+// The bulk copies' completion: plane n of a block lands in slot n mod S0 and completes that
+// slot's mbarrier phase n / S0.
+STRATA_HOST_DEVICE inline void bulk_wait([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned parity) {
+#if defined(__CUDA_ARCH__)
+  mbar_wait(bar, parity);
+#endif
+}
+// Orders the thread's shared-memory writes before later bulk copies into the same place
+// (the dirichlet values written over a face block's loaded ghost points).
+STRATA_HOST_DEVICE inline void bulk_fence() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
 
 // Planes live in slots: plane z of every level in ring slot (z - (z0 - H)) mod Q, so that a
 // plane is written over the one Q below it, which nothing reads any more. Level 0 loads plane
@@ -230,9 +276,9 @@ STRATA_HOST_DEVICE inline void stage_wait() {
 // plane a step touches depends on i mod Q alone. Unrolled, the kernel runs the steps Q at a
 // time, each with its phase i mod Q known to the compiler, and keeps the queues in the same
 // slots: every queue register and ring address is fixed (no moves to shift the queues, no
-// address arithmetic). Rolled (phase `rolled`, for the longer queues), a step finds its ring
-// slots at run time and each queue is kept in order, oldest first, shifted by one plane per
-// step. Every level computes a plane at every step, whether or not a stored point needs it
+// address arithmetic; staged passes find level 0's slot, mod S0, at run time). Rolled
+// (phase `rolled`, for the longer queues), a step finds its ring slots at run time and each
+// queue is kept in order, oldest first, shifted by one plane per step. Every level computes a plane at every step, whether or not a stored point needs it
 // (the first and last planes of a block are garbage that nothing stored reads), so that
 // steps carry no tests.
 template <class T, class Op, class Epi, int K, int PX, int TYT, int RY, bool Unroll = temporal_unrolled<Op>>
@@ -262,13 +308,19 @@ class TemporalThread {
     const int x1 = min_(x0 + S::TX, a.nx), y1 = min_(y0 + S::TY, a.ny);
     gy_ = y0 - H + ty * RY;
     const int gx = x0 - H + tx;
-    me_ = ty * RY * PX + tx;
+    // Staged: the window's first column `shift` points into its ring row, where a bulk copy
+    // that starts on the 16-byte boundary at or before it puts it (the same for per-thread
+    // copies, so that the layout is one).
+    const int shift = S::A ? ((a.map_x + x0 - H) % S::A + S::A) % S::A : 0;
+    me_ = ty * RY * S::row + tx + shift;
     out_at_ = gy_ * int(a.out_pitch) + gx;
     // A window that crosses a face in x or y loads the ghost rule's value there (the
     // dirichlet value, the neumann mirror, the periodic image); one inside the domain loads
     // every point it holds.
     const bool face = x0 - H < 0 || x0 - H + PX > a.nx || y0 - H < 0 || y0 - H + S::PY > a.ny;
     rules_ = face ? Rules::xy : Rules::none;
+    bulk_ = S::staged && a.bulk && (!face || a.kind == BoundaryKind::dirichlet);
+    wx_ = x0 - H;
     const bool x_in = gx >= 0 && gx < a.nx;
     sx_ = x_in ? gx : ghost_source(a.kind, gx, a.nx);
     rows_in_ = gy_ >= 0 && gy_ + RY <= a.ny;
@@ -291,7 +343,18 @@ class TemporalThread {
     for (int v = 0; v < RY; ++v) next_[v] = T(0);
   }
 
-  // Before step 0: the first input plane into registers, or the first Q - 1 into the stage.
+  // Before start: the bulk copies' mbarriers, which a barrier then shows to every thread and
+  // to the copies.
+  STRATA_HOST_DEVICE void init([[maybe_unused]] T* smem) const {
+#if defined(__CUDA_ARCH__)
+    if (S::staged && bulk_ && tid_ == 0) {
+      for (int j = 0; j < S::S0; ++j) mbar_init(bars(smem) + j, 1);
+      mbar_fence_init();
+    }
+#endif
+  }
+  // Before step 0: the first input plane into registers, or the first Q - 1 into level 0's
+  // ring.
   STRATA_HOST_DEVICE void start(T* smem) {
     if (rules_ == Rules::none)
       start<false>(smem);
@@ -350,6 +413,14 @@ class TemporalThread {
     else
       return mod_q(Ph - back);
   }
+  // The offset from the ring base of level k's plane `back` below the one level 0 loads at
+  // step i (phase Ph): level 0's slots of a staged pass come first, S0 of them, found at run
+  // time; then Q per level.
+  template <int Ph>
+  static STRATA_HOST_DEVICE int ring_at(int k, int i, int back) {
+    if (S::staged && k == 0) return ((i - back) & (S::S0 - 1)) * S::stride;
+    return ((S::staged ? S::S0 - Q : 0) + k * Q + slot<Ph>(i, back)) * S::stride;
+  }
   // Level k's queue register for the plane `back` below the loaded one.
   template <int Ph, int k>
   static constexpr STRATA_HOST_DEVICE int reg(int back) {
@@ -382,25 +453,40 @@ class TemporalThread {
   STRATA_HOST_DEVICE void step(int i, T* smem) {
     constexpr bool Face = G != Rules::none;
     T* ring = smem + S::margin + me_;  // the thread's first row in ring plane 0
-    if constexpr (S::staged) {  // plane top from its slot; plane top + Q - 1 into the one top - 1 left
-      stage_wait<Q - 2>();
-      const T* at = stage(smem, slot<Ph>(i, 0));
+    if constexpr (S::staged) {  // plane i from its slot; plane i + Q - 1 into the one plane i - 2 left
+      if (bulk_)
+        bulk_wait(bars(smem) + (i & (S::S0 - 1)), unsigned(i / S::S0) & 1u);
+      else
+        stage_wait<Q - 2>();
+      const T* at = ring + ring_at<Ph>(0, i, 0);
       STRATA_UNROLL
-      for (int v = 0; v < RY; ++v) next_[v] = at[v * S::threads];
+      for (int v = 0; v < RY; ++v) next_[v] = at[v * S::row];
     }
     if constexpr (Face) {  // a dirichlet ghost point takes the value (here, where the load is used, not behind it)
       const unsigned ghost = opaque(ghost_);
       STRATA_UNROLL
       for (int v = 0; v < RY; ++v) next_[v] = ghost >> v & 1u ? a_.value : next_[v];
+      if constexpr (S::staged) {  // and keeps it in level 0's ring, which the steps after read
+        if (ghost != 0) {
+          T* at = ring + ring_at<Ph>(0, i, 0);
+          STRATA_UNROLL
+          for (int v = 0; v < RY; ++v) at[v * S::row] = next_[v];
+          bulk_fence();
+        }
+      }
     }
     keep<Ph, 0>(next_);
-    if constexpr (S::staged)
-      stage_plane<Face>(z0_ - H + i + Q - 1, stage(smem, slot<Ph>(i, 1)));
-    else
+    if constexpr (S::staged) {
+      if (bulk_)
+        bulk_plane(i + Q - 1, smem);
+      else
+        stage_plane<Face>(z0_ - H + i + Q - 1, ring + ring_at<Ph>(0, i, 1 - Q));
+    } else {
       fetch<Face>(z0_ - H + i + 1, next_);  // in flight while this step computes
-    const int s = slot<Ph>(i, 0);
-    STRATA_UNROLL
-    for (int v = 0; v < RY; ++v) ring[s * S::stride + v * PX] = q_[0][v][reg<Ph, 0>(0)];
+      const int s = ring_at<Ph>(0, i, 0);
+      STRATA_UNROLL
+      for (int v = 0; v < RY; ++v) ring[s + v * S::row] = q_[0][v][reg<Ph, 0>(0)];
+    }
     levels<Ph, 1, G>(i, ring);
   }
 
@@ -435,19 +521,48 @@ class TemporalThread {
   STRATA_HOST_DEVICE void fetch(int p, T (&dst)[RY]) const {
     rows<Face>(p, [&](int v, const T* from) { dst[v] = *from; });
   }
-  // Staged: the thread's rows of input plane p on their way into stage slot `to`.
+  // Staged, per thread: the thread's rows of input plane p on their way into level 0's ring
+  // plane at `to` (the thread's first row there).
   template <bool Face>
   STRATA_HOST_DEVICE void stage_plane(int p, T* to) const {
-    rows<Face>(p, [&](int v, const T* from) { stage_copy(to + v * S::threads, from); });
+    rows<Face>(p, [&](int v, const T* from) { stage_copy(to + v * S::row, from); });
     stage_commit();
   }
-  // Stage slot j of the thread's rows (row v at v * threads: the warp's rows side by side).
-  STRATA_HOST_DEVICE T* stage(T* smem, int j) const { return smem + S::stage_at + (std::size_t(j) * RY * S::threads + tid_); }
+  STRATA_HOST_DEVICE std::uint64_t* bars(T* smem) const { return reinterpret_cast<std::uint64_t*>(smem + S::bars_at); }
+  // Staged, bulk: thread 0 copies the window of the block's input plane n (z0 - H + n,
+  // clamped as rows() clamps) into its slot. The host emulation copies what the tensor copy
+  // gives at points inside the domain, and NaN elsewhere (on the device, the allocation's
+  // ghosts or zeros: values that only dirichlet ghost points receive, which take the value).
+  STRATA_HOST_DEVICE void bulk_plane(int n, T* smem) const {
+    if (tid_ != 0 || n >= steps()) return;
+    const int p = min_(max_(z0_ - H + n, load_lo(z0_)), load_hi(z1_, a_.nz) - 1);
+    T* to = smem + S::margin + ring_at<rolled>(0, n, 0);  // thread 0's row: the box's first
+    const int x = wx_ - me_;                                // the box's first column
+#if defined(__CUDA_ARCH__)
+    std::uint64_t* bar = bars(smem) + (n & (S::S0 - 1));
+    mbar_arrive_expect_tx(bar, unsigned(S::row * S::PY * sizeof(T)));
+    tma_load_3d(to, reinterpret_cast<const CUtensorMap*>(a_.map), bar, a_.map_x + x, a_.map_y + gy_, a_.map_z + p);
+#else  // (a box that does not start on 16 bytes, an illegal instruction on the device, gives NaN)
+    const T* plane = a_.in + std::int64_t(p) * a_.in_plane;
+    const bool aligned = (a_.map_x + x) * sizeof(T) % 16 == 0;
+    for (int y = 0; y < S::PY; ++y)
+      for (int c = 0; c < S::row; ++c) {
+        const int gx = x + c, gy = gy_ + y;
+        const bool in = aligned && gx >= 0 && gx < a_.nx && gy >= 0 && gy < a_.ny;
+        to[y * S::row + c] = in ? plane[std::int64_t(gy) * a_.in_pitch + gx] : T(NAN);
+      }
+#endif
+  }
   template <bool Face>
   STRATA_HOST_DEVICE void start(T* smem) {
     if constexpr (S::staged) {
-      STRATA_UNROLL
-      for (int j = 0; j + 1 < Q; ++j) stage_plane<Face>(z0_ - H + j, stage(smem, j));
+      if (bulk_) {
+        for (int j = 0; j + 1 < Q; ++j) bulk_plane(j, smem);
+      } else {
+        T* ring = smem + S::margin + me_;
+        STRATA_UNROLL
+        for (int j = 0; j + 1 < Q; ++j) stage_plane<Face>(z0_ - H + j, ring + ring_at<rolled>(0, j, 0));
+      }
     } else {
       fetch<Face>(z0_ - H, next_);
     }
@@ -499,9 +614,9 @@ class TemporalThread {
         level<Ph, k, G>(i, z, ring, val);
         if constexpr (k == 1) fetch_operand<G != Rules::none>(z + 1);  // level 1's next plane
         keep<Ph, k>(val);
-        const int s = slot<Ph>(i, k * D);
+        const int s = ring_at<Ph>(k, i, k * D);
         STRATA_UNROLL
-        for (int v = 0; v < RY; ++v) ring[(k * Q + s) * S::stride + v * PX] = val[v];
+        for (int v = 0; v < RY; ++v) ring[s + v * S::row] = val[v];
         levels<Ph, k + 1, G>(i, ring);
       } else if (const unsigned store = opaque(store_); z >= z0_ && z < z1_ && store != 0) {
         level<Ph, k, G>(i, z, ring, val);
@@ -542,7 +657,6 @@ class TemporalThread {
   template <int Ph, int k, bool Face, bool ZFace>
   STRATA_HOST_DEVICE void plane(int i, int z, const T* ring, T (&val)[RY]) const {
     const T(&q)[RY][Q] = q_[k - 1];
-    const T* below = ring + (k - 1) * Q * S::stride;
     [[maybe_unused]] const unsigned ghost = opaque(ghost_);
     // The plane of the fields an update with operands reads: z, or where the ghost rule
     // takes it from (periodic: the image; other kinds: a plane past a face that nothing
@@ -560,11 +674,11 @@ class TemporalThread {
             const int m = ghost_source(a_.kind, zp, a_.nz);
             const int back = k * D - (m - z);  // the mirror plane, as a plane below the loaded one
             if (own_row) return pick(q[v + dy], Ph == rolled ? Q - 1 - (back - (k - 1) * D) : mod_q(Ph - back));
-            return below[slot<rolled>(i, back) * S::stride + (v + dy) * PX + dx];
+            return ring[ring_at<rolled>(k - 1, i, back) + (v + dy) * S::row + dx];
           }
         }
         if (own_row) return q[v + dy][reg<Ph, k - 1>(k * D - dz)];
-        return below[slot<Ph>(i, k * D - dz) * S::stride + (v + dy) * PX + dx];
+        return ring[ring_at<Ph>(k - 1, i, k * D - dz) + (v + dy) * S::row + dx];
       };
       T centre;
       const T s = a_.op(at, 0, 0, 0, centre);
@@ -589,12 +703,14 @@ class TemporalThread {
   int in_at_, out_at_;  // the thread's first row in plane 0 of the input, the output (in_plane_offsets)
   bool periodic_;
   bool rows_in_;                 // every row of the thread lies inside the domain in y
+  bool bulk_;                    // staged by bulk copies (thread 0's), not per thread
+  int wx_;                       // the window's first column
   Rules rules_;
   unsigned store_;               // bit v: row v is an output point
   unsigned ghost_;               // bit v: row v is a dirichlet ghost point
   T q_[K][RY][Q];                // level k's column: its last Q planes (unrolled: each in its slot)
   int tid_;
-  T next_[RY];                   // the prefetched input plane (staged: the plane of the step)
+  T next_[RY];                   // the prefetched input plane (staged: the thread's rows of the step's plane)
   T fnext_[PointOperands<Epi> ? RY : 1];  // level 1's operand rows, loaded a step ahead
 };
 
@@ -614,10 +730,14 @@ __device__ __forceinline__ void temporal_turn(Thread& t, T* smem, int i, int ste
 
 template <class T, class Op, class Epi, int K, int PX, int TYT, int RY>
 __global__ void __launch_bounds__(PX * TYT, 1) temporal_steps(const __grid_constant__ TemporalArgs<T, Op, Epi> a) {
-  extern __shared__ __align__(16) unsigned char temporal_smem[];
+  extern __shared__ __align__(128) unsigned char temporal_smem[];
   T* smem = reinterpret_cast<T*>(temporal_smem);
   using Thread = TemporalThread<T, Op, Epi, K, PX, TYT, RY>;
   Thread t(a, int(blockIdx.x), int(blockIdx.y), int(blockIdx.z), int(threadIdx.x));
+  if constexpr (Thread::S::staged) {
+    t.init(smem);
+    __syncthreads();
+  }
   t.start(smem);
   const int steps = t.steps();
   if constexpr (Thread::unroll) {
