@@ -8,16 +8,13 @@ def rng():
     return np.random.default_rng(15)
 
 
-def _fields_in(value):
+def _holds_field(value):
     import strata
     if isinstance(value, strata.Field):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _fields_in(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _fields_in(v)
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, (list, tuple)) and any(_holds_field(v) for v in value)
 
 
 def pytest_collection_modifyitems(items):
@@ -25,7 +22,6 @@ def pytest_collection_modifyitems(items):
     interpreter exits, past the extension module: nanobind then reports it leaked. Make it
     in the test instead (a callable in the list, called there)."""
     held = [item.nodeid for item in items
-            if any(True for v in getattr(getattr(item, "callspec", None), "params", {}).values()
-                   for _ in _fields_in(v))]
+            if _holds_field(list(getattr(getattr(item, "callspec", None), "params", {}).values()))]
     if held:
         raise pytest.UsageError("parameters hold strata.Field objects made at collection: " + ", ".join(held))

@@ -76,7 +76,7 @@ inline int multiprocessors() {
 template <int W, int PY, class T, class Args>
 void bulk_copies(const Field<T>& in, Args& a) {
   const Layout& l = in.layout();
-  const T* base = in.origin() - l.index(0, 0, 0);
+  const T* base = in.data();  // the allocation, ghosts included
   a.bulk = reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && l.pitch * sizeof(T) % 16 == 0;
   if (!a.bulk) return;
   const CUtensorMap map = make_plane_tensor_map(base, sizeof(T), l.pitch, l.rows, l.planes, W, PY);
