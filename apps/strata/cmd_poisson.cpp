@@ -234,8 +234,8 @@ void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, 
   const bool root = job.root();
   const PoissonOptions o = with_progress(a, opt, h, root);
   if (root)
-    std::printf("strata poisson: %s on %d %s ranks (process grid %s), %s\n", problem(o, n).c_str(), job.size(),
-                to_string(dev), grid.str().c_str(), describe<T>(o, h).c_str());
+    std::printf("strata poisson: %s on %d %s rank%s (process grid %s), %s\n", problem(o, n).c_str(), job.size(),
+                to_string(dev), job.size() == 1 ? "" : "s", grid.str().c_str(), describe<T>(o, h).c_str());
   const Clock::time_point t_solver = Clock::now();
   const PoissonReport rep = dist::solve_poisson(o, f, u);
   solved(phase, t_solver, rep);
@@ -289,9 +289,10 @@ void add_poisson(CLI::App& app) {
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--grid", a->grid,
                   "process grid PXxPYxPZ for a run over several ranks (mpirun -np N strata poisson ...; solvers "
-                  "mg, cg, mgcg, operator fd7); default: the grid of N boxes with the least halo surface");
+                  "mg, cg, mgcg, operator fd7); default: the grid of N boxes with the least halo surface. Given on "
+                  "one rank (1x1x1), it runs the distributed solver there, to compare with the one-process one");
   cmd->add_option("--gather-below", a->gather_below,
-                  "over several ranks: multigrid levels of fewer points are gathered to rank 0 and cycled there "
+                  "over several ranks: multigrid levels of fewer points are gathered whole to every rank and cycled there "
                   "(0: the default, " + std::to_string(dist::kPoissonGatherBelow) + ")")
       ->check(number_in(0, 1e15));
   cmd->add_flag("--mixed", a->mixed, "mgcg in f64 with an f32 multigrid preconditioner");
@@ -344,17 +345,17 @@ void add_poisson(CLI::App& app) {
                                 "", "use a smaller grid");
     const dist::ProcessGrid pg =
         a->grid.empty() ? dist::ProcessGrid::choose(n, ranks, 1) : dist::ProcessGrid::parse(a->grid);
-    if (ranks > 1) {
+    // A --grid asks for the distributed solver, on one rank too.
+    const bool distributed = ranks > 1 || !a->grid.empty();
+    if (distributed) {
       if (const std::string why = dist::poisson_unsupported(o, pg, n); !why.empty()) throw Error(why);
       if (!a->out.empty() && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
         throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(ranks) +
                     " ranks write their parts of one file in parallel; give a file path");
-      if (dev == DeviceChoice::cuda) job.bind_gpu();
-    } else if (!a->grid.empty()) {
-      pg.require_fits(n, ranks, 1, "--grid");
+      if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
     job.begin();  // every rank validated: from here a failure is one rank's own
-    if (ranks > 1) {
+    if (distributed) {
       if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);
       else run_distributed<double>(*a, n, o, dev, pg);
     } else if (p == Precision::f32) {

@@ -1,6 +1,7 @@
 // The Poisson solvers over the job's ranks: the same methods, operator and report as
 // strata::solve_poisson (poisson.hpp), on DistFields. Multigrid levels are partitioned
-// while they are large and gathered to rank 0 below PoissonOptions::gather_below points;
+// while they are large and gathered whole to every rank below PoissonOptions::gather_below
+// points;
 // every inner product and norm is combined in rank order, so a run is reproducible for a
 // given rank count and matches one process to rounding (the same points computed the same
 // way; only the order of the sums differs).
@@ -13,7 +14,7 @@
 
 namespace strata::dist {
 
-// Levels below this many points are gathered to rank 0 (PoissonOptions::gather_below = 0).
+// Levels below this many points are gathered whole (PoissonOptions::gather_below = 0).
 // Measured on CPU ranks (docs/multigpu.md, 127^3 mgcg f64): the time per iteration is the
 // same within 2% for any threshold from 1 to 40000 points and grows once 63^3 (250047
 // points) is gathered; the largest of the flat range keeps the fewest tiny levels

@@ -72,10 +72,10 @@ struct PoissonOptions {
   int max_iter = 100;                 // V-cycles, CG iterations or Jacobi sweeps, in all
   double jacobi_omega = 0;            // 0: the best damping for the operator (from its symbol)
   bool mixed_precision = false;       // mgcg in double with a float multigrid preconditioner
-  bool use_graphs = true;             // CUDA: replay captured V-cycles (one process)
+  bool use_graphs = true;             // CUDA: replay captured V-cycles (over ranks too)
   // Over several ranks (dist::solve_poisson): the first multigrid level of fewer points
-  // than this, and every coarser one, is gathered to rank 0 and cycled there on one
-  // process. 0: dist::kPoissonGatherBelow (measured: docs/multigpu.md).
+  // than this, and every coarser one, is gathered whole to every rank and cycled there as
+  // on one process. 0: dist::kPoissonGatherBelow (measured: docs/multigpu.md).
   long long gather_below = 0;
   std::function<void(const PoissonIteration&)> on_iteration;  // progress callback
 };

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "base/region.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist::detail {
@@ -34,6 +37,21 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
                    HaloBuffers& buffers, void* stream);
 
 std::shared_ptr<HaloBuffers> make_halo_buffers();
+
+// Box b of f (interior coordinates) to and from a dense buffer, x fastest, in f's memory; on
+// the device ordered on `stream`, on the host at once.
+template <class T>
+void pack(const Field<T>& f, const Region& b, T* buf, void* stream);
+template <class T>
+void unpack(Field<T>& f, const Region& b, const T* buf, void* stream);
+
+// Every rank's part of `all` to every other rank: rank r's `count[r]` values start at
+// `all + start[r]`, and each rank has put its own part in place. Host memory goes through
+// MPI and is complete on return; device memory through one NCCL group on `stream`.
+// Collective over the job.
+template <class T>
+void gather_parts(T* all, std::span<const std::size_t> start, std::span<const std::size_t> count, Memory memory,
+                  void* stream);
 
 // One file of the global grid written by every rank at once: `head`, then the grid's values
 // (nz, ny, nx) in C order, each rank's box of them from `dense` (its box, x fastest, `elem`

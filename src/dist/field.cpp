@@ -50,16 +50,6 @@ Region face_box(Extent n, int w, int axis, int lo, int len) {
 }
 
 template <class T>
-void pack(const Field<T>& f, const Region& b, void* buf, void* stream) {
-  if (f.memory() == Memory::host) cpu::pack_box(f, b, static_cast<T*>(buf), stream);
-  else cuda::pack_box(f, b, static_cast<T*>(buf), stream);
-}
-template <class T>
-void unpack(Field<T>& f, const Region& b, const void* buf, void* stream) {
-  if (f.memory() == Memory::host) cpu::unpack_box(f, b, static_cast<const T*>(buf), stream);
-  else cuda::unpack_box(f, b, static_cast<const T*>(buf), stream);
-}
-template <class T>
 void fill_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool hi, void* stream) {
   if (!lo && !hi) return;
   if (f.memory() == Memory::host) cpu::fill_ghost_sides(f, bc, w, axis, lo, hi, stream);
@@ -100,6 +90,36 @@ void connect_device(const ProcessGrid& grid, const Subdomain& box) {
 std::shared_ptr<HaloBuffers> make_halo_buffers() { return std::make_shared<HaloBuffers>(); }
 
 template <class T>
+void pack(const Field<T>& f, const Region& b, T* buf, void* stream) {
+  if (f.memory() == Memory::host) cpu::pack_box(f, b, buf, stream);
+  else cuda::pack_box(f, b, buf, stream);
+}
+template <class T>
+void unpack(Field<T>& f, const Region& b, const T* buf, void* stream) {
+  if (f.memory() == Memory::host) cpu::unpack_box(f, b, buf, stream);
+  else cuda::unpack_box(f, b, buf, stream);
+}
+
+template <class T>
+void gather_parts(T* all, std::span<const std::size_t> start, std::span<const std::size_t> count, Memory memory,
+                  void* stream) {
+  const Job& job = Job::get();
+  const int me = job.rank();
+  // One message each way between every pair of ranks (MPI tells them apart by source, NCCL
+  // by peer: each pair has one of each).
+  std::vector<Leg> legs;
+  for (int r = 0; r < job.size(); ++r) {
+    if (r == me) continue;
+    const std::size_t i = std::size_t(r), m = std::size_t(me);
+    legs.push_back({r, -1, all + start[m], nullptr, count[m] * sizeof(T), 2});
+    legs.push_back({-1, r, nullptr, all + start[i], count[i] * sizeof(T), 2});
+  }
+  if (legs.empty()) return;
+  if (memory == Memory::host) exchange_host(legs);
+  else exchange_device(legs, stream);
+}
+
+template <class T>
 void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, bool wrap, int w, int axis,
                    HaloBuffers& hb, void* s) {
   const Peers peer = peers(grid, box, axis, wrap);
@@ -131,16 +151,16 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
     }
     hb.bytes = bytes;
   }
-  if (peer.hi >= 0) pack(f, send_hi, hb.ptr(1, m), s);
-  if (peer.lo >= 0) pack(f, send_lo, hb.ptr(0, m), s);
+  if (peer.hi >= 0) pack(f, send_hi, static_cast<T*>(hb.ptr(1, m)), s);
+  if (peer.lo >= 0) pack(f, send_lo, static_cast<T*>(hb.ptr(0, m)), s);
   // Upward first (send the high face to the high neighbour, receive the low ghosts from the
   // low one), then downward: the same order on every rank, as NCCL matches in order.
   const Leg legs[2] = {{peer.hi, peer.lo, hb.ptr(1, m), hb.ptr(2, m), bytes, 0},
                        {peer.lo, peer.hi, hb.ptr(0, m), hb.ptr(3, m), bytes, 1}};
   if (m == Memory::host) exchange_host(legs);
   else exchange_device(legs, s);
-  if (peer.lo >= 0) unpack(f, recv_lo, hb.ptr(2, m), s);
-  if (peer.hi >= 0) unpack(f, recv_hi, hb.ptr(3, m), s);
+  if (peer.lo >= 0) unpack(f, recv_lo, static_cast<const T*>(hb.ptr(2, m)), s);
+  if (peer.hi >= 0) unpack(f, recv_hi, static_cast<const T*>(hb.ptr(3, m)), s);
 }
 
 }  // namespace detail
@@ -333,6 +353,10 @@ double max_abs(const DistField<T>& f, Stream stream) {
   template class DistField<T>;                                                                  \
   template void detail::exchange_axis(Field<T>&, const ProcessGrid&, const Subdomain&, bool, int, int,         \
                                       detail::HaloBuffers&, void*);                                         \
+  template void detail::pack(const Field<T>&, const Region&, T*, void*);                        \
+  template void detail::unpack(Field<T>&, const Region&, const T*, void*);                      \
+  template void detail::gather_parts(T*, std::span<const std::size_t>, std::span<const std::size_t>, Memory, \
+                                     void*);                                                    \
   template void apply(const Stencil&, DistField<T>&, DistField<T>&, const Boundary&, Stream);  \
   template double sum(const DistField<T>&, Stream);                                             \
   template double dot(const DistField<T>&, const DistField<T>&, Stream);                        \

@@ -2,7 +2,8 @@
 """`mpirun -np N strata poisson --out` against the one-process run: the solutions agree to
 1e-9 relative at rtol 1e-10 (f64) within one iteration, for mg, mgcg and mixed-precision
 mgcg on every boundary kind; options the distributed path does not run, and bad grids, give
-one message and exit 1 on every rank with nothing written.
+one message and exit 1 on every rank with nothing written. With NP 1 the distributed solver
+runs on one rank (--grid 1x1x1) against the one-process solver.
 Usage: test_cli_poisson.py STRATA MPIEXEC NP"""
 import json, math, os, struct, subprocess, sys, tempfile
 
@@ -10,6 +11,8 @@ import cli_checks
 
 strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
 failures = []
+# On one rank a --grid is what asks for the distributed solver.
+distributed = ["--grid", "1x1x1"] if np_ == 1 else []
 
 
 def read_f8(path):
@@ -36,7 +39,7 @@ with tempfile.TemporaryDirectory() as d:
             one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
             rep1, repn = os.path.join(d, "one.json"), os.path.join(d, "many.json")
             a = run(base + case + ["--bc", bc, "--out", one, "--json", rep1], 1)
-            b = run(base + case + ["--bc", bc, "--out", many, "--json", repn], np_)
+            b = run(base + case + distributed + ["--bc", bc, "--out", many, "--json", repn], np_)
             what = "%s %s" % (bc, " ".join(case))
             if a.returncode or b.returncode:
                 failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
@@ -53,7 +56,7 @@ with tempfile.TemporaryDirectory() as d:
                 failures.append("%s: %d iterations on %d ranks, %d on one process" % (what, itn, np_, it1))
 
     out = os.path.join(d, "out.npy")
-    cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + args, np_),
+    cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + (args if "--grid" in args else distributed + args), np_),
                          ((["--solver", "fmg"], "one process only"),
                           (["--operator", "fe27"], "--operator fd7"),
                           (["--solver", "fft", "--bc", "periodic"], "one process only"),

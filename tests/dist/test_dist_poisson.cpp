@@ -143,7 +143,7 @@ TEST(DistPoisson, PlainCgMatchesOneProcess) {
   for (const Boundary& bc : kBoundaries) check<double>({PoissonMethod::cg, bc}, {17, 19, 21}, grid, 1e-10, 1e-9);
 }
 
-// Every level gathered: rank 0 cycles the whole grid, the ranks hold its boxes.
+// Every level gathered: every rank cycles the whole grid and keeps its box.
 TEST(DistPoisson, AllGatheredMatchesOneProcess) {
   const Extent n{19, 17, 23};
   const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());

@@ -1,12 +1,12 @@
 // Builds and runs the distributed hierarchy (dist_hierarchy.hpp): each coarse level's boxes
-// from its fine level's, each rank's transfer tables cut from the global ones, the gather
-// of the small levels to rank 0 and the scatter of their correction.
+// from its fine level's, each rank's transfer tables cut from the global ones, and the small
+// levels traded whole to every rank and cycled there.
 #include "solvers/poisson/dist_hierarchy.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "base/runtime.hpp"
+#include "dist/exchange.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/error.hpp"
 
@@ -171,53 +171,26 @@ void DistHierarchy<T>::prolong_add(std::size_t l, Stream s) {
 
 template <class T>
 bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
-  const dist::Job& job = dist::Job::get();
-  const Extent n = L.n;
-  std::vector<T> mine(L.f.local().extent().points()), whole(n.points());
-  auto each_box = [&](auto&& visit) {
-    for (int r = 0; r < grid.ranks(); ++r) {
-      const Subdomain b = Subdomain::of(grid, L.cuts, r);
-      std::size_t i = 0;
-      for (int z = 0; z < b.local.nz; ++z)
-        for (int y = 0; y < b.local.ny; ++y)
-          for (int x = 0; x < b.local.nx; ++x, ++i)
-            visit(r, i, (std::size_t(b.offset[2] + z) * n.ny + std::size_t(b.offset[1] + y)) * n.nx +
-                            std::size_t(b.offset[0] + x));
-    }
-  };
-  // A copy from pageable host memory may return before it lands on the device, on the
-  // default stream, which the solver's non-blocking stream does not wait for.
-  auto loaded = [] { runtime::stream_synchronize(nullptr); };
-  // Each box's values, [z][y][x], travel as bytes; rank 0 places them in the whole grid.
+  const std::size_t me = std::size_t(dist::Job::get().rank());
+  const Memory mem = L.u.local().memory();
+  const Extent n = L.u.local().extent();
+  const Region mine{0, 0, 0, n.nx, n.ny, n.nz};
+  T* all = parts();
+  // Every rank's box of v into `to`, the whole level, on every rank.
   auto gather = [&](const Vec& v, Field<T>& to) {
-    runtime::stream_synchronize(s.handle);
-    v.local().store_interior(mine);
-    const std::vector<std::string> parts =
-        job.gather_text(std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)), 0);
-    if (!job.root()) return;
-    each_box([&](int r, std::size_t i, std::size_t g) {
-      whole[g] = reinterpret_cast<const T*>(parts[std::size_t(r)].data())[i];
-    });
-    to.load_interior(whole);
-    loaded();
+    dist::detail::pack(v.local(), mine, all + start[me], s.handle);
+    dist::detail::gather_parts(all, start, count, mem, s.handle);
+    for (std::size_t r = 0; r < boxes.size(); ++r) dist::detail::unpack(to, boxes[r], all + start[r], s.handle);
   };
-  Level<T>* C = job.root() ? &tail->levels[0] : nullptr;
-  gather(L.f, C ? C->f : L.f.local());
+  Level<T>& C = tail->levels[0];
+  gather(L.f, C.f);
   // Within a cycle the coarse u starts from zero; the finest level (all of it gathered)
   // improves the iterate it holds.
-  if (&L == &levels.front()) gather(L.u, C ? C->u : L.u.local());
-  else if (C) fill(C->u, T(0), s);
-  if (C) {
-    tail_mg->vcycle(0);
-    runtime::stream_synchronize(s.handle);
-    C->u.store_interior(whole);
-  }
-  job.broadcast(whole.data(), whole.size() * sizeof(T), 0);
-  each_box([&](int r, std::size_t i, std::size_t g) {
-    if (r == job.rank()) mine[i] = whole[g];
-  });
-  L.u.local().load_interior(mine);
-  loaded();
+  if (&L == &levels.front()) gather(L.u, C.u);
+  else fill(C.u, T(0), s);
+  tail_mg->vcycle(0);
+  dist::detail::pack(C.u, boxes[me], all + start[me], s.handle);
+  dist::detail::unpack(L.u.local(), mine, all + start[me], s.handle);
   return true;
 }
 
@@ -247,10 +220,17 @@ DistHierarchy<T> build_dist_hierarchy(const PoissonOptions& o, const dist::DistF
     H.levels.push_back(make_level<T>(plan[l], cuts[l], grid, l < k ? 2 : 1, mem));
     if (l < k) cut_transfers(H.levels.back(), plan[l], cuts[l + 1], grid, kind == BoundaryKind::periodic, mem);
   }
-  if (dist::Job::get().root()) {
-    H.tail = std::make_unique<Hierarchy<T>>(build_hierarchy<T>(plan, k, kind, mem));
-    H.tail_mg = std::make_unique<Multigrid<T>>(*H.tail, o.smoother, o.pre, o.post, s);
+  H.tail = std::make_unique<Hierarchy<T>>(build_hierarchy<T>(plan, k, kind, mem));
+  H.tail_mg = std::make_unique<Multigrid<T>>(*H.tail, o.smoother, o.pre, o.post, s);
+  for (int r = 0; r < grid.ranks(); ++r) {
+    const Subdomain b = Subdomain::of(grid, cuts[k], r);
+    H.boxes.push_back({b.offset[0], b.offset[1], b.offset[2], b.local.nx, b.local.ny, b.local.nz});
+    H.start.push_back(r == 0 ? 0 : H.start.back() + H.count.back());
+    H.count.push_back(H.boxes.back().points());
   }
+  const std::size_t total = H.start.back() + H.count.back();
+  if (mem == Memory::host) H.parts_host.assign(total, T(0));
+  else H.parts_device = DeviceArray<T>(total);
   return H;
 }
 

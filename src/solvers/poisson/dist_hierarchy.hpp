@@ -1,19 +1,23 @@
 // The multigrid hierarchy over the job's ranks: the one-process plan (hierarchy.hpp), its
-// large levels partitioned and its small ones gathered to rank 0. Level l + 1's boxes
-// follow level l's: a coarse point belongs to the rank that owns the fine point it weighs
-// most (its centre), so the restriction reads at most two fine ghost layers and the
+// large levels partitioned and its small ones gathered whole to every rank. Level l + 1's
+// boxes follow level l's: a coarse point belongs to the rank that owns the fine point it
+// weighs most (its centre), so the restriction reads at most two fine ghost layers and the
 // prolongation one coarse layer, both filled by DistField's exchange. Each rank's transfer
 // tables are the global ones (transfer.hpp) with indices made local, so every point is
 // computed as one process computes it. From the first level below
-// PoissonOptions::gather_below points (or too thin to partition), rank 0 runs the
-// one-process cycle on the rest of the plan: the gathered level's right-hand side comes to
-// it, its correction goes back.
+// PoissonOptions::gather_below points (or too thin to partition), every rank runs the
+// one-process cycle on the rest of the plan: the ranks trade their boxes of the gathered
+// level's right-hand side, each cycles the whole of it (the same values on every rank) and
+// keeps its box of the correction. On the GPU none of this leaves the device or waits for
+// the host, so a whole distributed cycle can be captured as a CUDA graph.
 #pragma once
 
 #include <array>
 #include <memory>
 #include <vector>
 
+#include "base/device_array.hpp"
+#include "base/region.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "solvers/poisson/multigrid.hpp"
 #include "strata/dist.hpp"
@@ -36,9 +40,16 @@ struct DistHierarchy {
   Boundary bc;                       // homogeneous
   dist::ProcessGrid grid;
   std::vector<PoissonLevelInfo> plan_info;  // every level of the plan, gathered ones too
-  // Rank 0 only: the plan from the gathered level on, on one process, and its cycle.
+  // The plan from the gathered level on, on one process, and its cycle (every rank's own).
   std::unique_ptr<Hierarchy<T>> tail;
   std::unique_ptr<Multigrid<T>> tail_mg;
+  // The gathered level's boxes (rank r's: boxes[r], in the level's global coordinates) and
+  // where they travel: rank after rank, dense, r's at parts() + start[r], count[r] values.
+  std::vector<Region> boxes;
+  std::vector<std::size_t> start, count;
+  std::vector<T> parts_host;
+  DeviceArray<T> parts_device;
+  T* parts() { return parts_device.empty() ? parts_host.data() : parts_device.get(); }
 
   void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
   bool residual_restrict(std::size_t l, Stream s);
@@ -46,7 +57,8 @@ struct DistHierarchy {
   bool smooth_fused(DistLevel<T>&, std::span<const SmoothingStep>, Stream) { return false; }
   void restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s);
   void prolong_add(std::size_t l, Stream s);
-  // The gathered level: its f to rank 0, one V-cycle of the tail from zero, u back.
+  // The gathered level: its f whole on every rank, one V-cycle of the tail from zero, each
+  // rank's box of u back into its level.
   bool coarse_solve(DistLevel<T>& L, Stream s);
   std::vector<PoissonLevelInfo> info() const { return plan_info; }
 };

@@ -10,11 +10,11 @@ namespace strata::dist {
 
 std::string poisson_unsupported(const PoissonOptions& o, const ProcessGrid& grid, Extent global) {
   if (o.method != PoissonMethod::mg && o.method != PoissonMethod::cg && o.method != PoissonMethod::mgcg)
-    return "the " + std::string(to_string(o.method)) + " solver runs on one process only: over " +
-           std::to_string(grid.ranks()) + " ranks use --solver mg, cg or mgcg";
+    return "the " + std::string(to_string(o.method)) + " solver runs on one process only: the distributed "
+           "solver (process grid " + grid.str() + ") takes --solver mg, cg or mgcg";
   if (o.op != PoissonOperator::fd7)
-    return "the " + std::string(to_string(o.op)) + " operator runs on one process only: over " +
-           std::to_string(grid.ranks()) + " ranks use --operator fd7";
+    return "the " + std::string(to_string(o.op)) + " operator runs on one process only: the distributed "
+           "solver (process grid " + grid.str() + ") takes --operator fd7";
   if (o.gather_below < 0) return "the gather threshold must be >= 0 points (0: the default)";
   try {
     grid.require_fits(global, Job::get().size(), 1, "the Poisson solve");

@@ -3,7 +3,7 @@
 // whether the CPU or the GPU runs them. The hierarchy H says how a level's ghosts are
 // filled, how the transfers reach the next level and how the coarsest is solved: one
 // process (hierarchy.hpp) or many ranks (dist_hierarchy.hpp: halo exchanges, the coarse
-// levels gathered to rank 0); the smoothing and the cycle are the same. Every level's `u`
+// levels gathered whole to every rank); the smoothing and the cycle are the same. Every level's `u`
 // names the same buffer after a cycle as before it, so a captured CUDA graph of one cycle
 // can be replayed.
 #pragma once

@@ -29,11 +29,13 @@ struct MultigridCycle {
   using T = scalar_of<V>;
   using Hier = decltype(hierarchy_for<P>(std::declval<const Solve<T, V>&>()));
 
-  // Graphs only on one process: a distributed cycle's exchanges and gathers are host calls.
+  // A distributed cycle is captured too: its exchanges are NCCL groups on the solver's
+  // stream and its gathered levels never wait for the host (dist_hierarchy.hpp). Every rank
+  // captures alike (use_graphs is the same on all), as NCCL requires of captured sends.
   MultigridCycle(const Solve<T, V>& S, int fmg_cycles = 1)
       : H(hierarchy_for<P>(S)),
         M(H, S.o.smoother, S.o.pre, S.o.post, S.s, fmg_cycles),
-        graph(S.s, S.mem == Memory::device && S.o.use_graphs && std::is_same_v<V, Field<T>>) {}
+        graph(S.s, S.mem == Memory::device && S.o.use_graphs) {}
   MultigridCycle(const MultigridCycle&) = delete;
   MultigridCycle& operator=(const MultigridCycle&) = delete;
 
