@@ -139,13 +139,19 @@ void cut_transfers(DistLevel<T>& L, const LevelPlan& p, const Cuts& coarse, cons
 }  // namespace
 
 template <class T>
+void DistHierarchy<T>::ghost_layers(const DistLevel<T>& L, Vec& v, int width, Stream s) {
+  if (bc.kind == BoundaryKind::dirichlet && !L.ghost.any()) v.exchange_ghosts(false, width, s);
+  else v.fill_ghosts(bc, width, s);
+}
+
+template <class T>
 void DistHierarchy<T>::ghosts(const DistLevel<T>& L, Vec& u, Stream s) {
   if (bc.kind == BoundaryKind::dirichlet && L.ghost.any()) {
     // The rule on the global faces first; the exchange then carries them to the edges.
     extrapolate_ghosts(L.face_rule, u.local(), s);
     u.exchange_ghosts(false, 1, s);
   } else {
-    u.fill_ghosts(bc, 1, s);
+    ghost_layers(L, u, 1, s);
   }
 }
 
@@ -159,13 +165,13 @@ bool DistHierarchy<T>::residual_restrict(std::size_t l, Stream s) {
 
 template <class T>
 void DistHierarchy<T>::restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s) {
-  fine.fill_ghosts(bc, levels[l].restrict_width, s);
+  ghost_layers(levels[l], fine, levels[l].restrict_width, s);
   poisson::restrict_to(levels[l].down, fine.local(), coarse.local(), s);
 }
 
 template <class T>
 void DistHierarchy<T>::prolong_add(std::size_t l, Stream s) {
-  levels[l + 1].u.fill_ghosts(bc, 1, s);
+  ghost_layers(levels[l + 1], levels[l + 1].u, 1, s);
   poisson::prolong_add(levels[l].down, levels[l + 1].u.local(), levels[l].u.local(), s);
 }
 

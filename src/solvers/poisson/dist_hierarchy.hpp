@@ -51,6 +51,11 @@ struct DistHierarchy {
   DeviceArray<T> parts_device;
   T* parts() { return parts_device.empty() ? parts_host.data() : parts_device.get(); }
 
+  // `width` ghost layers of v, a field of level L: the neighbours' values, and on the global
+  // faces the boundary rule. Zero Dirichlet ghosts, on a level without a ghost rule, are
+  // never written (its fields are made zero-filled and its passes write interiors only):
+  // there only the exchange runs.
+  void ghost_layers(const DistLevel<T>& L, Vec& v, int width, Stream s);
   void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
   bool residual_restrict(std::size_t l, Stream s);
   // No fused smoothing across ranks yet (its halos would have to be as deep as the steps).

@@ -71,13 +71,18 @@ void apply_interior(const Stencil& a, const dist::DistField<T>& in, dist::DistFi
   apply_interior(a, in.local(), out.local(), s);
 }
 
-// The ghosts of a vector of the error equation (homogeneous bc) before a stencil pass. One
-// process: Dirichlet ghosts are zero and never written. Several: the neighbours' values.
+// The ghosts of a vector of the error equation (homogeneous bc) before a stencil pass.
+// Dirichlet ghosts on the global faces are zero and never written (the vectors are made
+// zero-filled and every operation writes interiors only): one process fills nothing, several
+// only exchange the neighbours' values.
 template <class T>
 void error_ghosts(Field<T>& v, const Boundary& hb, Stream s) {
   if (hb.kind != BoundaryKind::dirichlet) fill_ghosts(v, hb, 1, s);
 }
 template <class T>
-void error_ghosts(dist::DistField<T>& v, const Boundary& hb, Stream s) { v.fill_ghosts(hb, 1, s); }
+void error_ghosts(dist::DistField<T>& v, const Boundary& hb, Stream s) {
+  if (hb.kind == BoundaryKind::dirichlet) v.exchange_ghosts(false, 1, s);
+  else v.fill_ghosts(hb, 1, s);
+}
 
 }  // namespace strata::poisson
