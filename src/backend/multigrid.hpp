@@ -25,6 +25,13 @@ struct TransferView {
   // The tables are full weighting on every axis (vertex-centred, Dirichlet): coarse I
   // gathers fine 2I, 2I+1, 2I+2 with weights 1/4, 1/2, 1/4, a fine index n weighing 0.
   bool full_weighting = false;
+  // Where a distributed level's box sits (one process: zeros and closed faces): per axis,
+  // the local fine index of the first point coarse 0 gathers, 2 co - fo for boxes at global
+  // offsets co and fo (0, or -1 when the fine box starts one past it), and which faces are
+  // a neighbour's. Beyond an open face the residual counts and reads ghosts, two layers of
+  // u and one of f, which the caller has filled.
+  int fw_shift[3] = {};
+  bool fw_open_lo[3] = {}, fw_open_hi[3] = {};
 };
 
 // Ghost values of a coarse Dirichlet level whose boundary lies between grid points

@@ -2,6 +2,7 @@
 // pass each with a fusing epilogue (Jacobi: 12 bytes per point in fp32, Chebyshev 16,
 // residual 12); transfers and the coarsest solve are small gather kernels.
 #include <algorithm>
+#include <string>
 
 #include "backend/multigrid.hpp"
 #include "cuda/check.hpp"
@@ -139,13 +140,30 @@ bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, F
   // the GPU: a block streams its planes one after another, latency-bound when alone.
   constexpr int CX = MultigridPolicy<T>::fused_cx, CY = MultigridPolicy<T>::fused_cy;
   const auto gf = geometry(u), gc = geometry(fc);
+  // The kernel's coordinates start at the first fine point coarse 0 gathers; the readable
+  // u and the counting residual reach one layer further past a neighbour's face.
+  kernels::FwBounds in{};
+  const int n[3] = {gf.nx, gf.ny, gf.nz};
+  bool beyond = false;
+  for (int a = 0; a < 3; ++a) {
+    const int s = t.fw_shift[a];
+    require(s == 0 || s == -1, "internal: a fused restriction's box starts " + std::to_string(s) + " fine points off");
+    in.u_lo[a] = (t.fw_open_lo[a] ? -2 : -1) - s;
+    in.u_hi[a] = (t.fw_open_hi[a] ? n[a] + 1 : n[a]) - s;
+    in.r_lo[a] = (t.fw_open_lo[a] ? -1 : 0) - s;
+    in.r_hi[a] = (t.fw_open_hi[a] ? n[a] + 1 : n[a]) - s;
+    beyond = beyond || s != 0 || t.fw_open_lo[a] || t.fw_open_hi[a];
+  }
+  require(!beyond || (u.ghost() >= 2 && f.ghost() >= 1),
+          "internal: a distributed fused restriction needs two ghost layers of u and one of f");
+  const std::ptrdiff_t first = t.fw_shift[2] * gf.plane + t.fw_shift[1] * gf.pitch + t.fw_shift[0];
   const long tiles = long((gc.nx + CX - 1) / CX) * ((gc.ny + CY - 1) / CY);
   const long want = long(MultigridLaunch::fused_blocks_per_sm) * multiprocessors();  // blocks
   const int zc = int(std::clamp<long>(tiles * gc.nz / want, 1, MultigridLaunch::fused_max_planes));
   const auto c = a.coeffs();
   const dim3 grid(unsigned((gc.nx + CX - 1) / CX), unsigned((gc.ny + CY - 1) / CY), unsigned((gc.nz + zc - 1) / zc));
   kernels::residual_restrict_fw_kernel<T, CX, CY><<<grid, dim3(CX, CY), 0, static_cast<cudaStream_t>(stream)>>>(
-      u.origin(), f.origin(), gf, fc.origin(), gc, T(c[0]), T(c[1]), zc);
+      u.origin() + first, f.origin() + first, gf, fc.origin(), gc, T(c[0]), T(c[1]), zc, in);
   STRATA_CUDA_CHECK_LAUNCH();
   return true;
 }

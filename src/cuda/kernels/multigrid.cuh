@@ -97,11 +97,18 @@ __global__ void restrict_kernel(poisson::TransferView<T> t, const T* __restrict_
 // the fine planes: u through a ring of three planes (with a halo of one), f one plane,
 // the residual of a plane in shared memory, then the x-y restriction per thread and the
 // z weights into a register accumulator. The operator is the 7-point star c0, c1.
+// u and f point at the first fine point coarse 0 gathers (a distributed box may start one
+// past it: TransferView::fw_shift), and `in` says, in those coordinates, which u points are
+// there to read and where the residual counts (and f is read); elsewhere both are 0.
+struct FwBounds {
+  int u_lo[3], u_hi[3];  // u readable on [u_lo, u_hi] per axis (ghosts included)
+  int r_lo[3], r_hi[3];  // the residual counts, and f is read, on [r_lo, r_hi)
+};
 template <class T, int CX, int CY>
 __global__ void __launch_bounds__(CX * CY, sizeof(T) == 4 ? 3 : 4) residual_restrict_fw_kernel(const T* __restrict__ u,
                                                                        const T* __restrict__ f, Geometry gf,
                                                                        T* __restrict__ fc, Geometry gc,
-                                                                       T c0, T c1, int zc) {
+                                                                       T c0, T c1, int zc, FwBounds in) {
   constexpr int RX = 2 * CX + 1, RY = 2 * CY + 1;  // residual region of the tile
   constexpr int UX = RX + 2, UY = RY + 2;          // u region: one more on each side
   constexpr int N = CX * CY;
@@ -116,26 +123,27 @@ __global__ void __launch_bounds__(CX * CY, sizeof(T) == 4 ? 3 : 4) residual_rest
   // Plane loads go through registers one plane ahead: the loads of the next u and f planes
   // are issued before the current residual is computed and land in shared memory after
   // it, so their latency hides behind the arithmetic (loading straight into shared memory
-  // ran at about 45% of the copy's bandwidth). Points outside the ghost layer (which
-  // holds the homogeneous boundary, 0) read 0 and never reach a residual that counts.
+  // ran at about 45% of the copy's bandwidth). Points outside the readable layers (one
+  // process: the ghost layer, which holds the homogeneous boundary, 0) read 0 and never
+  // reach a residual that counts.
   constexpr int KU = (UX * UY + N - 1) / N, KF = (RX * RY + N - 1) / N;
   T ru[KU], rf[KF];
   auto fetch = [&](int pu, int pf) {
-    const bool uz = pu >= -1 && pu <= gf.nz, fz = pf < gf.nz;
+    const bool uz = pu >= in.u_lo[2] && pu <= in.u_hi[2], fz = pf >= in.r_lo[2] && pf < in.r_hi[2];
     const T* pu_base = u + pu * gf.plane;  // 32-bit offsets within a plane
     const T* pf_base = f + pf * gf.plane;
 #pragma unroll
     for (int q = 0; q < KU; ++q) {
       const int e = t + q * N, a = e % UX, b = e / UX;
       const int i = i0 - 1 + a, j = j0 - 1 + b;
-      const bool ok = e < UX * UY && uz && i >= -1 && i <= gf.nx && j >= -1 && j <= gf.ny;
+      const bool ok = e < UX * UY && uz && i >= in.u_lo[0] && i <= in.u_hi[0] && j >= in.u_lo[1] && j <= in.u_hi[1];
       ru[q] = ok ? pu_base[j * int(gf.pitch) + i] : T(0);
     }
 #pragma unroll
     for (int q = 0; q < KF; ++q) {
       const int e = t + q * N, a = e % RX, b = e / RX;
       const int i = i0 + a, j = j0 + b;
-      const bool ok = e < RX * RY && fz && i < gf.nx && j < gf.ny;
+      const bool ok = e < RX * RY && fz && i >= in.r_lo[0] && i < in.r_hi[0] && j >= in.r_lo[1] && j < in.r_hi[1];
       rf[q] = ok ? pf_base[j * int(gf.pitch) + i] : T(0);
     }
   };
@@ -166,7 +174,8 @@ __global__ void __launch_bounds__(CX * CY, sizeof(T) == 4 ? 3 : 4) residual_rest
       const int x = a + 1, y = b + 1;
       const T s = c0 * uc[y][x] + c1 * (((uc[y][x - 1] + uc[y][x + 1]) + (uc[y - 1][x] + uc[y + 1][x])) +
                                         (um[y][x] + up[y][x]));
-      const bool counts = k < gf.nz && i0 + a < gf.nx && j0 + b < gf.ny;
+      const bool counts = k >= in.r_lo[2] && k < in.r_hi[2] && i0 + a >= in.r_lo[0] && i0 + a < in.r_hi[0] &&
+                          j0 + b >= in.r_lo[1] && j0 + b < in.r_hi[1];
       sr[b][a] = counts ? sf[b][a] - s : T(0);
     }
     __syncthreads();

@@ -131,8 +131,17 @@ void cut_transfers(DistLevel<T>& L, const LevelPlan& p, const Cuts& coarse, cons
         L.set_axis(a, L.cuts[a][i + 1] - L.cuts[a][i], coarse[a][i + 1] - coarse[a][i], t.p_idx, t.p_w, t.r_idx,
                    t.r_w, mem);
     }
-  // The fused residual-restriction kernel assumes the whole grid's layout: off.
-  L.down.full_weighting = false;
+  // Full weighting: coarse I gathers global fine 2I..2I+2, so this box's first gathered
+  // point is local 2 co - fo; past a neighbour's face the fused pass computes the residual
+  // from ghosts (dist_hierarchy.hpp's residual_restrict fills them).
+  L.down.full_weighting = p.full_weighting;
+  for (int a = 0; a < 3; ++a) {
+    const std::size_t c = std::size_t(me[std::size_t(a)]);
+    L.down.fw_shift[a] = 2 * coarse[a][c] - L.cuts[a][c];
+    L.down.fw_open_lo[a] = !L.u.box().lo_face[a];
+    L.down.fw_open_hi[a] = !L.u.box().hi_face[a];
+    if (L.down.fw_shift[a] != 0 && L.down.fw_shift[a] != -1) L.down.full_weighting = false;
+  }
   L.restrict_width = width;
 }
 
@@ -158,6 +167,16 @@ void DistHierarchy<T>::ghosts(const DistLevel<T>& L, Vec& u, Stream s) {
 template <class T>
 bool DistHierarchy<T>::residual_restrict(std::size_t l, Stream s) {
   DistLevel<T>& L = levels[l];
+  // The GPU's fused pass computes the residual one layer past a neighbour's face itself,
+  // from two ghost layers of u and one of f (TransferView::fw_shift); otherwise the
+  // residual's own ghosts are exchanged for the restriction.
+  if (L.down.full_weighting && !L.ghost.any() && L.u.local().memory() == Memory::device) {
+    ghost_layers(L, L.u, 2, s);
+    ghost_layers(L, L.f, 1, s);
+    if (poisson::residual_restrict(L.a, L.u.local(), L.f.local(), L.r.local(), L.down, levels[l + 1].f.local(), s))
+      return true;
+  }
+  ghosts(L, L.u, s);
   residual(L.a, L.u.local(), L.f.local(), L.r.local(), s);
   restrict_to(l, L.r, levels[l + 1].f, s);
   return false;

@@ -57,6 +57,7 @@ struct DistHierarchy {
   // there only the exchange runs.
   void ghost_layers(const DistLevel<T>& L, Vec& v, int width, Stream s);
   void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
+  // levels[l + 1].f = R (f - A u) on level l, u's ghosts filled here; true when fused.
   bool residual_restrict(std::size_t l, Stream s);
   // No fused smoothing across ranks yet (its halos would have to be as deep as the steps).
   bool smooth_fused(DistLevel<T>&, std::span<const SmoothingStep>, Stream) { return false; }

@@ -99,9 +99,10 @@ struct Hierarchy {
     }
     return poisson::smooth_fused(L.a, steps, bc, L.u, L.f, L.u2, s);
   }
-  // levels[l + 1].f = R (f - A u) on level l (u's ghosts filled); true when fused.
+  // levels[l + 1].f = R (f - A u) on level l, u's ghosts filled here; true when fused.
   bool residual_restrict(std::size_t l, Stream s) {
     Level<T>& L = levels[l];
+    ghosts(L, L.u, s);
     return poisson::residual_restrict(L.a, L.u, L.f, L.r, L.down, levels[l + 1].f, s);
   }
   void restrict_to(std::size_t l, Field<T>& fine, Field<T>& coarse, Stream s) {

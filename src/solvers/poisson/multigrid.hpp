@@ -48,7 +48,6 @@ public:
     Lvl& L = H_.levels[l];
     if (l + 1 == H_.levels.size()) return coarse_solve(L);
     const bool flipped = smooth(L, pre_);
-    H_.ghosts(L, L.u, s_);
     const bool fused = H_.residual_restrict(l, s_);
     fill(H_.levels[l + 1].u, T(0), s_);
     vcycle(l + 1);
