@@ -7,6 +7,7 @@
 
 #include <span>
 
+#include "base/region.hpp"
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"

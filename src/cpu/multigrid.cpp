@@ -72,7 +72,7 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 // No fused smoothing pass on the host: the caller takes single steps.
 template <class T>
 bool smooth_fused(const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&, const Field<T>&,
-                  const Field<T>&, Field<T>&, void*) {
+                  const Field<T>&, Field<T>&, void*, const Region&) {
   return false;
 }
 

@@ -83,18 +83,28 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 // the 27-point operator's level two below is no longer in its queue: both take single steps.
 template <class T>
 bool smooth_fused(const Stencil& a, std::span<const poisson::SmoothingStep> steps, const Boundary& bc,
-                  const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream) {
-  require(f.layout() == out.layout(), "internal: multigrid fields of one level must share a layout");
+                  const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream, const Region& over) {
+  require(f.layout() == out.layout() && u.layout() == out.layout(),
+          "internal: multigrid fields of one level must share a layout");
   constexpr int K = 2;
   if (int(steps.size()) != K || steps[0].chebyshev || !(a.kind() == StencilKind::star && a.radius() == 1))
     return false;
+  const Region box = over.whole() ? Region{0, 0, 0, u.extent().nx, u.extent().ny, u.extent().nz} : over;
+  if (!over.whole()) {
+    const int g = u.ghost();
+    require(bc.kind == BoundaryKind::dirichlet && box.x0 >= -g && box.y0 >= -g && box.z0 >= -g &&
+                box.x0 + box.nx <= u.extent().nx + g && box.y0 + box.ny <= u.extent().ny + g &&
+                box.z0 + box.nz <= u.extent().nz + g,
+            "internal: a fused smoothing box must be dirichlet and lie within the ghost layers");
+  }
   if (bc.kind == BoundaryKind::periodic && u.ghost() < K) return false;
   const double diag = poisson::diagonal(a);
   const auto c = a.coeffs();
   kernels::StarPoint<T, 1> op{};
   op.c[0] = T(c[0]), op.c[1] = T(c[1]);
+  const std::ptrdiff_t first = box.z0 * f.layout().plane + box.y0 * f.layout().pitch + box.x0;
   auto launch = [&](auto epi) {
-    epi.f = f.origin();
+    epi.f = f.origin() + first;
     for (int k = 1; k <= K; ++k) {
       const poisson::SmoothingStep& st = steps[std::size_t(k - 1)];
       epi.w[k] = T(st.omega / diag);
@@ -102,9 +112,9 @@ bool smooth_fused(const Stencil& a, std::span<const poisson::SmoothingStep> step
     }
     // fp64 levels this large take a taller window (tuning/temporal_block_policy.hpp); fp32
     // takes one block on every level.
-    if (sizeof(T) == 8 && double(u.extent().points()) >= kLargeSmoothingLevel)
-      return temporal::launch<T, kernels::StarPoint<T, 1>, K, decltype(epi), true>(op, epi, bc, u, out, stream);
-    return temporal::launch<T, kernels::StarPoint<T, 1>, K>(op, epi, bc, u, out, stream);
+    if (sizeof(T) == 8 && double(box.points()) >= kLargeSmoothingLevel)
+      return temporal::launch<T, kernels::StarPoint<T, 1>, K, decltype(epi), true>(op, epi, bc, u, out, stream, box);
+    return temporal::launch<T, kernels::StarPoint<T, 1>, K>(op, epi, bc, u, out, stream, box);
   };
   if (steps[1].chebyshev) return launch(kernels::StepSmooth<T, true>{});
   return launch(kernels::StepSmooth<T, false>{});

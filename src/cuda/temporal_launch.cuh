@@ -74,7 +74,7 @@ inline int multiprocessors() {
 // A staged pass copies its planes in bulk (kernels/temporal.cuh) from a tensor map of the
 // input's allocation, where the tensor copy can take it: a 16-byte aligned base and rows.
 template <int W, int PY, class T, class Args>
-void bulk_copies(const Field<T>& in, Args& a) {
+void bulk_copies(const Field<T>& in, const Region& box, Args& a) {
   const Layout& l = in.layout();
   const T* base = in.data();  // the allocation, ghosts included
   a.bulk = reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && l.pitch * sizeof(T) % 16 == 0;
@@ -82,11 +82,15 @@ void bulk_copies(const Field<T>& in, Args& a) {
   const CUtensorMap map = make_plane_tensor_map(base, sizeof(T), l.pitch, l.rows, l.planes, W, PY);
   static_assert(sizeof(map) == sizeof(a.map) && alignof(CUtensorMap) <= 128);
   std::memcpy(a.map, &map, sizeof(map));
-  a.map_x = int(l.xoff), a.map_y = l.ghost, a.map_z = l.ghost;
+  a.map_x = int(l.xoff) + box.x0, a.map_y = l.ghost + box.y0, a.map_z = l.ghost + box.z0;
 }
 
+// `over`: the box taken for the domain (Region{}: the interior), in and out alike; it may
+// reach into the ghost layers (the distributed smoothing's boxes), the ghosts past it then
+// read by the boundary rule.
 template <class T, class Op, int K, class Epi, bool LargeLevel = false>
-bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream) {
+bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in, Field<T>& out, void* stream,
+            const Region& over = {}) {
   using B = Block<T, Op, K, Epi, LargeLevel>;
   if constexpr (!B::ok) {
     static_cast<void>(B::TYT);
@@ -94,8 +98,9 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
   } else {
     using Shape = kernels::TemporalShape<T, Op, K, B::PX, B::TYT, B::RY>;
     if (!kernels::TemporalThread<T, Op, Epi, K, B::PX, B::TYT, B::RY>::supports(bc.kind)) return false;
-    if (!kernels::in_plane_offsets(in.layout().pitch, in.extent().ny, Shape::H) ||
-        !kernels::in_plane_offsets(out.layout().pitch, out.extent().ny, Shape::H))
+    const Region box = over.whole() ? Region{0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz} : over;
+    if (!kernels::in_plane_offsets(in.layout().pitch, box.ny, Shape::H) ||
+        !kernels::in_plane_offsets(out.layout().pitch, box.ny, Shape::H))
       return false;  // planes of 2^31 points or more take single steps
     constexpr auto kernel = &kernels::temporal_steps<T, Op, Epi, K, B::PX, B::TYT, B::RY>;
     // The shared-memory opt-in is per device; how many blocks an SM holds, once per process.
@@ -105,10 +110,11 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
       STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Shape::threads, Shape::smem_bytes));
       return std::max(n, 1);
     }();
-    const Extent n = in.extent();
+    const Extent n{box.nx, box.ny, box.nz};
     kernels::TemporalArgs<T, Op, Epi> a{};
-    a.in = in.origin();
-    a.out = out.origin();
+    auto at = [&box](const Layout& l) { return box.z0 * l.plane + box.y0 * l.pitch + box.x0; };
+    a.in = in.origin() + at(in.layout());
+    a.out = out.origin() + at(out.layout());
     a.in_pitch = in.layout().pitch, a.in_plane = in.layout().plane;
     a.out_pitch = out.layout().pitch, a.out_plane = out.layout().plane;
     a.nx = n.nx, a.ny = n.ny, a.nz = n.nz;
@@ -116,7 +122,7 @@ bool launch(const Op& op, const Epi& epi, const Boundary& bc, const Field<T>& in
     a.kind = bc.kind;
     a.value = T(bc.value);
     a.epi = epi;
-    if constexpr (Shape::staged) bulk_copies<Shape::row, Shape::PY>(in, a);
+    if constexpr (Shape::staged) bulk_copies<Shape::row, Shape::PY>(in, box, a);
     const int gx = (n.nx + Shape::TX - 1) / Shape::TX, gy = (n.ny + Shape::TY - 1) / Shape::TY;
     const int splits = z_splits(gx * gy, n.nz, Shape::H + Shape::HZ, multiprocessors() * per_sm);
     a.tz = (n.nz + splits - 1) / splits;

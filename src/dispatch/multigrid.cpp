@@ -32,9 +32,9 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 }
 template <class T>
 bool smooth_fused(const Stencil& a, std::span<const SmoothingStep> steps, const Boundary& bc, const Field<T>& u,
-                  const Field<T>& f, Field<T>& out, Stream s) {
-  return on_host(u, f, out) ? cpu::smooth_fused(a, steps, bc, u, f, out, s.handle)
-                            : cuda::smooth_fused(a, steps, bc, u, f, out, s.handle);
+                  const Field<T>& f, Field<T>& out, Stream s, const Region& over) {
+  return on_host(u, f, out) ? cpu::smooth_fused(a, steps, bc, u, f, out, s.handle, over)
+                            : cuda::smooth_fused(a, steps, bc, u, f, out, s.handle, over);
 }
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream s) {
@@ -75,7 +75,7 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
                           Field<T>&, Stream);                                                     \
   template bool smooth_fused(const Stencil&, std::span<const SmoothingStep>, const Boundary&, const Field<T>&, \
-                             const Field<T>&, Field<T>&, Stream);                                            \
+                             const Field<T>&, Field<T>&, Stream, const Region&);                                            \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, Stream);    \
   template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,    \
                                   const TransferView<T>&, Field<T>&, Stream);                     \

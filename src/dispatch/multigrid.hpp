@@ -16,7 +16,7 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
                Field<T>& prev_out, Stream stream);
 template <class T>
 bool smooth_fused(const Stencil& a, std::span<const SmoothingStep> steps, const Boundary& bc, const Field<T>& u,
-                  const Field<T>& f, Field<T>& out, Stream stream);
+                  const Field<T>& f, Field<T>& out, Stream stream, const Region& over = {});
 template <class T>
 void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, Stream stream);
 template <class T>

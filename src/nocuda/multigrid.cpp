@@ -16,7 +16,7 @@ template <class T>
 void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&, Field<T>&, void*) { refuse(); }
 template <class T>
 bool smooth_fused(const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&, const Field<T>&,
-                  const Field<T>&, Field<T>&, void*) {
+                  const Field<T>&, Field<T>&, void*, const Region&) {
   refuse();
 }
 template <class T>

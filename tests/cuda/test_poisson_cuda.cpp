@@ -3,14 +3,15 @@
 // the level passes with unequal spacings and the ghost rule against the CPU, graph replay
 // bit-identical to direct launches, the cuFFT solve reported as a direct solve, the
 // V-cycle convergence factor matching the CPU's, the fused smoothing passes giving the
-// bits of single steps, and the fused residual-restriction on a distributed box giving the
-// whole grid's bits.
+// bits of single steps, and both fused passes on a distributed box giving the whole grid's
+// bits.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "common/require_gpu.hpp"
@@ -208,14 +209,73 @@ TEST(PoissonCuda, FusedResidualRestrictionMatchesTheTwoPasses) {
     }
 }
 
-// The fused residual-restriction on one rank's box of a distributed level: the box's fine
-// u (two ghost layers) and f (one) cut from the whole grid, its first gathered point 0 or 1
-// past its start (odd and even fine offsets: TransferView::fw_shift), faces open where a
-// neighbour's box lies; its coarse box must be the whole grid's fused result, bit for bit.
-// What lies past a global face beyond the ghost the pass may read is NaN, so a read of it
-// shows.
+// One rank's box of a distributed level, cut out of a whole grid: its fine offsets and sizes
+// per axis, and which faces are a neighbour's. `cut(g, ghost)` gives the box of a whole-grid
+// field with `ghost` layers: the grid's values (a neighbour's past an open face), its zero
+// boundary layer past a global face and NaN beyond it, so that a read of what a pass must
+// not read shows in its result.
 template <class T>
-void check_box_residual_restrict(Extent n, std::array<std::vector<int>, 3> cuts) {
+struct CutBox {
+  Extent whole;
+  int fo[3], fn[3];
+  bool open_lo[3], open_hi[3];
+  Extent n() const { return {fn[0], fn[1], fn[2]}; }
+  Field<T> cut(const Field<T>& g, int ghost) const {
+    const int N[3] = {whole.nx, whole.ny, whole.nz};
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    Field<T> b(n(), ghost), d(n(), ghost, Memory::device);
+    for (int z = -ghost; z < fn[2] + ghost; ++z)
+      for (int y = -ghost; y < fn[1] + ghost; ++y)
+        for (int x = -ghost; x < fn[0] + ghost; ++x) {
+          const int p[3] = {fo[0] + x, fo[1] + y, fo[2] + z};
+          bool inside = true, boundary = true;
+          for (int a = 0; a < 3; ++a) {
+            inside = inside && p[a] >= 0 && p[a] < N[a];
+            boundary = boundary && p[a] >= -1 && p[a] <= N[a];
+          }
+          b(x, y, z) = inside ? g(p[0], p[1], p[2]) : boundary ? T(0) : nan;
+        }
+    copy(b, d);
+    return d;
+  }
+};
+
+// Every box of the grid `n` cut at `cuts` (per axis, 0 .. N).
+template <class T, class Visit>
+void for_each_box(Extent n, const std::array<std::vector<int>, 3>& cuts, Visit&& visit) {
+  const int N[3] = {n.nx, n.ny, n.nz};
+  for (std::size_t bx = 0; bx + 1 < cuts[0].size(); ++bx)
+    for (std::size_t by = 0; by + 1 < cuts[1].size(); ++by)
+      for (std::size_t bz = 0; bz + 1 < cuts[2].size(); ++bz) {
+        const std::size_t b[3] = {bx, by, bz};
+        CutBox<T> box{n, {}, {}, {}, {}};
+        for (int a = 0; a < 3; ++a) {
+          box.fo[a] = cuts[a][b[a]], box.fn[a] = cuts[a][b[a] + 1] - box.fo[a];
+          box.open_lo[a] = box.fo[a] > 0;
+          box.open_hi[a] = box.fo[a] + box.fn[a] < N[a];
+        }
+        visit(box, b[0] + 2 == cuts[0].size(), b[1] + 2 == cuts[1].size(), b[2] + 2 == cuts[2].size());
+      }
+}
+
+template <class T>
+long bits_differ(const Field<T>& want, const int at[3], const Field<T>& got) {
+  long wrong = 0;
+  const Extent n = got.extent();
+  for (int z = 0; z < n.nz; ++z)
+    for (int y = 0; y < n.ny; ++y)
+      for (int x = 0; x < n.nx; ++x)
+        if (std::memcmp(&want(at[0] + x, at[1] + y, at[2] + z), &got(x, y, z), sizeof(T)) != 0) ++wrong;
+  return wrong;
+}
+
+// The fused passes of a distributed level on one rank's box, against the whole grid's bit
+// for bit: the residual-restriction (u with two ghost layers, f with one; the box's first
+// restricted point 0 or 1 before its start, by the parity of its offset: TransferView::
+// fw_shift) and the pair of smoothing steps over the box and its neighbours' two ghost
+// layers (the Region DistHierarchy::smooth_fused gives).
+template <class T>
+void check_box_passes(Extent n, std::array<std::vector<int>, 3> cuts) {
   const double h = 1.0 / (n.nx + 1);
   auto H = poisson::build_hierarchy<T>(PoissonOperator::fd7, BoundaryKind::dirichlet, n, h, Memory::device, 0);
   ASSERT_GE(H.levels.size(), 2u);
@@ -229,69 +289,58 @@ void check_box_residual_restrict(Extent n, std::array<std::vector<int>, 3> cuts)
   copy(f, L.f);
   const Extent nc = H.levels[1].n;
   ASSERT_TRUE(poisson::residual_restrict(L.a, L.u, L.f, L.r, L.down, H.levels[1].f, Stream{}));
-  Field<T> whole(nc, 1);
-  copy(H.levels[1].f, whole);
-  const int N[3] = {n.nx, n.ny, n.nz}, NC[3] = {nc.nx, nc.ny, nc.nz};
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  for (std::size_t bx = 0; bx + 1 < cuts[0].size(); ++bx)
-    for (std::size_t by = 0; by + 1 < cuts[1].size(); ++by)
-      for (std::size_t bz = 0; bz + 1 < cuts[2].size(); ++bz) {
-        const std::size_t b[3] = {bx, by, bz};
-        int fo[3], fn[3], co[3], cn[3];
-        poisson::TransferView<T> t = L.down;
-        for (int a = 0; a < 3; ++a) {
-          fo[a] = cuts[a][b[a]], fn[a] = cuts[a][b[a] + 1] - fo[a];
-          // A coarse point belongs to the box holding its centre, fine 2I + 1.
-          co[a] = fo[a] / 2;
-          cn[a] = (b[a] + 2 == cuts[a].size() ? NC[a] : (fo[a] + fn[a]) / 2) - co[a];
-          t.fw_shift[a] = 2 * co[a] - fo[a];
-          t.fw_open_lo[a] = fo[a] > 0;
-          t.fw_open_hi[a] = fo[a] + fn[a] < N[a];
-        }
-        const Extent nb{fn[0], fn[1], fn[2]}, ncb{cn[0], cn[1], cn[2]};
-        // Global value at local (x, y, z) of the box: the grid, its zero boundary, NaN past it.
-        auto global = [&](const Field<T>& g, int x, int y, int z) {
-          const int p[3] = {fo[0] + x, fo[1] + y, fo[2] + z};
-          bool inside = true, boundary = true;
-          for (int a = 0; a < 3; ++a) {
-            inside = inside && p[a] >= 0 && p[a] < N[a];
-            boundary = boundary && p[a] >= -1 && p[a] <= N[a];
-          }
-          return inside ? g(p[0], p[1], p[2]) : boundary ? T(0) : nan;
-        };
-        Field<T> ub(nb, 2), fb(nb, 2);
-        for (int z = -2; z < nb.nz + 2; ++z)
-          for (int y = -2; y < nb.ny + 2; ++y)
-            for (int x = -2; x < nb.nx + 2; ++x) {
-              ub(x, y, z) = global(u, x, y, z);
-              const bool f_ghost = x >= -1 && y >= -1 && z >= -1 && x <= nb.nx && y <= nb.ny && z <= nb.nz;
-              fb(x, y, z) = f_ghost ? global(f, x, y, z) : nan;
-            }
-        Field<T> du(nb, 2, Memory::device), df(nb, 2, Memory::device), dr(nb, 2, Memory::device);
-        Field<T> dfc(ncb, 1, Memory::device), got(ncb, 1);
-        copy(ub, du);
-        copy(fb, df);
-        ASSERT_TRUE(poisson::residual_restrict(L.a, du, df, dr, t, dfc, Stream{}));
-        copy(dfc, got);
-        long wrong = 0;
-        for (int z = 0; z < ncb.nz; ++z)
-          for (int y = 0; y < ncb.ny; ++y)
-            for (int x = 0; x < ncb.nx; ++x) {
-              const T want = whole(co[0] + x, co[1] + y, co[2] + z);
-              if (std::memcmp(&want, &got(x, y, z), sizeof(T)) != 0) ++wrong;
-            }
-        EXPECT_EQ(wrong, 0) << n.str() << " box at " << fo[0] << "," << fo[1] << "," << fo[2] << " of "
-                            << nb.str() << " (coarse " << ncb.str() << ")";
-      }
+  poisson::SmoothingStep steps[2];
+  steps[0].omega = 0.77;
+  steps[1] = {true, 0.0, 0.31, 1.13};
+  const Boundary bc = Boundary::dirichlet(0.0);
+  ASSERT_TRUE(poisson::smooth_fused<T>(L.a, steps, bc, L.u, L.f, L.u2, Stream{}));
+  Field<T> whole_c(nc, 1), whole_s(n, 1);
+  copy(H.levels[1].f, whole_c);
+  copy(L.u2, whole_s);
+  const int NC[3] = {nc.nx, nc.ny, nc.nz};
+  for_each_box<T>(n, cuts, [&](const CutBox<T>& box, bool last_x, bool last_y, bool last_z) {
+    const bool last[3] = {last_x, last_y, last_z};
+    const std::string where = n.str() + " box at " + std::to_string(box.fo[0]) + "," + std::to_string(box.fo[1]) +
+                              "," + std::to_string(box.fo[2]) + " of " + box.n().str();
+    Field<T> du = box.cut(u, 2), df = box.cut(f, 2), dr(box.n(), 2, Memory::device);
+    // The restriction: a coarse point belongs to the box holding its centre, fine 2I + 1.
+    poisson::TransferView<T> t = L.down;
+    int co[3], cn[3];
+    for (int a = 0; a < 3; ++a) {
+      co[a] = box.fo[a] / 2;
+      cn[a] = (last[a] ? NC[a] : (box.fo[a] + box.fn[a]) / 2) - co[a];
+      t.fw_shift[a] = 2 * co[a] - box.fo[a];
+      t.fw_open_lo[a] = box.open_lo[a];
+      t.fw_open_hi[a] = box.open_hi[a];
+    }
+    Field<T> dfc(Extent{cn[0], cn[1], cn[2]}, 1, Memory::device), got_c(Extent{cn[0], cn[1], cn[2]}, 1);
+    ASSERT_TRUE(poisson::residual_restrict(L.a, du, df, dr, t, dfc, Stream{})) << where;
+    copy(dfc, got_c);
+    EXPECT_EQ(bits_differ(whole_c, co, got_c), 0) << where << ": residual-restriction";
+    // The smoothing pair over the box and its neighbours' two ghost layers.
+    int lo[3], size[3];
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = box.open_lo[a] ? -2 : 0;
+      size[a] = box.fn[a] - lo[a] + (box.open_hi[a] ? 2 : 0);
+    }
+    Field<T> dout(box.n(), 2, Memory::device), got_s(box.n(), 2);
+    ASSERT_TRUE(poisson::smooth_fused<T>(L.a, steps, bc, du, df, dout, Stream{},
+                                         Region{lo[0], lo[1], lo[2], size[0], size[1], size[2]}))
+        << where;
+    copy(dout, got_s);
+    EXPECT_EQ(bits_differ(whole_s, box.fo, got_s), 0) << where << ": smoothing pair";
+  });
 }
 
-TEST(PoissonCuda, FusedResidualRestrictionOnADistributedBox) {
+TEST(PoissonCuda, FusedPassesOnADistributedBox) {
   REQUIRE_GPU();
-  // Odd and even offsets on every axis, boxes of two fine points, even and odd axes.
-  check_box_residual_restrict<float>({33, 17, 25}, {{{0, 7, 18, 33}, {0, 8, 17}, {0, 2, 13, 25}}});
-  check_box_residual_restrict<double>({33, 17, 25}, {{{0, 7, 18, 33}, {0, 8, 17}, {0, 2, 13, 25}}});
-  check_box_residual_restrict<float>({32, 70, 24}, {{{0, 11, 32}, {0, 35, 36, 70}, {0, 12, 23, 24}}});
-  check_box_residual_restrict<double>({130, 20, 31}, {{{0, 63, 65, 130}, {0, 9, 20}, {0, 15, 31}}});
+  // Odd and even offsets on every axis, boxes of one and two fine points, even and odd axes,
+  // boxes wider than the temporal pass's 64-point windows.
+  check_box_passes<float>({33, 17, 25}, {{{0, 7, 18, 33}, {0, 8, 17}, {0, 2, 13, 25}}});
+  check_box_passes<double>({33, 17, 25}, {{{0, 7, 18, 33}, {0, 8, 17}, {0, 2, 13, 25}}});
+  check_box_passes<float>({32, 70, 24}, {{{0, 11, 32}, {0, 35, 36, 70}, {0, 12, 23, 24}}});
+  check_box_passes<double>({130, 20, 31}, {{{0, 63, 65, 130}, {0, 9, 20}, {0, 15, 31}}});
+  check_box_passes<float>({161, 97, 40}, {{{0, 77, 161}, {0, 50, 97}, {0, 21, 40}}});
 }
 
 // The passes of a level with unequal spacings (a box27 operator) and the ghost rule of a

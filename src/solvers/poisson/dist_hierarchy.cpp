@@ -183,6 +183,25 @@ bool DistHierarchy<T>::residual_restrict(std::size_t l, Stream s) {
 }
 
 template <class T>
+bool DistHierarchy<T>::smooth_fused(DistLevel<T>& L, std::span<const SmoothingStep> steps, Stream s) {
+  if (bc.kind != BoundaryKind::dirichlet || L.ghost.any() || L.u.local().memory() != Memory::device ||
+      L.u.local().ghost() < 2 || steps.size() != 2)
+    return false;
+  const dist::Subdomain& box = L.u.box();
+  const Extent n = L.u.local().extent();
+  const int len[3] = {n.nx, n.ny, n.nz};
+  int lo[3], size[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = box.lo_face[a] ? 0 : -2;
+    size[a] = len[a] - lo[a] + (box.hi_face[a] ? 0 : 2);
+  }
+  ghost_layers(L, L.u, 2, s);
+  ghost_layers(L, L.f, 1, s);
+  return poisson::smooth_fused(L.a, steps, bc, L.u.local(), L.f.local(), L.u2.local(), s,
+                               Region{lo[0], lo[1], lo[2], size[0], size[1], size[2]});
+}
+
+template <class T>
 void DistHierarchy<T>::restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s) {
   ghost_layers(levels[l], fine, levels[l].restrict_width, s);
   poisson::restrict_to(levels[l].down, fine.local(), coarse.local(), s);

@@ -59,8 +59,14 @@ struct DistHierarchy {
   void ghosts(const DistLevel<T>& L, Vec& u, Stream s);
   // levels[l + 1].f = R (f - A u) on level l, u's ghosts filled here; true when fused.
   bool residual_restrict(std::size_t l, Stream s);
-  // No fused smoothing across ranks yet (its halos would have to be as deep as the steps).
-  bool smooth_fused(DistLevel<T>&, std::span<const SmoothingStep>, Stream) { return false; }
+  // The points a level's passes run over on this rank: its box.
+  std::size_t box_points(const DistLevel<T>& L) const { return L.u.local().extent().points(); }
+  // Two smoothing steps in one fused pass (the GPU's, on a dirichlet level without a ghost
+  // rule): the pass takes its box and, past each neighbour's face, the two ghost layers for
+  // its domain, so that the intermediate step's layer beside the box is computed here (from
+  // u's second ghost layer and f's first) instead of exchanged. Its values in those ghost
+  // layers are wrong and are never read: every pass exchanges before it reads them.
+  bool smooth_fused(DistLevel<T>& L, std::span<const SmoothingStep> steps, Stream s);
   void restrict_to(std::size_t l, Vec& fine, Vec& coarse, Stream s);
   void prolong_add(std::size_t l, Stream s);
   // The gathered level: its f whole on every rank, one V-cycle of the tail from zero, each

@@ -99,6 +99,8 @@ struct Hierarchy {
     }
     return poisson::smooth_fused(L.a, steps, bc, L.u, L.f, L.u2, s);
   }
+  // The points a level's passes run over here: all of them.
+  std::size_t box_points(const Level<T>& L) const { return L.n.points(); }
   // levels[l + 1].f = R (f - A u) on level l, u's ghosts filled here; true when fused.
   bool residual_restrict(std::size_t l, Stream s) {
     Level<T>& L = levels[l];

@@ -83,14 +83,15 @@ private:
   }
 
   // `steps` smoothing steps out of place, u -> u2 -> u ..., two in one fused pass where the
-  // hierarchy has it and the level is large enough to gain (fuse_min_points_): Jacobi every
+  // hierarchy has it and the level's box (what one GPU smooths) is large enough to gain
+  // (fuse_min_points_): Jacobi every
   // pair, Chebyshev a sweep of exactly two (a step after a fused pair would need the iterate
   // before its last, which the pass does not keep). Returns whether L.u now names the other
   // buffer (an odd number of passes): the cycle swaps back once, at its end (restore).
   bool smooth(Lvl& L, int steps) {
     if (steps <= 0) return false;
     const std::vector<SmoothingStep> sweep = coefficients(L, steps);
-    const bool fuse = double(L.n.points()) >= fuse_min_points_;
+    const bool fuse = double(H_.box_points(L)) >= fuse_min_points_;
     bool flipped = false;
     for (int k = 0; k < steps; flipped = !flipped) {
       const bool pair = fuse && steps - k >= 2 && (smoother_ == Smoother::jacobi || steps == 2);
