@@ -83,7 +83,10 @@ Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_
 template <class T>
 Result smoothing_pair(Extent n, const Options& opt) {
   const Boundary bc = Boundary::dirichlet(0.0);
-  const Stencil a = poisson::poisson_stencil(PoissonOperator::fd7, {1.0 / (n.nx + 1), 1.0 / (n.ny + 1), 1.0 / (n.nz + 1)});
+  // One spacing on every axis, as a solve's levels have (unequal ones make the 7-point
+  // operator a 27-point stencil with zero edges and corners, which takes single steps).
+  const double h = 1.0 / (n.nx + 1);
+  const Stencil a = poisson::poisson_stencil(PoissonOperator::fd7, {h, h, h});
   poisson::SmoothingStep steps[2];
   steps[0].omega = 1.0 / 1.05;
   steps[1] = {true, 0.0, 0.32, 1.21};
@@ -218,6 +221,12 @@ std::vector<Result> poisson_cuda(const Options& opt) {
   for (int n : {511, 255, 127, 63, 31}) {
     note(smoothing_pair<float>({n, n, n}, opt));
     note(smoothing_pair<double>({n, n, n}, opt));
+  }
+  // Boxes between 255^3 and 511^3, where a distributed level's are (511^3 and 255^3 in two
+  // z slabs): where the fused pair starts to pay (kFusedSmoothingMinPoints).
+  for (Extent n : {Extent{511, 511, 256}, Extent{383, 383, 383}, Extent{319, 319, 319}, Extent{255, 255, 128}}) {
+    note(smoothing_pair<float>(n, opt));
+    note(smoothing_pair<double>(n, opt));
   }
   for (PoissonOperator op : {PoissonOperator::fd7, PoissonOperator::fe27})
     for (int n : {255, 511}) note(vcycle<float>(op, {n, n, n}, opt));

@@ -21,15 +21,16 @@
 
 namespace strata::poisson {
 
-// Levels of at least this many points smooth two steps in one fused pass where the backend
-// has it (the CUDA temporal kernel), per precision, from `strata bench --kernel poisson` on
-// the H100 at 248f48c (docs/performance.md, "Multigrid smoothing"): the smooth2_fd7 pairs,
-// fused over single, fp64 1.45x at 511^3 and 1.06-1.13x down to 63^3, fp32 1.24x at 511^3
-// and 0.59-0.85x below; the V(2,2) cycles, fp64 fused on every level no faster than from
-// 1.6e7 points (6.792 / 1.159 ms at 511^3 / 255^3, against 6.796 / 1.156), fp32 fused on
-// the 511^3 level 4.437 ms against 4.918 single.
+// Levels (a distributed level: boxes) of at least this many points smooth two steps in one
+// fused pass where the backend has it (the CUDA temporal kernel), per precision, from
+// `strata bench --kernel poisson` on the H100 (docs/performance.md, "Multigrid smoothing"):
+// the smooth2_fd7 pairs, fused over single, fp64 1.45x at 511^3 and 1.06-1.13x down to
+// 63^3; fp32 1.31x at 511^3, 1.23x at 511x511x256, 1.17x at 383^3, 1.14x at 319^3 (3.2e7
+// points), 0.85x at 255^3 (1.7e7, whose fields nearly fit the 50 MB L2) and 0.62-0.87x below
+// (cceb382); the V(2,2) cycles, fp64 fused on every level no faster than from 1.6e7 points
+// (6.792 / 1.159 ms at 511^3 / 255^3, against 6.796 / 1.156 at 248f48c).
 template <class T>
-inline constexpr double kFusedSmoothingMinPoints = sizeof(T) == 8 ? 1.6e7 : 1e8;
+inline constexpr double kFusedSmoothingMinPoints = sizeof(T) == 8 ? 1.6e7 : 3e7;
 
 template <class T, class H = Hierarchy<T>>
 class Multigrid {
