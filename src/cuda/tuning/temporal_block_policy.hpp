@@ -11,6 +11,10 @@
 //   f64 K = 2: 512 x 4 (64x32) 323-328 1.75;  640 x 3 323;  512 x 5 306;  512 x 6 282;  384 x 8 275;  256 x 8 250
 //   f64 K = 3: 384 x 6 (64x36) 358-359 1.92;  256 x 8 (64x32) 340-343;  512 x 2 (64x16) 304-306
 //   f64 K = 4: 512 x 2 (64x16) 212 (not measured otherwise: taller windows' queues do not fit)
+// With the bulk copies of 8d88ecf (level 0's ring 16 bytes wider, one slot more) the f32
+// K = 2 ranking moved (6b10af9, two runs in one call, same machine): 512 x 8 551-553 Gpts/s
+// 1.49x against 768 x 4's 534 1.44x (640 x 5 531, and 768 x 4 with per-thread copies 547,
+// one run each); f64 K = 2 512 x 5 304 against 512 x 4's 305, so it stays.
 // A thread's registers follow from the warps each of an SM's four schedulers holds (16384
 // registers each; ptxas rounds down to 8): 17-20 warps keep 96 a thread, 21-24 only 80,
 // which is why 640 x 5 keeps the f32 K = 3 queues (45 words, 93 registers) and 768 x 5
@@ -27,7 +31,7 @@ struct TemporalBlockShape {
 };
 
 constexpr TemporalBlockShape seven_point_block(std::size_t value_bytes, int k) {
-  if (value_bytes == 4) return k == 2 ? TemporalBlockShape{768, 4} : k == 3 ? TemporalBlockShape{640, 5} : TemporalBlockShape{512, 6};
+  if (value_bytes == 4) return k == 2 ? TemporalBlockShape{512, 8} : k == 3 ? TemporalBlockShape{640, 5} : TemporalBlockShape{512, 6};
   return k == 2 ? TemporalBlockShape{512, 4} : k == 3 ? TemporalBlockShape{384, 6} : TemporalBlockShape{512, 2};
 }
 
