@@ -12,8 +12,9 @@
 #   lab       strata lab: its tests, then every experiment at the seeds' sizes with its --json
 #             and --plot picture in $OUT/lab, all reports together in bench/results/<gpu>-lab.json
 #   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
-#   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests, `strata apply` on
-#             the GPUs against one process, and strata bench --kernel dist
+#   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests (Poisson's too),
+#             `strata apply` on the GPUs against one process, strata bench --kernel dist, and
+#             the Poisson MG-CG at 511^3 on one GPU and on all (reports in the logs archive)
 #   wave      one rank per GPU: `strata wave` on the GPUs against one process (byte for byte),
 #             then tools/wave_scaling.py (strong, weak, a grid too big for one GPU)
 #   python    the Python package in the copy's build (-DSTRATA_PYTHON=ON, the machine's own
@@ -141,6 +142,12 @@ if has dist; then
   TAIL=30 run dist_bench mpirun -np "$G" "$S" bench --kernel dist --device cuda --size "${DIST_SIZE:-512}" \
     --reps 10 --json "bench/results/$gpu-x$G-dist.json"
   cp "bench/results/$gpu-x$G-dist.json" "$OUT/" 2>/dev/null
+  run dist_poisson_tests mpirun -np "$G" "$BUILD/tests/strata_test_dist_poisson" --gtest_brief=1
+  P="poisson --n 511 --solver mgcg --mixed --precision f64 --rtol 1e-10 --quiet"
+  for r in 1 2; do
+    run "poisson_one_$r" "$S" $P --json "$LOGS/poisson-one-$r.json"
+    run "poisson_np${G}_$r" mpirun -np "$G" "$S" $P --json "$LOGS/poisson-np$G-$r.json"
+  done
 fi
 
 if has wave; then
