@@ -337,21 +337,21 @@ void add_poisson(CLI::App& app) {
     // on the host (its device memory is checked when it starts).
     dist::Job& job = dist::Job::get();
     const int ranks = job.size();
+    // A --grid asks for the distributed solver, on one rank too.
+    const bool distributed = ranks > 1 || !a->grid.empty();
     const double grid = double(n.points()) * double(bytes_of(p));
-    // Over several ranks each holds its share and, for a generated right-hand side, the
-    // whole grid twice while it is made.
+    // Distributed, each rank holds its share and, for a generated right-hand side, the whole
+    // grid twice while it is made.
     if (dev == DeviceChoice::cpu)
-      host::require_host_memory(16 * grid / ranks + (ranks > 1 ? 2 * grid : 0.0), "the " + n.str() + " Poisson solve",
+      host::require_host_memory(16 * grid / ranks + (distributed ? 2 * grid : 0.0), "the " + n.str() + " Poisson solve",
                                 "", "use a smaller grid");
     const dist::ProcessGrid pg =
         a->grid.empty() ? dist::ProcessGrid::choose(n, ranks, 1) : dist::ProcessGrid::parse(a->grid);
-    // A --grid asks for the distributed solver, on one rank too.
-    const bool distributed = ranks > 1 || !a->grid.empty();
     if (distributed) {
       if (const std::string why = dist::poisson_unsupported(o, pg, n); !why.empty()) throw Error(why);
       if (!a->out.empty() && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
-        throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(ranks) +
-                    " ranks write their parts of one file in parallel; give a file path");
+        throw Error("--out '" + a->out + "' is a pipe or device: the distributed solver's ranks (" +
+                    std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
       if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
     job.begin();  // every rank validated: from here a failure is one rank's own

@@ -62,6 +62,13 @@ with tempfile.TemporaryDirectory() as d:
                           (["--solver", "fft", "--bc", "periodic"], "one process only"),
                           (["--grid", "1x1x%d" % (np_ + 1)], "process grid"),
                           (["--grid", "bogus"], "PXxPYxPZ")), out, failures)
+    # The ranks write their parts of --out in parallel: a pipe is refused before any work.
+    fifo = os.path.join(d, "pipe.npy")
+    os.mkfifo(fifo)
+    r = run(["--n", "16", "--out", fifo] + distributed, np_)
+    if r.returncode != 1 or r.stderr.count("strata: error") != 1 or "give a file path" not in r.stderr:
+        failures.append("--out a pipe: expected exit 1 and one message, got exit %d:\n%s" % (r.returncode, r.stderr))
+    os.remove(fifo)
     cli_checks.no_temporaries(d, failures)
 
 cli_checks.verdict(failures, "%d ranks" % np_)
