@@ -123,17 +123,14 @@ void finish(const PoissonArgs& a, Phases& phase, const PoissonReport& rep, nlohm
   if (!rep.converged) set_exit_code(3);
 }
 
-// A rank's box of a whole host grid, as a field in `mem`.
-template <class T>
-Field<T> box_of(const Field<T>& whole, const dist::Subdomain& b, Memory mem) {
-  Field<T> mine(b.local, 1);
-  for (int z = 0; z < b.local.nz; ++z)
-    for (int y = 0; y < b.local.ny; ++y)
-      for (int x = 0; x < b.local.nx; ++x) mine(x, y, z) = whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z);
-  if (mem == Memory::host) return mine;
-  Field<T> d(b.local, 1, mem);
-  copy(mine, d);
-  return d;
+// Whether `bytes` more fit in the current GPU's free memory.
+bool device_holds(std::size_t bytes) {
+  try {
+    require_device_memory(bytes, "");
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 // manufactured_error over the ranks: u against this box of u*, both shifted to zero global
@@ -213,17 +210,22 @@ void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, 
   Field<T> exact;  // manufactured: u* on this rank's box
   double exact_mean = 0;
   if (manufactured || a.rhs == "random") {
-    // The generators fill a whole grid: every rank makes it on the host and keeps its box.
-    Field<T> whole(n, 1), whole_exact;
+    // The generators fill a whole grid: every rank makes it and keeps its box. On its GPU
+    // where the whole grid (and u*) fits beside the boxes (seconds faster than on the host
+    // at 511^3), else on the host.
+    const std::size_t whole_bytes = n.points() * sizeof(T) * (manufactured ? 2 : 1);
+    const Memory gen = mem == Memory::device && device_holds(whole_bytes + (whole_bytes >> 3)) ? mem : Memory::host;
+    Field<T> whole(n, 1, gen), whole_exact;
     if (manufactured) {
-      whole_exact = Field<T>(n, 1);
+      whole_exact = Field<T>(n, 1, gen);
       poisson::manufactured<T>(opt.bc, h, whole, &whole_exact);
       exact_mean = sum(whole_exact) / double(n.points());
-      exact = box_of(whole_exact, f.box(), Memory::host);
+      exact = Field<T>(f.box().local, 1);
+      dist::take_box(whole_exact, f.box(), exact);
     } else {
       poisson::random_rhs(whole, 12345);
     }
-    copy(box_of(whole, f.box(), mem), f.local());
+    dist::take_box(whole, f.box(), f.local());
   } else {
     dist::read_npy(a.rhs, f);
   }

@@ -192,6 +192,13 @@ double norm2(const DistField<T>& f, Stream stream = {});
 template <class T>
 double max_abs(const DistField<T>& f, Stream stream = {});
 
+// `mine` (its interior: the box's extent) = box `b` of `whole`, a field of the global grid
+// this rank holds (what a generator that fills whole grids gives every rank); the two may
+// be in different memories. Not collective; on the device ordered on `stream` where both
+// are there, otherwise complete on return.
+template <class T>
+void take_box(const Field<T>& whole, const Subdomain& b, Field<T>& mine, Stream stream = {});
+
 // .npy files of the global grid, (nz, ny, nx) in C order like strata::npy_read_field.
 // Reading: every rank reads only its own box (the file must be visible to every rank), in
 // f's precision (the file's values converted). Writing: rank 0 makes the hidden temporary

@@ -332,6 +332,32 @@ ApplyMarks& apply_marks() {
 }  // namespace detail
 
 template <class T>
+void take_box(const Field<T>& whole, const Subdomain& b, Field<T>& mine, Stream stream) {
+  require(whole.extent() == b.global && mine.extent() == b.local,
+          "take_box: the whole field must be the global grid " + b.global.str() + " and the box field " +
+              b.local.str());
+  const Region from{b.offset[0], b.offset[1], b.offset[2], b.local.nx, b.local.ny, b.local.nz};
+  const Region all{0, 0, 0, b.local.nx, b.local.ny, b.local.nz};
+  if (whole.memory() == Memory::device) {
+    DeviceArray<T> buf(b.local.points());
+    detail::pack(whole, from, buf.get(), stream.handle);
+    if (mine.memory() == Memory::device) {
+      detail::unpack(mine, all, buf.get(), stream.handle);
+      runtime::stream_synchronize(stream.handle);  // buf is freed on return
+      return;
+    }
+    runtime::stream_synchronize(stream.handle);
+    const std::vector<T> host = buf.download(b.local.points());
+    detail::unpack(mine, all, host.data(), nullptr);
+    return;
+  }
+  std::vector<T> host(b.local.points());
+  detail::pack(whole, from, host.data(), nullptr);
+  if (mine.memory() == Memory::host) return detail::unpack(mine, all, host.data(), nullptr);
+  mine.load_interior(host);
+}
+
+template <class T>
 double sum(const DistField<T>& f, Stream stream) {
   return Job::get().sum(strata::sum(f.local(), stream));
 }
@@ -358,6 +384,7 @@ double max_abs(const DistField<T>& f, Stream stream) {
   template void detail::gather_parts(T*, std::span<const std::size_t>, std::span<const std::size_t>, Memory, \
                                      void*);                                                    \
   template void apply(const Stencil&, DistField<T>&, DistField<T>&, const Boundary&, Stream);  \
+  template void take_box(const Field<T>&, const Subdomain&, Field<T>&, Stream);                 \
   template double sum(const DistField<T>&, Stream);                                             \
   template double dot(const DistField<T>&, const DistField<T>&, Stream);                        \
   template double norm2(const DistField<T>&, Stream);                                           \

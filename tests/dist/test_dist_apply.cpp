@@ -196,6 +196,51 @@ TEST(ProcessGrid, BoxesTileTheGridWithoutGapsOrOverlap) {
     }
 }
 
+// take_box: each rank's box of a whole grid it holds, for every pair of memories (host and,
+// with a GPU, device) and every process grid the rank count allows, on an odd shape with
+// random values; the box's ghosts are left alone (poison kept), a wrong shape refused.
+void check_take_box(Memory from, Memory to) {
+  const Extent global{19, 17, 23};
+  Field<double> whole(global, 1);
+  test::fill_random(whole, 77);
+  Field<double> src(global, 1, from);
+  copy(whole, src);
+  for (const ProcessGrid& grid : test::grids_of(Job::get().size())) {
+    const dist::Subdomain b = dist::Subdomain::of(grid, global, Job::get().rank());
+    Field<double> poison(b.local, 1);
+    for (int z = -1; z <= b.local.nz; ++z)
+      for (int y = -1; y <= b.local.ny; ++y)
+        for (int x = -1; x <= b.local.nx; ++x) poison(x, y, z) = -3.5;
+    Field<double> mine(b.local, 1, to), got(b.local, 1);
+    copy(poison, mine);
+    dist::take_box(src, b, mine);
+    copy(mine, got);
+    std::size_t bad = 0;
+    for (int z = -1; z <= b.local.nz; ++z)
+      for (int y = -1; y <= b.local.ny; ++y)
+        for (int x = -1; x <= b.local.nx; ++x) {
+          const bool in = x >= 0 && y >= 0 && z >= 0 && x < b.local.nx && y < b.local.ny && z < b.local.nz;
+          const double want = in ? whole(b.offset[0] + x, b.offset[1] + y, b.offset[2] + z) : -3.5;
+          bad += std::memcmp(&want, &got(x, y, z), sizeof want) != 0;
+        }
+    EXPECT_EQ(bad, 0u) << "grid " << grid.str() << " from " << int(from) << " to " << int(to);
+    Field<double> wrong(Extent{b.local.nx + 1, b.local.ny, b.local.nz}, 1, to);
+    EXPECT_THROW(dist::take_box(src, b, wrong), Error);
+  }
+}
+
+TEST(DistField, TakeBoxOfAWholeGridOnTheHost) { check_take_box(Memory::host, Memory::host); }
+
+TEST(DistField, TakeBoxOfAWholeGridAcrossMemories) {
+  REQUIRE_GPU();
+  if (Job::get().local_size() > int(cuda_devices().size()))
+    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
+  Job::get().bind_gpu();
+  check_take_box(Memory::device, Memory::device);
+  check_take_box(Memory::device, Memory::host);
+  check_take_box(Memory::host, Memory::device);
+}
+
 TEST(DistField, RefusesGridsThatDoNotFit) {
   const int ranks = Job::get().size();
   EXPECT_THROW(DistField<float>({19, 17, 23}, ProcessGrid{{1, 1, ranks + 1}}, 1), Error);
