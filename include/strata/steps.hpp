@@ -3,6 +3,8 @@
 // ghosts are refilled from the boundary rule, so each step is exactly
 //   fill_ghosts(u, bc, radius); u <- update(u, apply_interior(A, u))
 // and the result equals `steps` such single passes (bit for bit on the same backend).
+// (Dirichlet ghosts, which no step changes, are written once per field.) u's ghost layers
+// on return are unspecified: fill_ghosts before reading them.
 // The backend follows u's memory, as apply's does; device work is queued on `stream`.
 #pragma once
 
@@ -27,8 +29,8 @@ struct StepOptions {
   // choice, auto_fuse below. k >= 1: passes of k steps where the backend has them (the CUDA
   // temporal-blocking kernel: stars of radius 1..4 and sym27, k = 2..4 where the windows fit
   // shared memory, sym27 k = 2 only, both updates, every boundary rule; with periodic faces
-  // k is capped at ghost / radius), single steps for the rest; 1: one pass per step. The
-  // same bits either way.
+  // k is capped at ghost / radius), single steps for the rest (all of them where the
+  // backend has no pass of k steps); 1: one pass per step. The same bits either way.
   int fuse = 0;
 };
 

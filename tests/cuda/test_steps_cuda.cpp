@@ -3,7 +3,9 @@
 // bit for bit; an odd step count leaves the result in the caller's field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "common/require_gpu.hpp"
@@ -139,6 +141,44 @@ TEST(StepsCuda, AutomaticFuseIsTheTableAndTheSingleStepsBits) {
     fused_against_single<double>(Stencil::laplacian(2), bc, {33, 60, 17}, 7, 0, {StepUpdate::repeat, 0}, ++seed);
     fused_against_single<float>(Stencil::laplacian(4), bc, {40, 21, 30}, 5, 0, {StepUpdate::relax, 0.02}, ++seed);
   }
+}
+
+// Dirichlet ghosts are filled once per field and again after a fused pass wrote it, not
+// before every step: u with NaN ghosts and a scratch of NaN give, for every step count and
+// fuse request (passes the stencil has, lacks, and remainders after them), the bits of that
+// many device passes of apply (which fills before each).
+TEST(StepsCuda, DirichletGhostsAreFilledBeforeEachFieldsFirstSingleStep) {
+  REQUIRE_GPU();
+  const Extent n{37, 29, 21};
+  const int ghost = 8;
+  const Boundary bc = Boundary::dirichlet(-0.75);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::uint64_t seed = 90;
+  for (const Stencil& s : {Stencil::laplacian(2), Stencil::laplacian(8), Stencil::fe27(),
+                           test::random_stencil(StencilKind::box27, 1, 4)})
+    for (int fuse = 1; fuse <= 4; ++fuse)
+      for (int steps = 1; steps <= 7; ++steps) {
+        Field<float> h(n, ghost), nans(n, ghost);
+        std::fill(h.data(), h.data() + h.layout().size, nan);
+        std::fill(nans.data(), nans.data() + nans.layout().size, nan);
+        test::fill_random(h, ++seed);
+        Field<float> u(n, ghost, Memory::device), scratch(n, ghost, Memory::device);
+        Field<float> ref(n, ghost, Memory::device), tmp(n, ghost, Memory::device);
+        copy(h, u);
+        copy(h, ref);
+        copy(nans, scratch);
+        copy(nans, tmp);
+        apply_steps(s, u, scratch, bc, steps, {StepUpdate::repeat, 0, fuse});
+        for (int t = 0; t < steps; ++t) {
+          apply(s, ref, tmp, bc);
+          copy(tmp, ref);
+        }
+        Field<float> got(n, ghost), want(n, ghost);
+        copy(u, got);
+        copy(ref, want);
+        const std::string what = s.describe() + " fuse " + std::to_string(fuse) + " steps " + std::to_string(steps);
+        EXPECT_EQ(test::interior_bit_diffs(want, got), "") << what;
+      }
 }
 
 }  // namespace
