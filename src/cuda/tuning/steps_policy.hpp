@@ -2,15 +2,15 @@
 // memory when the caller leaves it to strata (StepOptions::fuse = 0): per stencil family and
 // precision, the fastest row of `strata bench --kernel steps` on an H100 at 512^3
 // (bench/results/nvidia-h100-80gb-hbm3-steps.json; docs/performance.md, "Repeated steps"),
-// as ratios to the memcpy-bound single-step rate (4ba28ac; the 7-point rows with the blocks of
+// as ratios to the memcpy-bound single-step rate (7bca189; the 7-point rows with the blocks of
 // tuning/temporal_block_policy.hpp):
-//   7-point f32   per step 0.77, fused 2 / 3 / 4: 1.57 / 1.91 / 1.57  -> 3
-//   7-point f64   per step 0.80, fused 2 / 3 / 4: 1.75 / 1.92 / 1.14  -> 3
-//     (3 also at 384^3 and 768^3, 1.93 and 2.06; at 256^3 2 steps measure faster, 1.57 against 1.44)
-//   star r2 f32   per step 0.67, fused 2 / 3 / 4: 0.90 / 0.76 / 0.58  -> 2
-//   star r2 f64   per step 0.74, fused 2 / 3: 0.52 / 0.65            -> 1
-//   star r4 f32   per step 0.65, fused 2: 0.35                       -> 1
-//   sym27 f32/f64 per step 0.77 / 0.81, fused 2: 0.70 / 0.77         -> 1
+//   7-point f32   per step 0.84, fused 2 / 3 / 4: 1.49 / 2.04 / 1.69  -> 3
+//   7-point f64   per step 0.85, fused 2 / 3 / 4: 1.63 / 2.15 / 1.20  -> 3
+//     (3 also at 384^3 and 768^3, 1.82-2.18; at 256^3 too, 1.65 f32 and 1.61 f64 against 1.31 and 1.48)
+//   star r2 f32   per step 0.73, fused 2 / 4: 0.90 / 0.57 (no 3-step window) -> 2
+//   star r2 f64   per step 0.77, fused 2: 0.50 (no 3- or 4-step window)      -> 1
+//   star r4 f32   per step 0.71, fused 2: 0.33                               -> 1
+//   sym27 f32/f64 per step 0.84 / 0.85, fused 2: 0.70 / 0.77                 -> 1
 // Radius 3, whose fused windows leave fewer registers than radius 2's, and box27 (not
 // fused) take single steps.
 #pragma once
