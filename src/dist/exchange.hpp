@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,5 +61,12 @@ void gather_parts(T* all, std::span<const std::size_t> start, std::span<const st
 // half-written is ever at `path`. Collective; a failure on any rank throws AgreedError on all.
 void write_global(const std::string& path, const std::string& head, const std::string& tail, const Subdomain& box,
                   const void* dense, std::size_t elem);
+
+// The same, the box's values from `rows`: rows(z, y, k) returns rows y .. y + k - 1 of the
+// box's plane z, dense (x fastest), valid until its next call; k is at most `chunk_rows`.
+// Rows that follow each other in the file (a box as wide as the grid) go out in one write.
+using RowSource = std::function<const void*(int z, int y, int rows)>;
+void write_global(const std::string& path, const std::string& head, const std::string& tail, const Subdomain& box,
+                  std::size_t elem, int chunk_rows, const RowSource& rows);
 
 }  // namespace strata::dist::detail

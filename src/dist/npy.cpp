@@ -4,16 +4,22 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+#include "base/runtime.hpp"
 #include "dist/exchange.hpp"
 #include "io/npy_box.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {
+
+namespace {
+constexpr std::size_t kStageBytes = std::size_t(64) << 20;  // the host buffer of a device box's rows
+}  // namespace
 
 template <class T>
 void read_npy(const std::string& path, DistField<T>& f) {
@@ -26,7 +32,7 @@ void read_npy(const std::string& path, DistField<T>& f) {
 namespace detail {
 
 void write_global(const std::string& path, const std::string& head, const std::string& tail, const Subdomain& b,
-                  const void* dense, std::size_t elem) {
+                  std::size_t elem, int chunk_rows, const RowSource& rows) {
   const Job& job = Job::get();
   const Extent g = b.global;
   const std::size_t total = head.size() + g.points() * elem + tail.size();
@@ -57,28 +63,39 @@ void write_global(const std::string& path, const std::string& head, const std::s
   job.broadcast(temp.data(), len, 0);
   job.agree(why);
 
-  // Every rank: its rows, at their places in the file.
+  // Every rank: its rows, at their places in the file; where the box is as wide as the
+  // grid, the rows of a chunk follow each other there and go out in one write (one write a
+  // row took 2.2 s for a 1.07 GB grid on one rank against one process's 1.0 s).
   try {
     const int fd = ::open(temp.c_str(), O_WRONLY);
     if (fd < 0)
       throw Error("rank " + std::to_string(job.rank()) + " cannot open '" + temp + "' (" + std::strerror(errno) +
                   "): the output directory must be on a filesystem every rank sees");
     const std::size_t row = std::size_t(b.local.nx) * elem;
+    const bool whole_rows = b.local.nx == g.nx;
+    const int chunk = std::max(1, std::min(chunk_rows, b.local.ny));
     bool ok = true;
-    for (int z = 0; z < b.local.nz && ok; ++z)
-      for (int y = 0; y < b.local.ny && ok; ++y) {
-        const std::size_t at = head.size() + ((std::size_t(b.offset[2] + z) * std::size_t(g.ny) +
-                                               std::size_t(b.offset[1] + y)) * std::size_t(g.nx) +
-                                              std::size_t(b.offset[0])) * elem;
-        const char* src = static_cast<const char*>(dense) + (std::size_t(z) * b.local.ny + y) * row;
-        for (std::size_t done = 0; done < row && ok;) {
-          const ssize_t n = ::pwrite(fd, src + done, row - done, off_t(at + done));
-          if (n <= 0) ok = errno == EINTR && n < 0;
-          else done += std::size_t(n);
-        }
+    int err = 0;
+    auto put = [&](const char* src, std::size_t bytes, std::size_t at) {
+      for (std::size_t done = 0; done < bytes && ok;) {
+        const ssize_t n = ::pwrite(fd, src + done, bytes - done, off_t(at + done));
+        if (n > 0) done += std::size_t(n);
+        else if (!(n < 0 && errno == EINTR)) ok = false, err = n < 0 ? errno : EIO;
       }
-    const int err = errno;
-    if (ok && ::fsync(fd) != 0) ok = false;
+    };
+    auto offset = [&](int z, int y) {
+      return head.size() + ((std::size_t(b.offset[2] + z) * std::size_t(g.ny) + std::size_t(b.offset[1] + y)) *
+                                std::size_t(g.nx) + std::size_t(b.offset[0])) * elem;
+    };
+    for (int z = 0; z < b.local.nz && ok; ++z)
+      for (int y = 0; y < b.local.ny && ok; y += chunk) {
+        const int k = std::min(chunk, b.local.ny - y);
+        const char* src = static_cast<const char*>(rows(z, y, k));
+        if (whole_rows) put(src, std::size_t(k) * row, offset(z, y));
+        else
+          for (int j = 0; j < k && ok; ++j) put(src + std::size_t(j) * row, row, offset(z, y + j));
+      }
+    if (ok && ::fsync(fd) != 0) ok = false, err = errno;
     ::close(fd);
     if (!ok) throw Error("rank " + std::to_string(job.rank()) + " could not write its part of '" + path + "': " +
                          std::strerror(err));
@@ -91,16 +108,34 @@ void write_global(const std::string& path, const std::string& head, const std::s
   job.barrier();
 }
 
+void write_global(const std::string& path, const std::string& head, const std::string& tail, const Subdomain& b,
+                  const void* dense, std::size_t elem) {
+  const std::size_t plane = std::size_t(b.local.nx) * std::size_t(b.local.ny) * elem;
+  write_global(path, head, tail, b, elem, b.local.ny, [&](int z, int y, int) {
+    return static_cast<const char*>(dense) + std::size_t(z) * plane + std::size_t(y) * std::size_t(b.local.nx) * elem;
+  });
+}
+
 }  // namespace detail
 
+// The box streams through a host buffer of whole planes (or rows of one), as one process's
+// npy_write_field does: no host copy of the box (a 1 GB one cost its allocation and a copy).
 template <class T>
 void write_npy(const std::string& path, const DistField<T>& f) {
   const Subdomain& b = f.box();
   const Extent g = b.global;
   const std::size_t shape[3] = {std::size_t(g.nz), std::size_t(g.ny), std::size_t(g.nx)};
-  std::vector<T> dense(b.local.points());
-  f.local().store_interior(dense);
-  detail::write_global(path, npy_preamble(precision_of<T>, shape, path), "", b, dense.data(), sizeof(T));
+  const Field<T>& u = f.local();
+  const Layout& L = u.layout();
+  const std::size_t row = std::size_t(b.local.nx) * sizeof(T);
+  const int chunk = int(std::min<std::size_t>(std::size_t(b.local.ny), std::max<std::size_t>(1, kStageBytes / row)));
+  std::vector<T> stage(std::size_t(chunk) * std::size_t(b.local.nx));
+  detail::write_global(path, npy_preamble(precision_of<T>, shape, path), "", b, sizeof(T), chunk,
+                       [&](int z, int y, int rows) -> const void* {
+                         runtime::copy_2d(stage.data(), Memory::host, row, u.data() + L.index(0, y, z), u.memory(),
+                                          std::size_t(L.pitch) * sizeof(T), row, std::size_t(rows));
+                         return stage.data();
+                       });
 }
 
 template void read_npy(const std::string&, DistField<float>&);

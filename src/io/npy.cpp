@@ -507,14 +507,16 @@ void npy_read_box(const std::string& path, std::array<int, 3> offset, Extent box
           "internal: a box outside '" + path + "'");
   ValueReader<T> reader(in.file.get(), in.info.dtype, path);
   const std::size_t elem = bytes_of(in.info.dtype), row = std::size_t(box.nx);
+  // A box as wide as the array: each plane's rows follow each other in the file, one read.
+  const int run = box.nx == n.nx ? box.ny : 1;
   for (int z = 0; z < box.nz; ++z)
-    for (int y = 0; y < box.ny; ++y) {
+    for (int y = 0; y < box.ny; y += run) {
       const std::size_t first =
           (std::size_t(offset[2] + z) * std::size_t(n.ny) + std::size_t(offset[1] + y)) * std::size_t(n.nx) +
           std::size_t(offset[0]);
       if (::fseeko(in.file.get(), off_t(in.info.data_offset + first * elem), SEEK_SET) != 0)
         fail(path, std::string("cannot seek: ") + std::strerror(errno));
-      reader.read(dense + (std::size_t(z) * std::size_t(box.ny) + std::size_t(y)) * row, row);
+      reader.read(dense + (std::size_t(z) * std::size_t(box.ny) + std::size_t(y)) * row, std::size_t(run) * row);
     }
 }
 

@@ -47,6 +47,23 @@ with tempfile.TemporaryDirectory() as d:
                     if os.path.exists(p):
                         os.remove(p)
 
+    # Every way to cut the grid along one axis: boxes as wide as the grid (their rows go
+    # out in one write and in one read), and boxes narrower than it (row by row).
+    for dtype in ("<f4", "<f8"):
+        src = os.path.join(d, "in%s.npy" % dtype[-1])
+        one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
+        a = run(["--in", src, "--out", one, "--bc", "neumann"], 0)
+        for grid in ("%dx1x1" % np_, "1x%dx1" % np_, "1x1x%d" % np_):
+            b = run(["--in", src, "--out", many, "--bc", "neumann", "--grid", grid], np_)
+            what = "%s --grid %s" % (dtype, grid)
+            if a.returncode or b.returncode:
+                failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
+            elif open(one, "rb").read() != open(many, "rb").read():
+                failures.append("%s: %d ranks differ from one process" % (what, np_))
+            if os.path.exists(many):
+                os.remove(many)
+        os.remove(one)
+
     src = os.path.join(d, "in4.npy")
     out = os.path.join(d, "out.npy")
     # Bad input: one message (not one per rank), exit 1, nothing written.
