@@ -213,6 +213,8 @@ struct RunOptions {
   // Under mpirun (several ranks): the process grid "PXxPYxPZ" that splits the grid, one box
   // per rank ("": the grid of boxes with the least halo surface that hold the absorbing
   // layers whole). Rank 0 holds the directory; the callbacks are called on every rank.
+  // On one rank a grid ("1x1x1") runs the distributed path there (its files are those of
+  // one process).
   std::string grid;
   // This process alone runs the whole grid, whatever the job (each shot of --shots).
   bool alone = false;

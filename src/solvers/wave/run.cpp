@@ -208,9 +208,11 @@ struct PhaseTimes {
   void add_since(const std::string& phase, Clock::time_point t0) { add(phase, seconds_since(t0)); }
 };
 
-// The job as the run driver sees it: one process, or the ranks of a distributed run.
+// The job as the run driver sees it: one process, or the ranks of a distributed run (one
+// rank too where a --grid asks for it: the distributed path, measured against one process).
 struct Ranks {
-  explicit Ranks(bool alone) : many(!alone && job.size() > 1), root(!many || job.root()) {}
+  explicit Ranks(const RunOptions& o)
+      : many(!o.alone && (job.size() > 1 || !o.grid.empty())), root(!many || job.root()) {}
   const dist::Job& job = dist::Job::get();
   bool many = false, root = true;
   int size() const { return many ? job.size() : 1; }
@@ -349,7 +351,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 
   // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
   // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
-  const Ranks ranks(opt.alone);
+  const Ranks ranks(opt);
   const Partition* part = s.partition();
   rep.ranks = ranks.size();
   if (part) rep.process_grid = part->grid.str();
@@ -549,7 +551,7 @@ io::RunFiles run_files(int ranks) {
 
 Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
-  const Ranks ranks(opt.alone);
+  const Ranks ranks(opt);
   const io::RunDirectory::Mode mode = directory_mode(opt);
   // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
   ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
@@ -564,8 +566,6 @@ Report run(const Config& cfg, const RunOptions& opt) {
   // Every check; throws before any file is written. Over several ranks each builds its box.
   std::optional<dist::ProcessGrid> grid;
   if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
-  else require(opt.grid.empty() || opt.grid == "1x1x1",
-               "--grid " + opt.grid + " splits the grid over several ranks: run it under mpirun with one rank per box");
   if (ranks.many && run_device(cfg) == "cuda") dist::Job::get().bind_gpu();  // one GPU per rank, before any CUDA work
   std::unique_ptr<detail::SolverImpl> solver;
   if (cfg.precision == Precision::f32) solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
@@ -609,7 +609,7 @@ std::string to_json(const Report& r) {
   j["precision"] = r.precision;
   j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
   j["order"] = r.order;
-  if (r.ranks > 1) j["ranks"] = r.ranks, j["process_grid"] = r.process_grid;
+  if (!r.process_grid.empty()) j["ranks"] = r.ranks, j["process_grid"] = r.process_grid;
   j["first_step"] = r.first_step;
   j["last_step"] = r.last_step;
   j["steps_run"] = r.steps_run;
@@ -645,7 +645,7 @@ std::string to_text(const Report& r) {
   std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s", r.steps_run,
                 r.first_step, r.last_step, r.shape.str().c_str(), r.order, r.precision.c_str(), r.device.c_str());
   s << b;
-  if (r.ranks > 1) s << " x " << r.ranks << " ranks (process grid " << r.process_grid << ")";
+  if (!r.process_grid.empty()) s << " x " << r.ranks << " rank" << (r.ranks > 1 ? "s" : "") << " (process grid " << r.process_grid << ")";
   s << "\n";
   char ppw[64] = "no source";
   if (r.plan.points_per_wavelength > 0) std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
