@@ -205,6 +205,8 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
                      const dist::ProcessGrid& grid) {
   const dist::Job& job = dist::Job::get();
   Phases phase;
+  const StepOptions update = parse_update(a.update);
+  const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   const int ghost = std::max(s.radius(), 1);
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
@@ -214,11 +216,14 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
   const long long bad_in = job.sum((long long)check_finite(in.local()).count);
   job.barrier();
   phase.end("check_input");
-  dist::apply(s, in, out, bc);
+  // Steps: one pass a step after each exchange, the result in `in` (`out` the scratch).
+  if (single) dist::apply(s, in, out, bc);
+  else dist::apply_steps(s, in, out, bc, a.steps, update);
+  dist::DistField<T>& result = single ? out : in;
   device_synchronize();
   job.barrier();
   phase.end("compute");
-  const long long bad_out = job.sum((long long)check_finite(out.local()).count);
+  const long long bad_out = job.sum((long long)check_finite(result.local()).count);
   if (bad_out > 0) {
     const std::string what = "the result holds " + std::to_string(bad_out) + " non-finite value" + (bad_out == 1 ? "" : "s") +
                              (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) : "; the input is finite");
@@ -229,11 +234,11 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
     if (job.root()) std::fprintf(stderr, "strata apply: warning: %s (written: --allow-nonfinite)\n", what.c_str());
   }
   phase.end("check_result");
-  dist::write_npy(a.out, out);
+  dist::write_npy(a.out, result);
   phase.end("output");
   const std::string where = std::string(to_string(dev)) + " on " + std::to_string(job.size()) + " ranks (process grid " +
                             grid.str() + ")";
-  report<T>(a, s, bc, parse_update(a.update), {where, n, 1, 1}, phase, job.root());
+  report<T>(a, s, bc, update, {where, n, a.steps, 1}, phase, job.root());
 }
 
 }  // namespace
@@ -274,7 +279,7 @@ void add_apply(CLI::App& app) {
                   "steps per trip through memory on the GPU (temporal blocking, 2..4 steps per pass for stars of "
                   "radius 1..4, 2 for sym27; box27 takes single steps); 1: one pass per step; 0: strata's measured "
                   "choice (H100: 7pt 3; radius-2 star 2 in f32; else 1; docs/performance.md). "
-                  "The same result bits whatever the value")
+                  "The same result bits whatever the value. Under mpirun every step is one pass (0 or 1)")
       ->capture_default_str()->check(whole_number_in(0, 4));
   cmd->add_option("--json", a->json,
                   "write a JSON report: the run, its rate, and the time of every phase of the process (ms)");
@@ -302,8 +307,9 @@ void add_apply(CLI::App& app) {
     if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
       throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
                   " ranks write their parts of one file in parallel; give a file path");
-    if (job.size() > 1 && (a->steps != 1 || update.update != StepUpdate::repeat || a->fuse != 0))
-      throw Error("--steps, --update and --fuse take one process for now: run them without mpirun");
+    if (job.size() > 1 && a->fuse > 1)
+      throw Error("--fuse " + std::to_string(a->fuse) + ": over several ranks every step is one pass (the ghosts "
+                  "are exchanged between steps); fused passes take one process");
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (job.size() > 1) {

@@ -15,6 +15,7 @@
 #include "strata/error.hpp"
 #include "strata/field.hpp"
 #include "strata/stencil.hpp"
+#include "strata/steps.hpp"
 #include "strata/stream.hpp"
 
 namespace strata::dist {
@@ -179,6 +180,16 @@ private:
 template <class T>
 void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Boundary& bc,
            Stream stream = {});
+
+// `steps` repeated steps (strata/steps.hpp) over the distributed grid, u the result: bit for
+// bit what strata::apply_steps gives on the whole grid in one process. Over several ranks
+// every step is one pass after a ghost fill (fill_ghosts) it waits for: no temporal
+// blocking across ranks, options.fuse is not used. On one rank, strata::apply_steps on the
+// box. `scratch`: a second field of u's grid, process grid, ghost width and memory (its
+// contents are overwritten). Collective.
+template <class T>
+void apply_steps(const Stencil& stencil, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,
+                 const StepOptions& options = {}, Stream stream = {});
 
 // Reductions over the whole grid: each rank reduces its box (strata::sum etc.), the partial
 // results are combined in rank order, so the result is the same on every rank and

@@ -3,6 +3,7 @@
 // reductions over every rank.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "backend/halo.hpp"
@@ -324,6 +325,40 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
   }
 }
 
+template <class T>
+void apply_steps(const Stencil& s, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,
+                 const StepOptions& o, Stream stream) {
+  require(steps >= 0, "distributed apply_steps: steps must be >= 0, got " + std::to_string(steps));
+  require(&u != &scratch && u.global() == scratch.global() && u.grid().dims == scratch.grid().dims &&
+              u.local().ghost() == scratch.local().ghost() && u.local().memory() == scratch.local().memory(),
+          "distributed apply_steps: the scratch field must be a second field of u's grid " + u.global().str() +
+              ", process grid " + u.grid().str() + ", ghost width " + std::to_string(u.local().ghost()) +
+              " and memory");
+  if (u.grid().ranks() == 1) return strata::apply_steps(s, u.local(), scratch.local(), bc, steps, o, stream);
+  require(u.local().ghost() >= s.radius(), "distributed apply_steps: " + s.name() + " has radius " +
+                                               std::to_string(s.radius()) + " but the fields have " +
+                                               std::to_string(u.local().ghost()) + " ghost layers");
+  require(o.update == StepUpdate::repeat || std::isfinite(o.c),
+          "distributed apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
+  require(o.fuse >= 0, "distributed apply_steps: fuse must be >= 0, got " + std::to_string(o.fuse));
+  const bool host = u.local().memory() == Memory::host;
+  DistField<T>* cur = &u;
+  DistField<T>* next = &scratch;
+  for (int t = 0; t < steps; ++t) {
+    cur->fill_ghosts(bc, s.radius(), stream);
+    if (o.update == StepUpdate::repeat)
+      strata::apply_interior(s, cur->local(), next->local(), stream);
+    else if (host)
+      cpu::relax_interior(s, o.c, cur->local(), next->local(), stream.handle);
+    else
+      cuda::relax_interior(s, o.c, cur->local(), next->local(), stream.handle);
+    std::swap(cur, next);
+  }
+  if (cur != &u)
+    runtime::copy_bytes_async(u.local().data(), cur->local().data(), u.local().memory(), u.local().layout().bytes(),
+                              stream.handle);
+}
+
 namespace detail {
 ApplyMarks& apply_marks() {
   static ApplyMarks m;
@@ -384,6 +419,8 @@ double max_abs(const DistField<T>& f, Stream stream) {
   template void detail::gather_parts(T*, std::span<const std::size_t>, std::span<const std::size_t>, Memory, \
                                      void*);                                                    \
   template void apply(const Stencil&, DistField<T>&, DistField<T>&, const Boundary&, Stream);  \
+  template void apply_steps(const Stencil&, DistField<T>&, DistField<T>&, const Boundary&, int,  \
+                            const StepOptions&, Stream);                                        \
   template void take_box(const Field<T>&, const Subdomain&, Field<T>&, Stream);                 \
   template double sum(const DistField<T>&, Stream);                                             \
   template double dot(const DistField<T>&, const DistField<T>&, Stream);                        \

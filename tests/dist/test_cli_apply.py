@@ -25,6 +25,20 @@ def run(args, ranks):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+def same_as_one_process(d, what, args, many_args=()):
+    """One process and NP ranks on the same arguments write the same bytes."""
+    one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
+    a = run(args + ["--out", one], 0)
+    b = run(args + ["--out", many] + list(many_args), np_)
+    if a.returncode or b.returncode:
+        failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
+    elif open(one, "rb").read() != open(many, "rb").read():
+        failures.append("%s: %d ranks differ from one process" % (what, np_))
+    for p in (one, many):
+        if os.path.exists(p):
+            os.remove(p)
+
+
 with tempfile.TemporaryDirectory() as d:
     shape = (23, 17, 19)  # (nz, ny, nx): no axis divisible by 2, 3 or 4
     n = shape[0] * shape[1] * shape[2]
@@ -35,34 +49,24 @@ with tempfile.TemporaryDirectory() as d:
         for stencil in (["--stencil", "7pt"], ["--stencil", "star", "--radius", "4"], ["--stencil", "sym27"],
                         ["--stencil", "box27", "--coeffs", ",".join(str(0.1 * k - 1.3) for k in range(27))]):
             for bc in ("dirichlet:2.5", "neumann", "periodic"):
-                one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
-                a = run(["--in", src, "--out", one, "--bc", bc] + stencil, 0)
-                b = run(["--in", src, "--out", many, "--bc", bc] + stencil, np_)
-                what = "%s %s %s" % (dtype, " ".join(stencil[:2]), bc)
-                if a.returncode or b.returncode:
-                    failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
-                elif open(one, "rb").read() != open(many, "rb").read():
-                    failures.append("%s: %d ranks differ from one process" % (what, np_))
-                for p in (one, many):
-                    if os.path.exists(p):
-                        os.remove(p)
+                same_as_one_process(d, "%s %s %s" % (dtype, " ".join(stencil[:2]), bc),
+                                    ["--in", src, "--bc", bc] + stencil)
 
     # Every way to cut the grid along one axis: boxes as wide as the grid (their rows go
     # out in one write and in one read), and boxes narrower than it (row by row).
     for dtype in ("<f4", "<f8"):
         src = os.path.join(d, "in%s.npy" % dtype[-1])
-        one, many = os.path.join(d, "one.npy"), os.path.join(d, "many.npy")
-        a = run(["--in", src, "--out", one, "--bc", "neumann"], 0)
         for grid in ("%dx1x1" % np_, "1x%dx1" % np_, "1x1x%d" % np_):
-            b = run(["--in", src, "--out", many, "--bc", "neumann", "--grid", grid], np_)
-            what = "%s --grid %s" % (dtype, grid)
-            if a.returncode or b.returncode:
-                failures.append("%s: exit %d / %d: %s %s" % (what, a.returncode, b.returncode, a.stderr, b.stderr))
-            elif open(one, "rb").read() != open(many, "rb").read():
-                failures.append("%s: %d ranks differ from one process" % (what, np_))
-            if os.path.exists(many):
-                os.remove(many)
-        os.remove(one)
+            same_as_one_process(d, "%s --grid %s" % (dtype, grid), ["--in", src, "--bc", "neumann"], ["--grid", grid])
+
+    # Repeated steps: one pass a step over the ranks, against one process (whose GPU fuses
+    # the 7-point steps three a pass: the same bits), odd and even counts, both updates.
+    src = os.path.join(d, "in4.npy")
+    for steps, update in ((5, "relax:0.05"), (2, "repeat")):
+        for bc in ("dirichlet:2.5", "neumann", "periodic"):
+            for stencil in (["--stencil", "7pt"], ["--stencil", "star", "--radius", "3"]):
+                same_as_one_process(d, "%d steps %s %s %s" % (steps, update, bc, " ".join(stencil[:2])),
+                                    ["--in", src, "--bc", bc, "--steps", str(steps), "--update", update] + stencil)
 
     src = os.path.join(d, "in4.npy")
     out = os.path.join(d, "out.npy")
@@ -70,7 +74,9 @@ with tempfile.TemporaryDirectory() as d:
     cli_checks.bad_input(lambda args: run(args, np_),
                          ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
                           (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "--grid"),
-                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ")), out, failures)
+                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ"))
+                         + (((["--in", src, "--out", out, "--steps", "3", "--fuse", "3"], "one pass"),)
+                            if np_ > 1 else ()), out, failures)
     cli_checks.no_temporaries(d, failures)
 
 cli_checks.verdict(failures, "%d ranks, %s" % (np_, device))

@@ -14,6 +14,7 @@
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/reduce.hpp"
+#include "strata/steps.hpp"
 
 namespace strata {
 namespace {
@@ -32,6 +33,32 @@ std::vector<Stencil> stencils() {
 
 std::vector<Boundary> boundaries() {
   return {Boundary::dirichlet(1.5), Boundary::neumann(), Boundary::periodic()};
+}
+
+// Box b of `whole` into f's local field.
+template <class T>
+void take_mine(const Field<T>& whole, DistField<T>& f) {
+  const dist::Subdomain& b = f.box();
+  Field<T> mine(b.local, f.local().ghost());
+  each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { mine(x, y, z) = whole(gx, gy, gz); });
+  copy(mine, f.local());
+}
+
+// f's box against box b of `want`, bit for bit: a failure names `what`, the rank and the
+// first three points.
+template <class T>
+void expect_box_bits(const DistField<T>& f, const Field<T>& want, const std::string& what) {
+  const dist::Subdomain& b = f.box();
+  Field<T> mine(b.local, f.local().ghost());
+  copy(f.local(), mine);
+  std::size_t bad = 0;
+  each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) {
+    const T got = mine(x, y, z), exp = want(gx, gy, gz);
+    if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
+      ADD_FAILURE() << what << ", rank " << Job::get().rank() << ": at global (" << gx << ", " << gy << ", " << gz
+                    << ") got " << got << ", one process gives " << exp;
+  });
+  EXPECT_EQ(bad, 0u) << what;
 }
 
 // The distributed apply on `memory`, compared with the one-process CPU (host) or GPU
@@ -54,21 +81,9 @@ void check_all(Extent global, Memory memory) {
           copy(dout, want);
         }
         DistField<T> in(global, grid, ghost, memory), out(global, grid, ghost, memory);
-        const dist::Subdomain& b = in.box();
-        Field<T> mine(b.local, ghost);
-        each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { mine(x, y, z) = whole(gx, gy, gz); });
-        copy(mine, in.local());
+        take_mine(whole, in);
         dist::apply(s, in, out, bc);
-        copy(out.local(), mine);
-        std::size_t bad = 0;
-        each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) {
-          const T got = mine(x, y, z), exp = want(gx, gy, gz);
-          if (std::memcmp(&got, &exp, sizeof(T)) != 0 && bad++ < 3)
-            ADD_FAILURE() << s.describe() << ", " << bc.describe() << ", grid " << grid.str() << ", rank "
-                          << job.rank() << ": at global (" << gx << ", " << gy << ", " << gz << ") got " << got
-                          << ", one process gives " << exp;
-        });
-        EXPECT_EQ(bad, 0u) << s.describe() << ", " << bc.describe() << ", grid " << grid.str();
+        expect_box_bits(out, want, s.describe() + ", " + bc.describe() + ", grid " + grid.str());
       }
 }
 
@@ -145,6 +160,58 @@ TEST(DistApply, BitIdenticalToOneProcessGpu) {
   check_all<float>({70, 37, 45}, Memory::device);
   check_all<double>({70, 37, 45}, Memory::device);
   for (int width : {1, 4}) check_ghosts<float>({70, 37, 45}, Memory::device, 4, width, 300 + width);
+}
+
+// dist::apply_steps against strata::apply_steps on the whole grid in one process (on the
+// device: its fused passes where it has them), bit for bit: every stencil family, boundary
+// and process grid, both updates, odd and even step counts (odd ones end in the scratch).
+template <class T>
+void check_steps(Extent global, Memory memory) {
+  const Job& job = Job::get();
+  const StepOptions updates[2] = {{StepUpdate::repeat, 0}, {StepUpdate::relax, 0.04}};
+  for (const Stencil& s : stencils())
+    for (const Boundary& bc : boundaries())
+      for (const StepOptions& o : updates)
+        for (int steps : {2, 3})
+          for (const ProcessGrid& grid : grids_of(job.size())) {
+            const int ghost = s.radius() * (memory == Memory::device ? 3 : 1);  // periodic fused passes: k R
+            Field<T> whole(global, ghost), want(global, ghost);
+            test::fill_random(whole, 43);
+            copy(whole, want);
+            if (memory == Memory::host) {
+              apply_steps(s, want, bc, steps, o);
+            } else {
+              Field<T> d(global, ghost, Memory::device);
+              copy(whole, d);
+              apply_steps(s, d, bc, steps, o);
+              copy(d, want);
+            }
+            DistField<T> u(global, grid, ghost, memory), scratch(global, grid, ghost, memory);
+            take_mine(whole, u);
+            dist::apply_steps(s, u, scratch, bc, steps, o);
+            expect_box_bits(u, want, s.describe() + ", " + bc.describe() + ", grid " + grid.str() + ", " +
+                                         std::to_string(steps) +
+                                         (o.update == StepUpdate::relax ? " relax" : " repeat") + " steps");
+          }
+}
+
+TEST(DistSteps, BitIdenticalToOneProcessCpu) {
+  check_steps<float>(kGlobal, Memory::host);
+  check_steps<double>({23, 19, 17}, Memory::host);
+  // A wrong scratch is refused on every rank alike.
+  const ProcessGrid grid = grids_of(Job::get().size()).front();
+  DistField<float> u(kGlobal, grid, 1), thin(kGlobal, grid, 2);
+  EXPECT_THROW(dist::apply_steps(Stencil::laplacian(2), u, thin, Boundary::neumann(), 1), Error);
+  EXPECT_THROW(dist::apply_steps(Stencil::laplacian(2), u, u, Boundary::neumann(), 1), Error);
+}
+
+TEST(DistSteps, BitIdenticalToOneProcessGpu) {
+  REQUIRE_GPU();
+  if (Job::get().local_size() > int(cuda_devices().size()))
+    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
+  Job::get().bind_gpu();
+  check_steps<float>({70, 37, 45}, Memory::device);
+  check_steps<double>({70, 37, 45}, Memory::device);
 }
 
 TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
