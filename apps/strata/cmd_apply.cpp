@@ -236,9 +236,13 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
   phase.end("check_result");
   dist::write_npy(a.out, result);
   phase.end("output");
-  const std::string where = std::string(to_string(dev)) + " on " + std::to_string(job.size()) + " ranks (process grid " +
-                            grid.str() + ")";
-  report<T>(a, s, bc, update, {where, n, a.steps, 1}, phase, job.root());
+  const std::string where = std::string(to_string(dev)) + " on " + std::to_string(job.size()) +
+                            (job.size() == 1 ? " rank" : " ranks") + " (process grid " + grid.str() + ")";
+  // One rank's steps are apply_steps on its box, with the passes one process takes.
+  const int per_pass = job.size() == 1 && mem == Memory::device && !single
+                           ? (a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem))
+                           : 1;
+  report<T>(a, s, bc, update, {where, n, a.steps, per_pass}, phase, job.root());
 }
 
 }  // namespace
@@ -267,7 +271,8 @@ void add_apply(CLI::App& app) {
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--grid", a->grid,
                   "process grid PXxPYxPZ for a run over several ranks (mpirun -np N strata apply ...); "
-                  "default: the grid of N boxes with the least halo surface");
+                  "default: the grid of N boxes with the least halo surface. Given on one rank (1x1x1), it runs "
+                  "the distributed path there, to compare with the one-process run");
   cmd->add_option("--steps", a->steps,
                   "apply the stencil this many times, refilling the ghosts from --bc before each step")
       ->capture_default_str()->check(whole_number_in(0, 1e9));
@@ -304,15 +309,17 @@ void add_apply(CLI::App& app) {
     const dist::ProcessGrid grid =
         a->grid.empty() ? dist::ProcessGrid::choose(n, job.size(), ghost) : dist::ProcessGrid::parse(a->grid);
     grid.require_fits(n, job.size(), ghost, "--grid");
-    if (job.size() > 1 && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
-      throw Error("--out '" + a->out + "' is a pipe or device: " + std::to_string(job.size()) +
-                  " ranks write their parts of one file in parallel; give a file path");
+    // A --grid asks for the distributed run, on one rank too (to compare it with one process).
+    const bool distributed = job.size() > 1 || !a->grid.empty();
+    if (distributed && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
+      throw Error("--out '" + a->out + "' is a pipe or device: the ranks of a distributed run write their parts "
+                  "of one file in parallel; give a file path");
     if (job.size() > 1 && a->fuse > 1)
       throw Error("--fuse " + std::to_string(a->fuse) + ": over several ranks every step is one pass (the ghosts "
                   "are exchanged between steps); fused passes take one process");
-    if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
+    if (dev == DeviceChoice::cuda && distributed) job.bind_gpu();
     job.begin();  // every rank validated: from here a failure is one rank's own
-    if (job.size() > 1) {
+    if (distributed) {
       if (p == Precision::f32)
         run_distributed<float>(*a, s, bc, dev, n, grid);
       else

@@ -18,15 +18,25 @@
 namespace strata::dist {
 
 namespace {
-constexpr std::size_t kStageBytes = std::size_t(64) << 20;  // the host buffer of a device box's rows
+// Rows of a box a host buffer of 64 MB holds (at least one; at most a plane's).
+int chunk_rows(Extent box, std::size_t elem) {
+  constexpr std::size_t kStageBytes = std::size_t(64) << 20;
+  return int(std::min<std::size_t>(std::size_t(box.ny), std::max<std::size_t>(1, kStageBytes / (std::size_t(box.nx) * elem))));
+}
 }  // namespace
 
+// The box streams from the file through a host buffer of whole planes (or rows of one) into
+// the local field, as write_npy's rows go the other way.
 template <class T>
 void read_npy(const std::string& path, DistField<T>& f) {
   const Subdomain& b = f.box();
-  std::vector<T> dense(b.local.points());
-  npy_read_box(path, b.offset, b.local, dense.data());
-  f.local().load_interior(dense);
+  Field<T>& u = f.local();
+  const Layout& L = u.layout();
+  const std::size_t row = std::size_t(b.local.nx) * sizeof(T);
+  npy_read_box_rows<T>(path, b.offset, b.local, chunk_rows(b.local, sizeof(T)), [&](int z, int y, int rows, const T* values) {
+    runtime::copy_2d(u.data() + L.index(0, y, z), u.memory(), std::size_t(L.pitch) * sizeof(T), values, Memory::host,
+                     row, row, std::size_t(rows));
+  });
 }
 
 namespace detail {
@@ -128,7 +138,7 @@ void write_npy(const std::string& path, const DistField<T>& f) {
   const Field<T>& u = f.local();
   const Layout& L = u.layout();
   const std::size_t row = std::size_t(b.local.nx) * sizeof(T);
-  const int chunk = int(std::min<std::size_t>(std::size_t(b.local.ny), std::max<std::size_t>(1, kStageBytes / row)));
+  const int chunk = chunk_rows(b.local, sizeof(T));
   std::vector<T> stage(std::size_t(chunk) * std::size_t(b.local.nx));
   detail::write_global(path, npy_preamble(precision_of<T>, shape, path), "", b, sizeof(T), chunk,
                        [&](int z, int y, int rows) -> const void* {

@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "strata/atomic_file.hpp"
 #include "base/runtime.hpp"
@@ -499,7 +501,8 @@ std::string npy_preamble(Precision dtype, std::span<const std::size_t> shape,
 }
 
 template <class T>
-void npy_read_box(const std::string& path, std::array<int, 3> offset, Extent box, T* dense) {
+void npy_read_box_rows(const std::string& path, std::array<int, 3> offset, Extent box, int chunk_rows,
+                       const std::function<void(int z, int y, int rows, const T* values)>& put) {
   OpenNpy in = open_npy(path);
   const Extent n = extent_of(in.info, path);
   require(offset[0] >= 0 && offset[1] >= 0 && offset[2] >= 0 && offset[0] + box.nx <= n.nx &&
@@ -507,21 +510,36 @@ void npy_read_box(const std::string& path, std::array<int, 3> offset, Extent box
           "internal: a box outside '" + path + "'");
   ValueReader<T> reader(in.file.get(), in.info.dtype, path);
   const std::size_t elem = bytes_of(in.info.dtype), row = std::size_t(box.nx);
-  // A box as wide as the array: each plane's rows follow each other in the file, one read.
-  const int run = box.nx == n.nx ? box.ny : 1;
+  const bool whole_rows = box.nx == n.nx;  // a chunk's rows follow each other in the file
+  const int chunk = std::max(1, std::min(chunk_rows, box.ny));
+  std::vector<T> stage(std::size_t(chunk) * row);
+  auto seek = [&](int z, int y) {
+    const std::size_t first =
+        (std::size_t(offset[2] + z) * std::size_t(n.ny) + std::size_t(offset[1] + y)) * std::size_t(n.nx) +
+        std::size_t(offset[0]);
+    if (::fseeko(in.file.get(), off_t(in.info.data_offset + first * elem), SEEK_SET) != 0)
+      fail(path, std::string("cannot seek: ") + std::strerror(errno));
+  };
   for (int z = 0; z < box.nz; ++z)
-    for (int y = 0; y < box.ny; y += run) {
-      const std::size_t first =
-          (std::size_t(offset[2] + z) * std::size_t(n.ny) + std::size_t(offset[1] + y)) * std::size_t(n.nx) +
-          std::size_t(offset[0]);
-      if (::fseeko(in.file.get(), off_t(in.info.data_offset + first * elem), SEEK_SET) != 0)
-        fail(path, std::string("cannot seek: ") + std::strerror(errno));
-      reader.read(dense + (std::size_t(z) * std::size_t(box.ny) + std::size_t(y)) * row, std::size_t(run) * row);
+    for (int y = 0; y < box.ny; y += chunk) {
+      const int k = std::min(chunk, box.ny - y);
+      if (whole_rows) {
+        seek(z, y);
+        reader.read(stage.data(), std::size_t(k) * row);
+      } else {
+        for (int j = 0; j < k; ++j) {
+          seek(z, y + j);
+          reader.read(stage.data() + std::size_t(j) * row, row);
+        }
+      }
+      put(z, y, k, stage.data());
     }
 }
 
-template void npy_read_box(const std::string&, std::array<int, 3>, Extent, float*);
-template void npy_read_box(const std::string&, std::array<int, 3>, Extent, double*);
+template void npy_read_box_rows(const std::string&, std::array<int, 3>, Extent, int,
+                                const std::function<void(int, int, int, const float*)>&);
+template void npy_read_box_rows(const std::string&, std::array<int, 3>, Extent, int,
+                                const std::function<void(int, int, int, const double*)>&);
 
 NpyInfo npy_inspect(const std::string& path) { return open_npy(path).info; }
 

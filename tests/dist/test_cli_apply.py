@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`mpirun -np N strata apply` against the one-process run: the same bytes for every
-stencil family, boundary and precision; one message and exit 1 for bad input on any rank;
-nothing written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D]"""
+stencil family, boundary and precision, repeated steps included (N = 1: --grid 1x1x1, the
+distributed path on one rank); one message and exit 1 for bad input on any rank; nothing
+written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D]"""
 import os, subprocess, sys, tempfile, struct
 
 import cli_checks
@@ -21,6 +22,10 @@ def write_npy(path, shape, dtype, values):
 
 
 def run(args, ranks):
+    """ranks 0: one process; else under mpirun, where one rank takes --grid 1x1x1 (the
+    distributed path on one rank) unless args give a grid."""
+    if ranks == 1 and "--grid" not in args:
+        args = args + ["--grid", "1x1x1"]
     cmd = ([mpiexec, "-np", str(ranks)] if ranks > 0 else []) + [strata, "apply", "--device", device] + args
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
