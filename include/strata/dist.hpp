@@ -183,9 +183,9 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
 
 // `steps` repeated steps (strata/steps.hpp) over the distributed grid, u the result: bit for
 // bit what strata::apply_steps gives on the whole grid in one process. Over several ranks
-// every step is one pass after a ghost fill (fill_ghosts) it waits for: no temporal
-// blocking across ranks, options.fuse is not used. On one rank, strata::apply_steps on the
-// box. `scratch`: a second field of u's grid, process grid, ghost width and memory (its
+// every step is one pass as dist::apply's (the interior while the halos travel, then the
+// shell): no temporal blocking across ranks, options.fuse is not used. On one rank,
+// strata::apply_steps on the box. `scratch`: a second field of u's grid, process grid, ghost width and memory (its
 // contents are overwritten). Collective.
 template <class T>
 void apply_steps(const Stencil& stencil, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,

@@ -63,8 +63,8 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*, 
 }
 
 template <class T>
-void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& out, void*) {
-  const Region r{0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz};
+void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& out, void*, Region region) {
+  const Region r = region.whole() ? Region{0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz} : region;
   if (s.kind() == StencilKind::star)
     apply_star(s.radius(), s.coeffs(), in, out, r, Relax{c});
   else
@@ -93,8 +93,8 @@ void copy_interior(const Field<T>& in, Field<T>& out) {
 
 template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
 template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
-template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*);
-template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*);
+template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*, Region);
+template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*, Region);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
                           void*);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,

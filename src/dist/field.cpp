@@ -279,28 +279,18 @@ void apply_region(const Stencil& s, const Field<T>& in, Field<T>& out, void* str
   else cuda::apply_interior(s, in, out, stream, r);
 }
 
-}  // namespace
-
-template <class T>
-void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Boundary& bc, Stream stream) {
-  require(in.global() == out.global() && in.grid().dims == out.grid().dims &&
-              in.local().memory() == out.local().memory(),
-          "distributed apply: in and out must share the global extent, process grid and memory");
-  require(&in != &out, "distributed apply: in and out must be distinct fields");
-  const int r = stencil.radius();
-  if (in.grid().ranks() == 1) return strata::apply(stencil, in.local(), out.local(), bc, stream);
-  require(in.local().ghost() >= r, "distributed apply: ghost width " + std::to_string(in.local().ghost()) +
-                                       " is below the stencil radius " + std::to_string(r));
-
-  // Axes before the first split one need only local ghost fills: done at once. The halo
-  // stream does the rest (exchanges, and the local fills that follow them, which read the
-  // exchanged ghosts at edges and corners) while the compute stream does the interior.
+// One pass over a box whose `r` ghost layers the pass fills first, pass(region, stream)
+// computing the region: axes before the first split one need only local ghost fills, done
+// at once. The halo stream does the rest (exchanges, and the local fills that follow them,
+// which read the exchanged ghosts at edges and corners) while the compute stream does the
+// interior; the shell follows the halos on the halo stream, so it runs beside the
+// interior's last blocks, and the compute stream then waits for it.
+template <class T, class Pass>
+void overlapped_pass(DistField<T>& in, const Boundary& bc, int r, Stream stream, Pass&& pass) {
   int first = 0;
   while (first < 3 && in.grid().dims[first] == 1) ++first;
   for (int a = 0; a < first; ++a) in.fill_ghosts_axis(bc, r, a, stream);
 
-  // The shell follows the halos on the halo stream, so it runs beside the interior's last
-  // blocks; the compute stream then waits for it.
   const bool device = in.local().memory() == Memory::device;
   Overlap* ov = device ? &Overlap::get() : nullptr;
   const Stream halo = device ? Stream{ov->halo} : stream;
@@ -315,14 +305,31 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
   if (mark) runtime::event_record(marks.ev[1], halo.handle);
 
   const Split parts = split(in.local().extent(), r, first, 16 / int(sizeof(T)));
-  if (!parts.interior.whole()) apply_region(stencil, in.local(), out.local(), stream.handle, parts.interior);
+  if (!parts.interior.whole()) pass(parts.interior, stream.handle);
   if (mark) runtime::event_record(marks.ev[2], stream.handle);
-  for (const Region& box : parts.shell) apply_region(stencil, in.local(), out.local(), halo.handle, box);
+  for (const Region& box : parts.shell) pass(box, halo.handle);
   if (mark) runtime::event_record(marks.ev[3], halo.handle);
   if (device) {
     runtime::event_record(ov->shell_done, halo.handle);
     runtime::stream_wait(stream.handle, ov->shell_done);
   }
+}
+
+}  // namespace
+
+template <class T>
+void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Boundary& bc, Stream stream) {
+  require(in.global() == out.global() && in.grid().dims == out.grid().dims &&
+              in.local().memory() == out.local().memory(),
+          "distributed apply: in and out must share the global extent, process grid and memory");
+  require(&in != &out, "distributed apply: in and out must be distinct fields");
+  const int r = stencil.radius();
+  if (in.grid().ranks() == 1) return strata::apply(stencil, in.local(), out.local(), bc, stream);
+  require(in.local().ghost() >= r, "distributed apply: ghost width " + std::to_string(in.local().ghost()) +
+                                       " is below the stencil radius " + std::to_string(r));
+  overlapped_pass(in, bc, r, stream, [&](const Region& box, void* s) {
+    apply_region(stencil, in.local(), out.local(), s, box);
+  });
 }
 
 template <class T>
@@ -345,13 +352,12 @@ void apply_steps(const Stencil& s, DistField<T>& u, DistField<T>& scratch, const
   DistField<T>* cur = &u;
   DistField<T>* next = &scratch;
   for (int t = 0; t < steps; ++t) {
-    cur->fill_ghosts(bc, s.radius(), stream);
-    if (o.update == StepUpdate::repeat)
-      strata::apply_interior(s, cur->local(), next->local(), stream);
-    else if (host)
-      cpu::relax_interior(s, o.c, cur->local(), next->local(), stream.handle);
-    else
-      cuda::relax_interior(s, o.c, cur->local(), next->local(), stream.handle);
+    // Each step as dist::apply's pass: the interior while the halos travel, then the shell.
+    overlapped_pass(*cur, bc, s.radius(), stream, [&](const Region& box, void* st) {
+      if (o.update == StepUpdate::repeat) apply_region(s, cur->local(), next->local(), st, box);
+      else if (host) cpu::relax_interior(s, o.c, cur->local(), next->local(), st, box);
+      else cuda::relax_interior(s, o.c, cur->local(), next->local(), st, box);
+    });
     std::swap(cur, next);
   }
   if (cur != &u)

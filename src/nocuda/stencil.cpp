@@ -12,7 +12,7 @@ void fill_ghosts(Field<T>&, const Boundary&, int, void*) { refuse(); }
 template <class T>
 void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region) { refuse(); }
 template <class T>
-void relax_interior(const Stencil&, double, const Field<T>&, Field<T>&, void*) { refuse(); }
+void relax_interior(const Stencil&, double, const Field<T>&, Field<T>&, void*, Region) { refuse(); }
 template <class T>
 bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<T>&, Field<T>&, void*) {
   refuse();
@@ -29,8 +29,8 @@ template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
 template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
 template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
 template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
-template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*);
-template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*);
+template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*, Region);
+template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*, Region);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
                           void*);
 template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,
