@@ -38,7 +38,8 @@ ProcessGrid ProcessGrid::parse(const std::string& text) {
 void ProcessGrid::require_fits(Extent global, int ranks_, int min_width, const std::string& what) const {
   if (ranks() != ranks_)
     throw Error(what + ": process grid " + str() + " has " + std::to_string(ranks()) + " boxes but the job has " +
-                std::to_string(ranks_) + " rank" + (ranks_ == 1 ? "" : "s"));
+                std::to_string(ranks_) + " rank" + (ranks_ == 1 ? "" : "s") + ": run it under mpirun -np " +
+                std::to_string(ranks()) + ", one rank per box");
   for (int a = 0; a < 3; ++a) {
     const int n = extent_of(global, a);
     if (dims[a] > 1 && thinnest(n, dims[a]) < min_width)

@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory() as d:
     # Bad input: one message (not one per rank), exit 1, nothing written.
     cli_checks.bad_input(lambda args: run(args, np_),
                          ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
-                          (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "--grid"),
+                          (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "mpirun -np %d" % (np_ + 1)),
                           (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ"))
                          + (((["--in", src, "--out", out, "--steps", "3", "--fuse", "3"], "one pass"),)
                             if np_ > 1 else ()), out, failures)

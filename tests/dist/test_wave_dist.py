@@ -171,4 +171,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("  ... said once", r.stderr.count("is outside the grid") == 1, r.stderr)
     check("  ... nothing written", not os.path.exists(out))
 
+    # A process grid of more boxes than ranks (on one rank too): one message that says how
+    # to launch it, nothing written.
+    out = os.path.join(tmp, "too_many_boxes")
+    r = launch(NP, "--config", cfg, "--out-dir", out, "--grid", f"1x1x{NP + 1}")
+    check("a grid of more boxes than ranks refused", r.returncode != 0 and f"mpirun -np {NP + 1}" in r.stderr, r.stderr)
+    check("  ... said once", r.stderr.count(f"mpirun -np {NP + 1}") == 1, r.stderr)
+    check("  ... nothing written", not os.path.exists(out))
+
 finish()
