@@ -4,7 +4,18 @@
 
 #include <vector>
 
+#include "common/require_gpu.hpp"
+#include "strata/device.hpp"
 #include "strata/dist.hpp"
+
+// A distributed GPU test: a GPU visible and one for every rank of this host (the device run
+// launches one rank per GPU), each rank bound to its own; else the test skips, saying why.
+#define REQUIRE_GPU_PER_RANK()                                                                              \
+  REQUIRE_GPU();                                                                                            \
+  if (::strata::dist::Job::get().local_size() > int(::strata::cuda_devices().size()))                      \
+    GTEST_SKIP() << ::strata::dist::Job::get().local_size() << " ranks on " << ::strata::cuda_devices().size() \
+                 << " GPUs: one rank per GPU";                                                              \
+  ::strata::dist::Job::get().bind_gpu()
 
 namespace strata::test {
 

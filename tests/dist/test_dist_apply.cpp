@@ -153,10 +153,7 @@ TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
 }
 
 TEST(DistApply, BitIdenticalToOneProcessGpu) {
-  REQUIRE_GPU();
-  if (Job::get().local_size() > int(cuda_devices().size()))
-    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
-  Job::get().bind_gpu();
+  REQUIRE_GPU_PER_RANK();
   check_all<float>({70, 37, 45}, Memory::device);
   check_all<double>({70, 37, 45}, Memory::device);
   for (int width : {1, 4}) check_ghosts<float>({70, 37, 45}, Memory::device, 4, width, 300 + width);
@@ -206,10 +203,7 @@ TEST(DistSteps, BitIdenticalToOneProcessCpu) {
 }
 
 TEST(DistSteps, BitIdenticalToOneProcessGpu) {
-  REQUIRE_GPU();
-  if (Job::get().local_size() > int(cuda_devices().size()))
-    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
-  Job::get().bind_gpu();
+  REQUIRE_GPU_PER_RANK();
   check_steps<float>({70, 37, 45}, Memory::device);
   check_steps<double>({70, 37, 45}, Memory::device);
 }
@@ -299,10 +293,7 @@ void check_take_box(Memory from, Memory to) {
 TEST(DistField, TakeBoxOfAWholeGridOnTheHost) { check_take_box(Memory::host, Memory::host); }
 
 TEST(DistField, TakeBoxOfAWholeGridAcrossMemories) {
-  REQUIRE_GPU();
-  if (Job::get().local_size() > int(cuda_devices().size()))
-    GTEST_SKIP() << Job::get().local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
-  Job::get().bind_gpu();
+  REQUIRE_GPU_PER_RANK();
   check_take_box(Memory::device, Memory::device);
   check_take_box(Memory::device, Memory::host);
   check_take_box(Memory::host, Memory::device);

@@ -170,11 +170,8 @@ TEST(DistPoisson, SinglePrecisionMatchesOneProcess) {
 // One rank per GPU (the device run): each rank's GPU solves the whole grid alone, then the
 // GPUs solve it together.
 TEST(DistPoisson, GpuMatchesOneGpu) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_PER_RANK();
   const Job& job = Job::get();
-  if (job.local_size() > int(cuda_devices().size()))
-    GTEST_SKIP() << job.local_size() << " ranks on " << cuda_devices().size() << " GPUs: one rank per GPU";
-  Job::get().bind_gpu();
   const Extent n{70, 37, 45};
   for (const ProcessGrid& grid : test::grids_of(job.size()))
     for (const Boundary& bc : kBoundaries) {
