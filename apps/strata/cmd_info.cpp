@@ -4,6 +4,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 
 namespace strata::cli {
 
@@ -27,6 +28,9 @@ void add_info(CLI::App& app) {
               << "  CUDA backend:  "
               << (b.cuda ? "yes (architectures " + b.cuda_architectures + ")" : std::string("no"))
               << "\n";
+    const dist::Transports t = dist::transports();
+    std::cout << "  MPI:           " << t.mpi << "\n"
+              << "  NCCL:          " << t.nccl << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
       return;

@@ -1,5 +1,6 @@
 // strata: the command-line tool. One verb per job; each verb lives in its own file.
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -46,7 +47,11 @@ int main(int argc, char** argv) {
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
   strata::cli::install_signal_handlers();
   try {
-    strata::dist::Job::start(argc, argv);
+    // First, before anything starts CUDA: a run starts only the GPU it uses; `strata info`
+    // lists them all.
+    using Gpus = strata::dist::Job::Gpus;
+    const bool info = argc > 1 && std::string(argv[1]) == "info";
+    strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
     return 1;
