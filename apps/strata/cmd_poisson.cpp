@@ -62,6 +62,7 @@ nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice 
                       {"rtol", rep.rtol},                 {"atol", rep.atol},
                       {"rtol_default", rep.rtol_default}, {"at_floor", rep.at_floor},
                       {"rel_residual", rep.rel_residual}, {"residuals", rep.residuals},
+                      {"iteration_ms", rep.iteration_ms},
                       {"convergence_factor", rep.convergence_factor},
                       {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
                       {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
@@ -76,7 +77,8 @@ PoissonOptions with_progress(const PoissonArgs& a, const PoissonOptions& opt, do
   o.h = h;
   if (print && !a.quiet)
     o.on_iteration = [](const PoissonIteration& it) {
-      std::printf("  iteration %3d  relative residual %.3e  factor %.3f\n", it.iteration, it.rel_residual, it.factor);
+      std::printf("  iteration %3d  relative residual %.3e  factor %.3f  %8.2f ms\n", it.iteration, it.rel_residual,
+                  it.factor, it.ms);
       std::fflush(stdout);
     };
   return o;

@@ -51,6 +51,7 @@ struct PoissonIteration {
   int iteration = 0;        // V-cycles, CG iterations or Jacobi sweeps so far
   double rel_residual = 0;  // ||f - A u|| / ||f||
   double factor = 0;        // residual reduction of this iteration
+  double ms = 0;            // wall time of this iteration (the first: from the solve's start)
 };
 
 struct PoissonOptions {
@@ -100,6 +101,9 @@ struct PoissonReport {
   // The residual the method computes after each iteration, relative to ||f|| (index 0:
   // the start); for CG the recursive residual, which may drift below the recomputed one.
   std::vector<double> residuals;
+  // The wall time of each iteration (index 0: the first), where a cost that is paid once
+  // (a connection made at the first message) shows apart from the steady ones.
+  std::vector<double> iteration_ms;
   double setup_ms = 0, solve_ms = 0;
   double iterations_per_s = 0;
   double gb_per_s = 0;            // estimated bytes moved by the solve / solve time
