@@ -361,6 +361,7 @@ void add_poisson(CLI::App& app) {
                     std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
       if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
+    check_poisson_options(o, n, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
       if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);

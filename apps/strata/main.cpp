@@ -13,6 +13,13 @@
 
 namespace {
 
+// The job's outcome is decided and MPI ends. A signal from here on is mpirun stopping the
+// ranks still on their way out (it does once any rank exits non-zero): nothing to say.
+void finish_job() {
+  strata::cli::set_speaker(false, true);
+  strata::dist::Job::get().finish();
+}
+
 // Under mpirun every rank runs main. A verb validates its arguments on every rank, then
 // calls Job::begin, where the ranks agree: when one failed, the first failing rank alone
 // prints why and every rank exits 1. After begin a failure is a rank's own (a file, a GPU):
@@ -27,7 +34,7 @@ int fail(const std::string& what, int code = 1) {
   if (!job.begun()) {
     const int first = job.first_failed(true);
     if (first == job.rank()) std::cerr << "strata: " << what << "\n";
-    job.finish();
+    finish_job();
     return code;
   }
   std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": " << what
@@ -51,7 +58,8 @@ int main(int argc, char** argv) {
     // lists them all.
     using Gpus = strata::dist::Job::Gpus;
     const bool info = argc > 1 && std::string(argv[1]) == "info";
-    strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
+    const strata::dist::Job& job = strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
+    strata::cli::set_speaker(job.root(), job.size() > 1);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
     return 1;
@@ -85,10 +93,10 @@ int main(int argc, char** argv) {
   } catch (const strata::dist::AgreedError& e) {
     auto& job = strata::dist::Job::get();
     if (job.root()) std::cerr << "strata: error: " << e.what() << "\n";
-    job.finish();
+    finish_job();
     return 1;
   } catch (const strata::dist::PeerFailed&) {
-    strata::dist::Job::get().finish();
+    finish_job();
     return 1;
   } catch (const CLI::ParseError& e) {
     auto& job = strata::dist::Job::get();
@@ -96,7 +104,7 @@ int main(int argc, char** argv) {
       // Every rank parsed the same command line: rank 0 alone prints (help or error).
       job.first_failed(true);
       const int code = job.rank() == 0 ? app.exit(e) : e.get_exit_code();
-      job.finish();
+      finish_job();
       return code;
     }
     return app.exit(e);
@@ -109,6 +117,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("unexpected error: ") + e.what(), 2);
   }
-  strata::dist::Job::get().finish();
+  finish_job();
   return strata::cli::exit_code();
 }

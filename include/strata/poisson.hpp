@@ -112,6 +112,11 @@ struct PoissonReport {
                                   // divergence, or a recomputed residual above the tolerance
 };
 
+// The checks solve_poisson makes of its options before any work, for an n grid in
+// `memory`: throws Error saying what is wrong and what is allowed. A verb calls it before
+// it reads or allocates anything (under mpirun: before the ranks agree to start).
+void check_poisson_options(const PoissonOptions& options, Extent n, Memory memory);
+
 // Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).
 // f and u must share extent, memory and precision. Throws Error for bad options or inputs
 // and for a residual that becomes NaN or Inf (naming the iteration). Otherwise returns the
