@@ -254,6 +254,10 @@ void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, D
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   const int ghost = std::max(s.radius(), 1);
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
   phase.end("allocation");
   dist::read_npy(a.in, in);

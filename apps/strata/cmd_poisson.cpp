@@ -163,8 +163,7 @@ poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, c
 // The problem is built, solved and measured where the solve runs: on the GPU no grid is
 // made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
-void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev) {
-  Phases phase;
+void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev, Phases& phase) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
@@ -204,11 +203,14 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
 // of f and u, rank 0 prints and writes the report, the ranks write their rows of --out.
 template <class T>
 void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
-                     const dist::ProcessGrid& grid) {
+                     const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  Phases phase;
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> f(n, grid, 1, mem), u(n, grid, 1, mem);
   phase.end("allocation");
   const bool manufactured = a.rhs == "manufactured";
@@ -361,15 +363,23 @@ void add_poisson(CLI::App& app) {
                     std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
       if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
+    Phases phase;
+    // Each rank's box of f, u and about 10 grids of the solver's, on its GPU, before the ranks
+    // start (one process checks the whole grid as it starts the device, in run).
+    if (distributed && dev == DeviceChoice::cuda) {
+      require_device_memory(12 * dist::Subdomain::of(pg, n, job.rank()).local.points() * bytes_of(p),
+                            "rank " + std::to_string(job.rank()) + "'s box of the " + n.str() + " Poisson solve");
+      phase.end("device_start");
+    }
     check_poisson_options(o, n, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
-      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);
-      else run_distributed<double>(*a, n, o, dev, pg);
+      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg, phase);
+      else run_distributed<double>(*a, n, o, dev, pg, phase);
     } else if (p == Precision::f32) {
-      run<float>(*a, n, o, dev);
+      run<float>(*a, n, o, dev, phase);
     } else {
-      run<double>(*a, n, o, dev);
+      run<double>(*a, n, o, dev, phase);
     }
   });
 }

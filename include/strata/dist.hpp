@@ -220,6 +220,12 @@ template <class T>
 void apply_steps(const Stencil& stencil, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,
                  const StepOptions& options = {}, Stream stream = {});
 
+// Readies the GPU transport a device DistField of `grid` over `global` uses: NCCL's
+// communicator (once per process) and the connection to each neighbour. The first device
+// DistField made does it anyway; a run calls it first to time it as its own phase (the
+// communicators). Collective; nothing to do on one rank.
+void connect_gpus(const ProcessGrid& grid, Extent global);
+
 // Reductions over the whole grid: each rank reduces its box (strata::sum etc.), the partial
 // results are combined in rank order, so the result is the same on every rank and
 // reproducible for a given rank count. Collective.

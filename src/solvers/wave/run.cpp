@@ -359,6 +359,10 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   const std::array<int, 3> box_offset = part ? part->box.offset : std::array<int, 3>{0, 0, 0};
   Clock::time_point t_phase = Clock::now();
   s.connect();  // the ranks' links, and u's first exchange
+  if (part) {
+    times.add_since("communicators", t_phase);
+    t_phase = Clock::now();
+  }
   if (p.device == "cuda") {
     rep.copy_gb_per_s = copy_rate<T>(box, p.radius, warn);
     times.add_since("copy_rate", t_phase);
