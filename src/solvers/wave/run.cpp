@@ -539,13 +539,14 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 }  // namespace
 
 io::RunFiles run_files(int ranks) {
-  io::RunFiles files = {
-      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
-      "snapshots",
-      {".npy", ".vti", ".png"},
-      "u_",
-      {}};
+  io::RunFiles files;
+  files.files = {"config.json",   "report.json",   "seismogram.npy",
+                 "seismogram.png", "receivers.npy", "checkpoint.strata"};
   for (int r = 1; r < ranks; ++r) files.files.push_back(rank_checkpoint("checkpoint.strata", r));
+  files.subdirs = {
+      {"snapshots", {}, "u_", {".npy", ".vti", ".png"}},
+      // python -m strata.plot's pictures (python/strata/plot.py writes these names)
+      {"plots", {"model.png", "seismogram_density.png", "seismogram_wiggle.png"}, "u_", {".png"}}};
   return files;
 }
 
