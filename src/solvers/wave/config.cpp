@@ -250,7 +250,7 @@ const Keys<Config>& output_keys() {
       schema::boolean<Config>("seismogram_png", &Config::seismogram_png,
                               "seismogram.png next to seismogram.npy"),
       schema::boolean<Config>("model_png", &Config::model_png,
-                              "model.png: the velocity on the plane above, sources and receivers"),
+                              "model.png: the velocity on png's plane, the sources and receivers"),
       schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,
                               "checkpoint.strata every N steps and at the last (0: none)"),
   };
