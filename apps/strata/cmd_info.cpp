@@ -5,6 +5,7 @@
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
+#include "strata/wave.hpp"
 
 namespace strata::cli {
 
@@ -31,6 +32,13 @@ void add_info(CLI::App& app) {
     const dist::Transports t = dist::transports();
     std::cout << "  MPI:           " << t.mpi << "\n"
               << "  NCCL:          " << t.nccl << "\n";
+    const std::string pictures = wave::picture_library();
+    std::cout << "  pictures:      "
+              << (pictures.empty()
+                      ? "plain colour images (built without cairo: Debian/Ubuntu libcairo2-dev); "
+                        "python -m strata.plot RUN_DIR draws annotated ones"
+                      : "annotated (axes, colour bar, title), drawn with " + pictures)
+              << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
       return;

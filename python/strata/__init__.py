@@ -8,13 +8,22 @@ CuPy and PyTorch.
 >>> strata.norm2(lap)
 
 Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files.
-Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (matplotlib),
-strata.bench (timings).
+Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (pictures with
+matplotlib, imported only when one is drawn), strata.bench (timings).
 """
 from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,
                       release_scratch, steps, sum, synchronize)
 from . import bench, poisson, wave
 
 __all__ = ["Field", "apply", "cuda_available", "cuda_unavailable_reason", "dot", "max_abs", "norm2",
-           "release_scratch", "steps", "sum", "synchronize", "bench", "poisson", "wave"]
+           "release_scratch", "steps", "sum", "synchronize", "bench", "plot", "poisson", "wave"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # strata.plot on first use: `python -m strata.plot` then runs a module not yet imported
+    # (runpy warns otherwise), and matplotlib is imported only when a picture is drawn.
+    if name == "plot":
+        import importlib
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'strata' has no attribute {name!r}")
