@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """An installed strata package works: it imports, applies a general 27-point stencil that
-NumPy checks, and was built with CUDA or not as expected. Run from outside the source tree
+NumPy checks, was built with CUDA or not as expected, and its metadata carries the licence
+(License-Expression and the LICENSE file, PEP 639). Run from outside the source tree
 (so the installed package is the one imported) by tools/pip-check.sh and by cibuildwheel.
 Usage: smoke_test.py [--cuda yes|no|any]   (default any)"""
 import argparse
+from importlib import metadata
 
 import numpy as np
 
@@ -19,6 +21,13 @@ if args.cuda != "any" and built_with_cuda != (args.cuda == "yes"):
     raise SystemExit(f"expected a build {'with' if args.cuda == 'yes' else 'without'} CUDA; "
                      f"cuda_unavailable_reason() = {strata.cuda_unavailable_reason()!r}")
 
+dist = metadata.distribution("strata")
+if dist.metadata["License-Expression"] != "BSD-3-Clause":
+    raise SystemExit(f"License-Expression is {dist.metadata['License-Expression']!r}, expected BSD-3-Clause")
+licence = [f for f in dist.files or [] if f.name == "LICENSE"]
+if not licence or not licence[0].read_text().startswith("BSD 3-Clause License"):
+    raise SystemExit(f"the installed distribution has no BSD-3-Clause LICENSE file: {dist.files}")
+
 # y = sum K[dz+1][dy+1][dx+1] x[z+dz, y+dy, x+dx] with periodic ghosts, random K and x.
 rng = np.random.default_rng(37)
 x = rng.random((6, 7, 9))
@@ -29,5 +38,5 @@ ref = sum(k[dz + 1, dy + 1, dx + 1] * np.roll(x, (-dz, -dy, -dx), axis=(0, 1, 2)
 err = float(np.max(np.abs(y - ref)))
 if not err < 1e-13:
     raise SystemExit(f"box27 against NumPy: max error {err}")
-print(f"strata {strata.__version__} from {strata.__file__} (CUDA backend: {'yes' if built_with_cuda else 'no'}): "
-      f"box27 on 6x7x9 matches NumPy (max error {err:.1e})")
+print(f"strata {strata.__version__} from {strata.__file__} (CUDA backend: {'yes' if built_with_cuda else 'no'}, "
+      f"licence {dist.metadata['License-Expression']}): box27 on 6x7x9 matches NumPy (max error {err:.1e})")
