@@ -88,9 +88,8 @@ std::string problem(const PoissonOptions& o, Extent n) {
 }
 template <class T>
 std::string describe(const PoissonOptions& o, double h) {
-  char b[64];
-  std::snprintf(b, sizeof b, ", %s, h = %.6g", to_string(precision_of<T>), h);
-  return std::string(to_string(o.method)) + b;
+  return std::string(to_string(o.method)) + ", " + to_string(precision_of<T>) +
+         ", h = " + format_number(h);
 }
 
 void solved(Phases& phase, Clock::time_point t_solver, const PoissonReport& rep) {

@@ -18,13 +18,6 @@ namespace strata::cli {
 
 namespace {
 
-std::string fmt(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
 // The whole text as one number, or nullopt.
 std::optional<double> to_number(const std::string& text) {
   const auto b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
@@ -40,7 +33,8 @@ std::optional<double> to_number(const std::string& text) {
 }  // namespace
 
 CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open, const std::string& word) {
-  const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
+  const std::string range = std::string(lo_open ? "(" : "[") + format_number(lo) + ", " +
+                            format_number(hi) + (hi_open ? ")" : "]");
   const std::string kind = (word.empty() ? "" : word + " or ") + (integer ? "a whole number" : "a number") + " in " + range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {

@@ -39,7 +39,8 @@ PoissonOperator parse_poisson_operator(std::string_view);  // throw Error on unk
 Smoother parse_smoother(std::string_view);
 PoissonMethod parse_poisson_method(std::string_view);
 
-// The operator A ~ -Lap on spacing h as a stencil (positive definite: centre > 0).
+// The operator A = -Lap on spacing h as a stencil (positive definite: centre > 0), the
+// opposite sign of the library's default Laplacians (Stencil::laplacian, fe27: +Lap).
 Stencil poisson_stencil(PoissonOperator op, double h);
 
 // Grid geometry of a boundary condition: spacing for n points along the x axis of a box of

@@ -264,4 +264,40 @@ with tempfile.TemporaryDirectory() as tmp:
           r.returncode != 0 and "needs --device cuda" in r.stderr and "strata bench on" not in r.stderr
           and not os.path.exists(js), r.stderr)
 
+    # One sign convention: every default stencil computes +Lap(u), exact on quadratics: +2 on
+    # x^2, y^2, z^2, 0 on xy (sym27 gave -2), scaled by 1/h^2 with --spacing h.
+    n, rr = 12, 4  # the points rr from the faces see only the polynomial
+    for name, poly, lap in [("x2", lambda z, y, x: x * x, 2.0), ("y2", lambda z, y, x: y * y, 2.0),
+                            ("z2", lambda z, y, x: z * z, 2.0), ("xy", lambda z, y, x: x * y, 0.0)]:
+        src = os.path.join(tmp, f"poly_{name}.npy")
+        write_npy(src, (n, n, n), [poly(z, y, x) for z in range(n) for y in range(n) for x in range(n)], "<f8")
+        for stencil in (["--stencil", "7pt"], ["--stencil", "star", "--radius", "2"],
+                        ["--stencil", "star", "--radius", "3"], ["--stencil", "star", "--radius", "4"],
+                        ["--stencil", "sym27"]):
+            for h in ("1", "0.5"):
+                dst = os.path.join(tmp, "lap.npy")
+                spacing = ["--spacing", h] if h != "1" else []
+                r = run("apply", "--in", src, "--out", dst, "--device", "cpu", "--bc", "neumann", *spacing, *stencil)
+                if r.returncode != 0:
+                    check(f"{stencil} on {name} runs", False, r.stderr)
+                    continue
+                raw = open(dst, "rb").read()
+                hl = struct.unpack("<H", raw[8:10])[0]
+                vals = struct.unpack(f"<{n ** 3}d", raw[10 + hl:])
+                want = lap / float(h) ** 2
+                inner = [vals[(z * n + y) * n + x] for z in range(rr, n - rr) for y in range(rr, n - rr)
+                         for x in range(rr, n - rr)]
+                check(f"{' '.join(stencil[1:])} on {name} at h={h} is +Lap ({want})",
+                      all(abs(v - want) < 1e-8 for v in inner), f"got {inner[:3]}")
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "-6,1", "--spacing", "2")
+    check("--spacing with --coeffs is refused", r.returncode != 0 and "default Laplacians only" in r.stderr, r.stderr)
+    r = run("apply", "--help")
+    check("apply --help states the sign", "+Lap(u)" in r.stdout and "-Lap" in r.stdout, r.stdout)
+
+    # Coefficients and values print with the digits that matter (shortest round trip).
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "-0.6,0.1", "--bc",
+            "dirichlet:0.3333333333333333")
+    check("coefficients print as given", "7pt [-0.6,0.1], dirichlet:0.3333333333333333 boundary" in r.stdout,
+          r.stdout)
+
 finish()
