@@ -43,26 +43,13 @@ std::string quoted(const std::string& flag, const std::string& value) {
   }
 }
 
-std::string clock_text(double s) {
-  if (!std::isfinite(s) || s < 0) return "--:--";
-  const long t = std::lround(s);
-  char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
-  return b;
-}
-
 // Progress on stderr: a line rewritten in place on a terminal; elsewhere (a batch log, a
 // pipe) one plain line every `every` seconds, so a log shows where a run is.
 // `label` starts the line ("strata wave", or with the shot it is about).
 void show_progress(const wave::Progress& p, bool terminal, const std::string& label) {
-  const int total = p.last_step;
-  char line[512];
-  std::snprintf(line, sizeof line, "%s: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", label.c_str(), p.step, total,
-                total ? 100.0 * p.step / total : 100.0, p.gpts_per_s, clock_text(p.elapsed_s).c_str(),
-                clock_text(p.eta_s).c_str());
-  if (terminal) std::fprintf(stderr, "\r%s   %s", line, p.final ? "\n" : "");
-  else std::fprintf(stderr, "%s\n", line);
+  const std::string line = label + ": " + wave::to_text(p);
+  if (terminal) std::fprintf(stderr, "\r%s   %s", line.c_str(), p.final ? "\n" : "");
+  else std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
 

@@ -260,6 +260,9 @@ struct Report {
 Report run(const Config& cfg, const RunOptions& opt = {});
 std::string to_json(const Report& r);
 std::string to_text(const Report& r);  // the human-readable summary
+// The progress line the CLI and Python print: "step 120/800  15.0%  0.123 Gpts/s  elapsed
+// 0:03  ETA 0:17".
+std::string to_text(const Progress& p);
 
 // ---- Many shots: one model, a list of source positions (`strata wave --shots FILE`) ----
 // A shot is the configuration with its sources replaced. It runs as a run of its own, by
