@@ -42,8 +42,8 @@ struct PoissonArgs {
 // rank 0 alone).
 template <class T>
 nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice dev, const PoissonReport& rep) {
-  std::printf("levels:");
-  for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
+  std::printf("levels (x,y,z):");
+  for (const auto& L : rep.levels) std::printf(" %s", L.n.xyz().c_str());
   std::printf("\n%s\n", rep.message.c_str());
   if (rep.direct)
     std::printf("direct solve, relative residual %.3e (recomputed)\n", rep.rel_residual);

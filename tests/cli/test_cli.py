@@ -299,5 +299,7 @@ with tempfile.TemporaryDirectory() as tmp:
             "dirichlet:0.3333333333333333")
     check("coefficients print as given", "7pt [-0.6,0.1], dirichlet:0.3333333333333333 boundary" in r.stdout,
           r.stdout)
+    check("shapes say their order", "5x4x3 (x,y,z)" in r.stdout, r.stdout)
+
 
 finish()
