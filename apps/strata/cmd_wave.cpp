@@ -211,13 +211,21 @@ void add_wave(CLI::App& app) {
                   "commented example to start from)");
     if (a->progress != "auto" && a->progress != "on" && a->progress != "off")
       throw Error("--progress '" + a->progress + "': allowed auto, on, off");
-    std::vector<std::string> sets = a->sets;
-    if (a->steps >= 0) sets.push_back("time.steps=" + std::to_string(a->steps));
-    if (!a->dt.empty()) sets.push_back("time.dt=" + (a->dt == "auto" ? std::string("null") : a->dt));
-    if (a->order >= 0) sets.push_back("scheme.order=" + std::to_string(a->order));
-    if (!a->precision.empty()) sets.push_back("scheme.precision=" + quoted("--precision", a->precision));
-    if (!a->device.empty()) sets.push_back("device=" + quoted("--device", a->device));
-    if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted("--out-dir", a->out_dir));
+    // Each override named by what gave it, so that a bad value is blamed on it, not the file.
+    std::vector<wave::Override> sets;
+    for (const std::string& s : a->sets) sets.push_back({s, "--set " + s});
+    const auto flag = [&](const char* name, const std::string& given, const std::string& text) {
+      sets.push_back({text, std::string(name) + " " + given});
+    };
+    const std::string steps = std::to_string(a->steps), order = std::to_string(a->order);
+    if (a->steps >= 0) flag("--steps", steps, "time.steps=" + steps);
+    if (!a->dt.empty()) flag("--dt", a->dt, "time.dt=" + (a->dt == "auto" ? "null" : a->dt));
+    if (a->order >= 0) flag("--order", order, "scheme.order=" + order);
+    if (!a->precision.empty())
+      flag("--precision", a->precision, "scheme.precision=" + quoted("--precision", a->precision));
+    if (!a->device.empty()) flag("--device", a->device, "device=" + quoted("--device", a->device));
+    if (!a->out_dir.empty())
+      flag("--out-dir", a->out_dir, "output.dir=" + quoted("--out-dir", a->out_dir));
     const wave::Config c = wave::parse_config_file(a->config, sets);
     if (!a->grid.empty() && !a->shots.empty())
       throw Error("--grid splits one run's grid over the ranks; with --shots each rank runs whole shots");

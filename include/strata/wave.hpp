@@ -107,16 +107,24 @@ struct Config {
   std::string device = "auto";  // auto | cpu | cuda
 };
 
+// An override "key.path=VALUE" and the words that name it in messages ("--set
+// time.steps=-5", "--dt -1"); overrides given as plain strings are named "override 'TEXT'".
+struct Override {
+  std::string text, origin;
+};
+
 // Parses JSON text (// and /* */ comments allowed), applies each override "key.path=VALUE"
 // (VALUE is JSON, or a bare string; array elements by index, e.g. sources.0.frequency=20),
 // and validates every key: an unknown key, a key given twice in one object, a top level that
 // is not an object (null included), a wrong type or a value out of range throws Error naming
-// the key and what is allowed. `origin` names the text in messages.
+// the key and what is allowed. `origin` names the text in messages, an override's origin the
+// values it wrote (and the objects it created).
 Config parse_config(std::string_view json_text, std::span<const std::string> overrides = {},
                     const std::string& origin = "configuration");
 // The same from a file: a directory, a missing file or one that is not UTF-8 JSON text is
 // refused with a message naming it.
 Config parse_config_file(const std::string& path, std::span<const std::string> overrides = {});
+Config parse_config_file(const std::string& path, std::span<const Override> overrides);
 // A complete configuration with every key at its default, commented; parse_config reads it.
 std::string default_config_text();
 // Every key of cfg as JSON (the canonical form written next to the outputs).
