@@ -301,5 +301,17 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stdout)
     check("shapes say their order", "5x4x3 (x,y,z)" in r.stdout, r.stdout)
 
+    # Missing parent directories of an output are created, as strata wave's directory is;
+    # a run that fails creates none.
+    nested = os.path.join(tmp, "new", "deeper", "lap.npy")
+    r = run("apply", "--in", good, "--out", nested, "--device", "cpu", "--json", os.path.join(tmp, "j", "r.json"))
+    check("apply creates the parents of --out and --json", r.returncode == 0 and os.path.exists(nested)
+          and os.path.exists(os.path.join(tmp, "j", "r.json")), r.stderr)
+    r = run("apply", "--in", nan_in, "--out", os.path.join(tmp, "none", "x.npy"), "--device", "cpu")
+    check("a failed apply creates no directory", r.returncode == 1 and not os.path.exists(os.path.join(tmp, "none")),
+          r.stderr)
+    blocked = os.path.join(good, "sub", "x.npy")
+    r = run("apply", "--in", good, "--out", blocked, "--device", "cpu")
+    check("a parent that is a file is refused", r.returncode != 0 and "not a directory" in r.stderr, r.stderr)
 
 finish()
