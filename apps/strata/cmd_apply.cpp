@@ -224,8 +224,8 @@ void add_apply(CLI::App& app) {
   auto a = std::make_shared<ApplyArgs>();
   auto* cmd = app.add_subcommand(
       "apply",
-      "Apply a stencil to a 3D .npy array (indexed [z][y][x], x fastest) once, or --steps times, "
-      "and write the result.\n"
+      "Apply a stencil to a 3D .npy array, once or --steps times, and write the result.\n"
+      "The array is indexed [z][y][x], x fastest. "
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();

@@ -154,9 +154,9 @@ void add_demo(CLI::App& app) {
   auto a = std::make_shared<DemoArgs>();
   auto* cmd = app.add_subcommand(
       "demo",
-      "The main job: check every stencil on the GPU (or CPU) against the reference and against "
-      "exact answers, solve a Poisson problem at two resolutions, run a short wave simulation, "
-      "then benchmark every kernel against the copy kernel and report.");
+      "Check, solve and benchmark on this machine: every stencil on the GPU (or CPU) against the "
+      "reference and against exact answers, a Poisson problem at two resolutions, a short wave "
+      "simulation, then every kernel benchmarked against the copy kernel, and a report.");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--size", a->size, "benchmark cube edge (default 512 on GPU, 96 on CPU)")
       ->check(whole_number_in(8, 4096));

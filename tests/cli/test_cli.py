@@ -214,7 +214,25 @@ with tempfile.TemporaryDirectory() as tmp:
     for args in (["--help"], ["--version"], ["info"], ["apply", "--help"], ["bench", "--help"], ["demo", "--help"]):
         r = run(*args)
         check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
-    check("no verb is an error", run().returncode != 0)
+    # Bare `strata` lists the verbs, one line each, and exits 0 (like --help).
+    r = run()
+    verbs = ["info", "apply", "bench", "demo", "lab", "poisson", "wave"]
+    listed = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ") and line.split()}
+    check("bare strata exits 0", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
+    check("bare strata lists every verb with a line of description",
+          all(v in listed and len(listed[v].split()) >= 3 and len(listed[v]) <= 110 for v in verbs), r.stdout)
+    # A mistyped verb or option names what was probably meant.
+    r = run("aply", "--in", good)
+    check("a mistyped verb gets did-you-mean", r.returncode == 1 and "did you mean 'apply'" in r.stderr, r.stderr)
+    r = run("apply", "--stencl", "7pt", "--in", good, "--out", out)
+    check("a mistyped option gets did-you-mean", r.returncode != 0 and
+          "strata apply: unknown option '--stencl' (did you mean '--stencil'?)" in r.stderr, r.stderr)
+    r = run("wave", "--config", good, "--overwite")
+    check("a mistyped flag gets did-you-mean", r.returncode != 0 and "did you mean '--overwrite'" in r.stderr,
+          r.stderr)
+    r = run("poisson", "--n", "8", "--zzz", "1")
+    check("an option with no near name is named alone", r.returncode != 0 and
+          "unknown option '--zzz'" in r.stderr and "did you mean" not in r.stderr, r.stderr)
     r = run("frobnicate")
     check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
           and "wave" in r.stderr, r.stderr)
