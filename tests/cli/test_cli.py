@@ -282,6 +282,14 @@ with tempfile.TemporaryDirectory() as tmp:
           r.returncode != 0 and "needs --device cuda" in r.stderr and "strata bench on" not in r.stderr
           and not os.path.exists(js), r.stderr)
 
+    # `strata bench` prints each row once: in its table on stdout, and not again on stderr.
+    r = run("bench", "--device", "cpu", "--kernel", "7pt", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32")
+    rows = [line for line in (r.stdout + r.stderr).splitlines() if line.split()[:1] == ["7pt"]
+            or line.strip().startswith("7pt ")]
+    check("bench prints each row once", r.returncode == 0 and len(rows) == 1, r.stdout + r.stderr)
+    check("bench's table says its shape order", "shape (x,y,z)" in r.stdout and "8x8x8" in r.stdout, r.stdout)
+
     # One sign convention: every default stencil computes +Lap(u), exact on quadratics: +2 on
     # x^2, y^2, z^2, 0 on xy (sym27 gave -2), scaled by 1/h^2 with --spacing h.
     n, rr = 12, 4  # the points rr from the faces see only the polynomial
