@@ -56,16 +56,13 @@ nlohmann::json to_json(const std::vector<Result>& results) {
   nlohmann::json gpu = nullptr;
   for (const Result& r : results)
     if (r.device == "cuda") {
-      const auto devs = cuda_devices();
-      if (!devs.empty()) {
-        device = devs[0].name;
-        gpu = {{"name", devs[0].name},
-               {"multiprocessors", devs[0].multiprocessors},
-               {"memory_bytes", devs[0].total_memory},
-               {"l2_bytes", devs[0].l2_bytes},
-               {"compute_capability", std::to_string(devs[0].cc_major) + "." +
-                                          std::to_string(devs[0].cc_minor)}};
-      }
+      const DeviceInfo d = cuda_current_device();
+      device = d.name;
+      gpu = {{"name", d.name},
+             {"multiprocessors", d.multiprocessors},
+             {"memory_bytes", d.total_memory},
+             {"l2_bytes", d.l2_bytes},
+             {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)}};
       break;
     }
   doc["device"] = device;

@@ -121,30 +121,73 @@ void refuse_nonfinite(const ApplyArgs& a, const FiniteReport<T>& result,
   std::fprintf(stderr, "strata apply: warning: %s (written: --allow-nonfinite)\n", why.c_str());
 }
 
-// One process: on the GPU the array goes from the file onto the device and back through a
-// bounded host buffer, and the finite checks run there; on the CPU it is a host field.
+// One process's steps: the update, its steps per pass and the ghost layers its fields need
+// (periodic passes of k steps read k R layers).
+struct OneProcessSteps {
+  StepOptions update;
+  bool single = true;
+  int ghost = 1;
+};
 template <class T>
-void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
-  Phases phase;
-  StepOptions update = parse_update(a.update);
-  const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
+OneProcessSteps one_process_steps(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Memory mem) {
+  OneProcessSteps o;
+  o.update = parse_update(a.update);
+  o.single = a.steps == 1 && o.update.update == StepUpdate::repeat;
+  o.update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem);
+  o.ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !o.single ? o.update.fuse * s.radius() : 0});
+  return o;
+}
+
+// The memory a run will hold, checked before anything is read or allocated (under mpirun
+// before the ranks agree to start, on every rank). One process: two fields with ghosts (the
+// input and the output, or apply_steps' scratch), on the device or on the host with the dense
+// copy the output is written from. Over the ranks: each rank's box of both fields, and the
+// 64 MiB buffer its part of the .npy files streams through, for every rank of this host.
+template <class T>
+void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
+                  const dist::ProcessGrid* grid) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
-  update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem);
-  // Periodic passes of k steps read k R ghost layers.
-  const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !single ? update.fuse * s.radius() : 0});
-  const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
   const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
-  // Two fields with ghosts (the input and the output, or apply_steps' scratch), before the
-  // input is read: on the device, or on the host with the dense copy the output is written from.
-  if (mem == Memory::device) {
-    require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
-    phase.end("device_start");
-  } else {
-    host::require_host_memory(2 * field + dense, what,
-                              "2 fields with ghosts " + host::format_bytes(2 * field) + ", the output's dense copy " +
-                                  host::format_bytes(dense),
-                              "use a smaller array or --device cuda");
+  const std::string advice = mem == Memory::host ? "use a smaller array or --device cuda" : "use a smaller array";
+  if (!grid) {
+    const int ghost = one_process_steps<T>(a, s, bc, mem).ghost;
+    const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
+    if (mem == Memory::device) {
+      require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
+    } else {
+      host::require_host_memory(2 * field + dense, what,
+                                "2 fields with ghosts " + host::format_bytes(2 * field) +
+                                    ", the output's dense copy " + host::format_bytes(dense),
+                                advice);
+    }
+    return;
   }
+  const dist::Job& job = dist::Job::get();
+  const Extent box = dist::Subdomain::of(*grid, n, job.rank()).local;
+  const double field = double(Layout::make(box, std::max(s.radius(), 1), sizeof(T)).bytes());
+  const double staging = double(64 << 20), ranks = job.local_size();
+  const std::string each = job.local_size() == 1 ? "" : " (each of this host's " + std::to_string(job.local_size()) + " ranks)";
+  if (mem == Memory::device) {
+    require_device_memory(std::size_t(2 * field), what + ", rank " + std::to_string(job.rank()) + "'s " + box.str() + " box");
+    host::require_host_memory(ranks * staging, what, "a 64 MiB .npy buffer" + each, advice);
+  } else {
+    host::require_host_memory(ranks * (2 * field + staging), what,
+                              "2 fields of a " + box.str() + " box with ghosts " + host::format_bytes(2 * field) +
+                                  " and a 64 MiB .npy buffer" + each,
+                              advice);
+  }
+}
+
+// One process: on the GPU the array goes from the file onto the device and back through a
+// bounded host buffer, and the finite checks run there; on the CPU it is a host field. Its
+// memory was checked (check_memory), which also started the device: `phase`'s device_start.
+template <class T>
+void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n, Phases& phase) {
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const OneProcessSteps steps = one_process_steps<T>(a, s, bc, mem);
+  const StepOptions& update = steps.update;
+  const bool single = steps.single;
+  const int ghost = steps.ghost;
   Field<T> u = npy_read_field<T>(a.in, ghost, mem);
   phase.end("input");
   const FiniteReport<T> input = check_finite(u);
@@ -175,13 +218,16 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
 // halos travel between ranks (NCCL between GPUs), and the ranks write their rows of one file.
 template <class T>
 void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
-                     const dist::ProcessGrid& grid) {
+                     const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  Phases phase;
   const StepOptions update = parse_update(a.update);
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   const int ghost = std::max(s.radius(), 1);
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
   phase.end("allocation");
   dist::read_npy(a.in, in);
@@ -298,16 +344,20 @@ void add_apply(CLI::App& app) {
       throw Error("--fuse " + std::to_string(a->fuse) + ": over several ranks every step is one pass (the ghosts "
                   "are exchanged between steps); fused passes take one process");
     if (dev == DeviceChoice::cuda && distributed) job.bind_gpu();
+    Phases phase;
+    if (p == Precision::f32) check_memory<float>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
+    else check_memory<double>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
+    if (dev == DeviceChoice::cuda) phase.end("device_start");
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
       if (p == Precision::f32)
-        run_distributed<float>(*a, s, bc, dev, n, grid);
+        run_distributed<float>(*a, s, bc, dev, n, grid, phase);
       else
-        run_distributed<double>(*a, s, bc, dev, n, grid);
+        run_distributed<double>(*a, s, bc, dev, n, grid, phase);
     } else if (p == Precision::f32) {
-      run<float>(*a, s, bc, dev, n);
+      run<float>(*a, s, bc, dev, n, phase);
     } else {
-      run<double>(*a, s, bc, dev, n);
+      run<double>(*a, s, bc, dev, n, phase);
     }
   });
 }

@@ -169,7 +169,7 @@ void add_demo(CLI::App& app) {
     std::printf("strata %s (commit %s, %s)\n", b.version.c_str(), b.commit.c_str(),
                 b.cuda ? "CUDA build" : "CPU-only build");
     if (dev == DeviceChoice::cuda) {
-      const DeviceInfo d = cuda_devices().at(0);
+      const DeviceInfo d = cuda_current_device();
       std::printf("device: %s, %d SMs, %.0f GiB\n", d.name.c_str(), d.multiprocessors,
                   double(d.total_memory) / (1 << 30));
     } else {

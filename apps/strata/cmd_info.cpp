@@ -4,6 +4,8 @@
 
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/wave.hpp"
 
 namespace strata::cli {
 
@@ -26,6 +28,16 @@ void add_info(CLI::App& app) {
               << "  compiler:      " << b.compiler << "\n"
               << "  CUDA backend:  "
               << (b.cuda ? "yes (architectures " + b.cuda_architectures + ")" : std::string("no"))
+              << "\n";
+    const dist::Transports t = dist::transports();
+    std::cout << "  MPI:           " << t.mpi << "\n"
+              << "  NCCL:          " << t.nccl << "\n";
+    const std::string pictures = wave::picture_library();
+    std::cout << "  pictures:      "
+              << (pictures.empty()
+                      ? "plain colour images (built without cairo: Debian/Ubuntu libcairo2-dev); "
+                        "python -m strata.plot RUN_DIR draws annotated ones"
+                      : "annotated (axes, colour bar, title), drawn with " + pictures)
               << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";

@@ -62,6 +62,7 @@ nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice 
                       {"rtol", rep.rtol},                 {"atol", rep.atol},
                       {"rtol_default", rep.rtol_default}, {"at_floor", rep.at_floor},
                       {"rel_residual", rep.rel_residual}, {"residuals", rep.residuals},
+                      {"iteration_ms", rep.iteration_ms},
                       {"convergence_factor", rep.convergence_factor},
                       {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
                       {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
@@ -82,7 +83,8 @@ PoissonOptions with_progress(const PoissonArgs& a, const PoissonOptions& opt, do
     };
   if (print && !a.quiet)
     o.on_iteration = [](const PoissonIteration& it) {
-      std::printf("  iteration %3d  relative residual %.3e  factor %.3f\n", it.iteration, it.rel_residual, it.factor);
+      std::printf("  iteration %3d  relative residual %.3e  factor %.3f  %8.2f ms\n", it.iteration, it.rel_residual,
+                  it.factor, it.ms);
       std::fflush(stdout);
     };
   return o;
@@ -166,8 +168,7 @@ poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, c
 // The problem is built, solved and measured where the solve runs: on the GPU no grid is
 // made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
-void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev) {
-  Phases phase;
+void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev, Phases& phase) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
@@ -207,11 +208,14 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
 // of f and u, rank 0 prints and writes the report, the ranks write their rows of --out.
 template <class T>
 void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
-                     const dist::ProcessGrid& grid) {
+                     const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  Phases phase;
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> f(n, grid, 1, mem), u(n, grid, 1, mem);
   phase.end("allocation");
   const bool manufactured = a.rhs == "manufactured";
@@ -367,14 +371,23 @@ void add_poisson(CLI::App& app) {
                     std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
       if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
+    Phases phase;
+    // Each rank's box of f, u and about 10 grids of the solver's, on its GPU, before the ranks
+    // start (one process checks the whole grid as it starts the device, in run).
+    if (distributed && dev == DeviceChoice::cuda) {
+      require_device_memory(12 * dist::Subdomain::of(pg, n, job.rank()).local.points() * bytes_of(p),
+                            "rank " + std::to_string(job.rank()) + "'s box of the " + n.str() + " Poisson solve");
+      phase.end("device_start");
+    }
+    check_poisson_options(o, n, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
-      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);
-      else run_distributed<double>(*a, n, o, dev, pg);
+      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg, phase);
+      else run_distributed<double>(*a, n, o, dev, pg, phase);
     } else if (p == Precision::f32) {
-      run<float>(*a, n, o, dev);
+      run<float>(*a, n, o, dev, phase);
     } else {
-      run<double>(*a, n, o, dev);
+      run<double>(*a, n, o, dev, phase);
     }
   });
 }

@@ -1,6 +1,7 @@
 """A wave survey: a Ricker source under a free surface over a two-layer model, a line of
-receivers; the run directory written as `strata wave` does, then pictures of it (slices
-with one shared clip, the seismogram as density and wiggles with AGC), and an in-memory
+receivers; the run directory written as `strata wave` does, then pictures of it (the model
+with the source and receivers, slices with one shared clip, the seismogram against the
+offset from the source as density and wiggles with AGC), and an in-memory
 run returning the seismogram and the final wavefield.
     python examples/python/wave_survey.py [--small] [--out DIR]"""
 import argparse

@@ -54,6 +54,7 @@ struct PoissonIteration {
   int iteration = 0;        // V-cycles, CG iterations or Jacobi sweeps so far
   double rel_residual = 0;  // ||f - A u|| / ||f||
   double factor = 0;        // residual reduction of this iteration
+  double ms = 0;            // wall time of this iteration (the first: from the solve's start)
 };
 
 struct PoissonOptions {
@@ -104,6 +105,9 @@ struct PoissonReport {
   // The residual the method computes after each iteration, relative to ||f|| (index 0:
   // the start); for CG the recursive residual, which may drift below the recomputed one.
   std::vector<double> residuals;
+  // The wall time of each iteration (index 0: the first), where a cost that is paid once
+  // (a connection made at the first message) shows apart from the steady ones.
+  std::vector<double> iteration_ms;
   double setup_ms = 0, solve_ms = 0;
   double iterations_per_s = 0;
   double gb_per_s = 0;            // estimated bytes moved by the solve / solve time
@@ -113,6 +117,11 @@ struct PoissonReport {
   double rhs_mean = 0;            // Neumann, periodic: the mean removed from f
   std::vector<std::string> warnings;  // what the caller should know (a mean removed from f)
 };
+
+// The checks solve_poisson makes of its options before any work, for an n grid in
+// `memory`: throws Error saying what is wrong and what is allowed. A verb calls it before
+// it reads or allocates anything (under mpirun: before the ranks agree to start).
+void check_poisson_options(const PoissonOptions& options, Extent n, Memory memory);
 
 // Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).
 // f and u must share extent, memory and precision. Throws Error for bad options or inputs

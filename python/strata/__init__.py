@@ -11,13 +11,22 @@ Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files; a F
 array to NumPy (np.asarray(f), copy-free on the host), CuPy and PyTorch (DLPack, and
 __cuda_array_interface__ on the GPU). The default stencils compute +Lap(u) (+2 on x**2);
 strata.poisson.solve solves -Lap(u) = f.
-Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (matplotlib),
-strata.bench (timings).
+Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (pictures with
+matplotlib, imported only when one is drawn), strata.bench (timings).
 """
 from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,
                       release_scratch, steps, sum, synchronize)
 from . import bench, poisson, wave
 
 __all__ = ["Field", "apply", "cuda_available", "cuda_unavailable_reason", "dot", "max_abs", "norm2",
-           "release_scratch", "steps", "sum", "synchronize", "bench", "poisson", "wave"]
+           "release_scratch", "steps", "sum", "synchronize", "bench", "plot", "poisson", "wave"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # strata.plot on first use: `python -m strata.plot` then runs a module not yet imported
+    # (runpy warns otherwise), and matplotlib is imported only when a picture is drawn.
+    if name == "plot":
+        import importlib
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'strata' has no attribute {name!r}")

@@ -166,6 +166,10 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 
 }  // namespace detail
 
+void connect_gpus(const ProcessGrid& grid, Extent global) {
+  detail::connect_device(grid, Subdomain::of(grid, global, Job::get().rank()));
+}
+
 template <class T>
 DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)
     : DistField(grid, (grid.require_fits(global, Job::get().size(), std::max(ghost, 1),

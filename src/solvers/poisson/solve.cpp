@@ -187,6 +187,8 @@ STRATA_INSTANTIATE(double, dist::DistField<double>)
 
 }  // namespace poisson
 
+void check_poisson_options(const PoissonOptions& o, Extent n, Memory memory) { poisson::validate(o, n, memory); }
+
 template <class T>
 PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>& u) {
   require(!f.empty() && !u.empty(), "solve_poisson: empty field");

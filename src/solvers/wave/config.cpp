@@ -216,30 +216,41 @@ const Keys<Config>& boundary_keys() {
 
 const Keys<Config>& snapshot_keys() {
   static const Keys<Config> k = {
-      schema::integer<Config>("every", &Config::snapshot_every, 0, 100000000, "u every N steps (0: none) as:"),
+      schema::integer<Config>("every", &Config::snapshot_every, 0, 100000000,
+                              "u every N steps (0: none) as:"),
       schema::boolean<Config>("npy", &Config::snapshot_npy, "  snapshots/u_STEP.npy  (nz, ny, nx)"),
-      schema::boolean<Config>("vti", &Config::snapshot_vti, "  snapshots/u_STEP.vti  (VTK image data for ParaView)"),
-      schema::boolean<Config>("png", &Config::snapshot_png, "  snapshots/u_STEP.png  (the slice below)"),
+      schema::boolean<Config>("vti", &Config::snapshot_vti,
+                              "  snapshots/u_STEP.vti  (VTK image data for ParaView)"),
+      schema::boolean<Config>("png", &Config::snapshot_png,
+                              "  snapshots/u_STEP.png  (the plane below)"),
   };
   return k;
 }
 
 const Keys<Config>& png_keys() {
   static const Keys<Config> k = {
-      schema::choice<Config>("axis", &Config::png_axis, kAxes, "slice normal: {choices}"),
-      schema::optional_integer<Config>("index", &Config::png_index, 0, 1 << 20, "grid index along axis; null: the middle"),
-      schema::one_of<Config>("colormap", &Config::colormap, {"seismic", "viridis", "gray"}, "{choices}"),
-      schema::number<Config>("clip", &Config::png_clip, {0, 1, true, false}, "colour range: this quantile of |u|"),
+      schema::choice<Config>("axis", &Config::png_axis, kAxes,
+                             "the pictures' plane (snapshots, model): normal {choices}"),
+      schema::optional_integer<Config>("index", &Config::png_index, 0, 1 << 20,
+                                       "grid index along axis; null: the middle"),
+      schema::one_of<Config>("colormap", &Config::colormap, {"seismic", "viridis", "gray"},
+                             "{choices}"),
+      schema::number<Config>("clip", &Config::png_clip, {0, 1, true, false},
+                             "colour range: this quantile of |u|"),
   };
   return k;
 }
 
 const Keys<Config>& output_keys() {
   static const Keys<Config> k = {
-      schema::text<Config>("dir", &Config::out_dir, false, "created if missing; every file written atomically"),
+      schema::text<Config>("dir", &Config::out_dir, false,
+                           "created if missing; every file written atomically"),
       schema::section<Config>("snapshots", snapshot_keys()),
       schema::section<Config>("png", png_keys()),
-      schema::boolean<Config>("seismogram_png", &Config::seismogram_png, "seismogram.png next to seismogram.npy"),
+      schema::boolean<Config>("seismogram_png", &Config::seismogram_png,
+                              "seismogram.png next to seismogram.npy"),
+      schema::boolean<Config>("model_png", &Config::model_png,
+                              "model.png: the velocity on png's plane, the sources and receivers"),
       schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,
                               "checkpoint.strata every N steps and at the last (0: none)"),
   };
