@@ -11,6 +11,7 @@ GPUs, in one call: the whole-process wall time and the phases each verb reports.
            process start to the first iteration (device start, communicators, allocation)
   wave     examples/wave/gpu512.json for 600 steps as a user runs it (its outputs on) on 1, 2,
            4, ... ranks, the fixed cost beside the stepping, and again with every GPU visible
+  nccl_env NCCL's connection cost under its settings (cuMem, channels, connect at init, no P2P)
   nccl     which transport NCCL picked between two ranks that each see only their own GPU
 
 Usage: tools/multigpu-costs.py STRATA [--json OUT.json] [--skip start,poisson,wave,nccl]
@@ -164,6 +165,51 @@ if "wave" not in skip:
             ph = " ".join(f"{k} {v:.2f}" for k, v in runs[0]["phases_s"].items() if v >= 0.01)
             print(f"  {ranks:5d} {mode:>8} {row['wall_s']:7.2f} {row['stepping_s']:10.3f} {row['gpts_per_s']:8.1f} "
                   f"{row['fixed_s']:7.2f}  {ph}")
+
+if "nccl_env" not in skip and gpus >= 2:
+    # What NCCL's connections cost under its own settings: the communicators phase, the setup
+    # and the first iteration of a 255^3 solve at 2 and all ranks, and a 600-step wave.
+    settings = {"default": {}, "NCCL_CUMEM_ENABLE=0": {"NCCL_CUMEM_ENABLE": "0"},
+                "NCCL_MAX_NCHANNELS=2": {"NCCL_MAX_NCHANNELS": "2"},
+                "NCCL_RUNTIME_CONNECT=0": {"NCCL_RUNTIME_CONNECT": "0"},
+                "NCCL_P2P_DISABLE=1": {"NCCL_P2P_DISABLE": "1"}}
+    result["nccl_env"] = []
+    print("\nNCCL settings: poisson 255^3 MG-CG (ms) and wave gpu512 600 steps (s)")
+    print(f"  {'setting':24s} {'ranks':>5} {'comms':>7} {'setup':>7} {'first it':>8} {'solve':>7} {'wall s':>7}"
+          f"   wave: {'comms':>6} {'stepping':>8} {'wall':>6}")
+    cfg = os.path.join(ROOT, "examples", "wave", "gpu512.json")
+    for name, extra in settings.items():
+        env = dict(env_base, **extra)
+        for ranks in sorted({2, gpus}):
+            rep = os.path.join(tmp, "env.json")
+            wall, r = timed(launch(ranks) + [strata, "poisson", "--n", "255", "--solver", "mgcg", "--mixed", "--precision",
+                                             "f64", "--rtol", "1e-10", "--quiet", "--device", "cuda", "--json", rep], env)
+            row = {"setting": name, "ranks": ranks, "returncode": r.returncode}
+            if r.returncode == 0:
+                j = json.load(open(rep))
+                row.update({"wall_s": wall, "timing_ms": j["timing_ms"], "iteration_ms": j.get("iteration_ms", []),
+                            "solve_ms": j["solve_ms"]})
+            wline = ""
+            if ranks == gpus:
+                out = os.path.join(tmp, "envwave" + str(len(result["nccl_env"])))
+                wwall, w = timed(launch(ranks) + [strata, "wave", "--config", cfg, "--set", f"time.steps={a.steps}",
+                                                  "--set", "output.checkpoint_every=0", "--out-dir", out,
+                                                  "--progress", "off"], env)
+                if w.returncode == 0:
+                    wj = json.load(open(os.path.join(out, "report.json")))
+                    row["wave"] = {"wall_s": wwall, "phases_s": wj["phases_s"]}
+                    wline = (f"   wave: {wj['phases_s'].get('communicators', 0):6.2f} "
+                             f"{wj['phases_s'].get('stepping', 0):8.3f} {wwall:6.2f}")
+                else:
+                    wline = f"   wave failed ({w.returncode})"
+            result["nccl_env"].append(row)
+            if r.returncode != 0:
+                print(f"  {name:24s} {ranks:5d} failed ({r.returncode}): {r.stderr.strip()[-200:]}")
+                continue
+            t = row["timing_ms"]
+            it = row["iteration_ms"]
+            print(f"  {name:24s} {ranks:5d} {t.get('communicators', 0):7.0f} {t.get('setup', 0):7.0f} "
+                  f"{(it[0] if it else 0):8.2f} {row['solve_ms']:7.1f} {wall:7.2f}{wline}")
 
 if "nccl" not in skip and gpus >= 2:
     cmd = launch(2) + [strata, "poisson", "--n", "63", "--solver", "mgcg", "--precision", "f64", "--rtol", "1e-8",
