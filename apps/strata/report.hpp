@@ -9,17 +9,24 @@
 
 #include "apps/strata/commands.hpp"
 #include "strata/atomic_file.hpp"
+#include "strata/dist.hpp"
 
 namespace strata::cli {
 
 using Clock = std::chrono::steady_clock;
 
-// Where a run's wall time goes, phase by phase (ms), from the process start: the first entry
-// is the time before the verb began (loading, CLI parsing), each end() the time since the
-// last, and total() everything up to now.
+// Where a run's wall time goes, phase by phase (ms), from the process start: the first
+// entries are the time before the verb began, MPI's start under mpirun (mpi_start) and the
+// rest (process_start: loading, option parsing, binding the GPU), each end() the time since
+// the last, and total() everything up to now.
 struct Phases {
   Clock::time_point start = process_start(), mark = Clock::now();
-  nlohmann::ordered_json ms = nlohmann::ordered_json::object({{"process_start", since(start, mark)}});
+  nlohmann::ordered_json ms = first_entries(since(start, mark));
+  static nlohmann::ordered_json first_entries(double before) {
+    const double mpi = dist::Job::get().start_ms();
+    if (mpi <= 0) return nlohmann::ordered_json::object({{"process_start", before}});
+    return nlohmann::ordered_json::object({{"mpi_start", mpi}, {"process_start", before - mpi}});
+  }
   void end(const char* phase) {
     const Clock::time_point now = Clock::now();
     ms[phase] = ms.value(phase, 0.0) + since(mark, now);  // a phase met twice adds up

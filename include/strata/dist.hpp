@@ -92,6 +92,9 @@ public:
   // What start did to CUDA_VISIBLE_DEVICES, in words ("CUDA_VISIBLE_DEVICES=2 (was unset)"),
   // or empty when it left it.
   const std::string& gpu_visibility() const { return visibility_; }
+  // How long start took (MPI_Init and the host's rank count; 0 without a launcher), in ms:
+  // a run's report shows it apart from the rest of its process start.
+  double start_ms() const { return start_ms_; }
 
   // One process's failure ends every rank (MPI_Abort); without MPI just exits. Never returns.
   [[noreturn]] void abort(int code) const;
@@ -106,6 +109,7 @@ private:
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   bool mpi_ = false, finished_ = false, begun_ = false, narrowed_ = false;
   std::string host_, visibility_;
+  double start_ms_ = 0;
 };
 
 // How the ranks divide the grid: dims[0] x dims[1] x dims[2] boxes along x, y, z. Rank r sits

@@ -2,6 +2,7 @@
 // only under a launcher, so a plain `strata ...` never touches MPI.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <limits>
 
@@ -34,6 +35,7 @@ Job& Job::start(int& argc, char**& argv, Gpus gpus) {
   }
   // Before MPI_Init where the launcher says where this rank sits (an MPI built with CUDA
   // may start it there), else from MPI's own count of the host's ranks just after.
+  const auto t0 = std::chrono::steady_clock::now();
   const int launcher_local = detail::launcher_local_rank();
   if (mine && launcher_local >= 0) job.narrow_gpus(launcher_local);
   int provided = 0;
@@ -52,6 +54,7 @@ Job& Job::start(int& argc, char**& argv, Gpus gpus) {
   MPI_Get_processor_name(name, &len);
   job.host_.assign(name, std::size_t(len));
   if (mine && launcher_local < 0) job.narrow_gpus(job.local_rank_);
+  job.start_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return job;
 }
 
