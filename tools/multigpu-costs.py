@@ -171,6 +171,8 @@ if "nccl_env" not in skip and gpus >= 2:
     # and the first iteration of a 255^3 solve at 2 and all ranks, and a 600-step wave.
     settings = {"default": {}, "NCCL_CUMEM_ENABLE=0": {"NCCL_CUMEM_ENABLE": "0"},
                 "NCCL_MAX_NCHANNELS=2": {"NCCL_MAX_NCHANNELS": "2"},
+                "NCCL_MAX_NCHANNELS=4": {"NCCL_MAX_NCHANNELS": "4"},
+                "NCCL_MAX_NCHANNELS=8": {"NCCL_MAX_NCHANNELS": "8"},
                 "NCCL_RUNTIME_CONNECT=0": {"NCCL_RUNTIME_CONNECT": "0"},
                 "NCCL_P2P_DISABLE=1": {"NCCL_P2P_DISABLE": "1"}}
     result["nccl_env"] = []
