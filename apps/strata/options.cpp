@@ -13,6 +13,7 @@
 
 #include "strata/device.hpp"
 #include "strata/error.hpp"
+#include "strata/tuning.hpp"
 
 namespace strata::cli {
 
@@ -40,7 +41,8 @@ std::optional<double> to_number(const std::string& text) {
 }  // namespace
 
 CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open, const std::string& word) {
-  const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
+  const std::string range =
+      std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
   const std::string kind = (word.empty() ? "" : word + " or ") + (integer ? "a whole number" : "a number") + " in " + range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
@@ -127,12 +129,17 @@ std::vector<Precision> parse_precisions(const std::string& text) {
 
 DeviceChoice resolve_device(const std::string& text) {
   if (text == "cpu") return DeviceChoice::cpu;
+  // A GPU run reads STRATA_TUNE (its launch shapes): a bad value is refused before any work.
+  auto gpu = [] {
+    tuning::mode();
+    return DeviceChoice::cuda;
+  };
   if (text == "cuda" || text == "gpu") {
     if (!cuda_available())
       throw Error("--device cuda was requested but no GPU can be used: " + cuda_unavailable_reason());
-    return DeviceChoice::cuda;
+    return gpu();
   }
-  if (text.empty() || text == "auto") return cuda_available() ? DeviceChoice::cuda : DeviceChoice::cpu;
+  if (text.empty() || text == "auto") return cuda_available() ? gpu() : DeviceChoice::cpu;
   throw Error("unknown device '" + text + "': allowed cpu, cuda (default: cuda when a GPU is visible)");
 }
 

@@ -1,13 +1,8 @@
 // The registry of compiled stencil implementations and the public API's CUDA dispatch: each
 // kernel runs the shape tuning chose for the current device (strata/tuning.hpp).
-#include <map>
-#include <mutex>
-#include <utility>
-
-#include "cuda/check.hpp"
 #include "cuda/stencil_impl.hpp"
 #include "cuda/stencil_tuning.hpp"
-#include "cuda/tuning/tuner.hpp"
+#include "cuda/tuning/families.hpp"
 
 namespace strata::cuda {
 
@@ -50,42 +45,12 @@ const StencilImpl<T>* find_impl(std::string_view kernel, std::string_view varian
   return nullptr;
 }
 
-namespace {
-
-bool capturing(void* stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  STRATA_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status));
-  return status != cudaStreamCaptureStatusNone;
-}
-
-}  // namespace
-
 template <class T>
 const StencilImpl<T>& chosen_impl(std::string_view kernel, void* stream) {
-  // What each (device, kernel) resolved to, valid while the tuner's generation stands.
-  static std::mutex m;
-  static std::map<std::pair<int, std::string>, std::pair<const StencilImpl<T>*, int>> known;
-  int device = 0;
-  STRATA_CUDA_CHECK(cudaGetDevice(&device));
-  const int generation = tuning::generation();
-  const std::pair<int, std::string> at{device, std::string(kernel)};
-  {
-    std::lock_guard<std::mutex> lock(m);
-    if (const auto it = known.find(at); it != known.end() && it->second.second == generation)
-      return *it->second.first;
-  }
   default_impl<T>(kernel);  // throws, listing the kernels, for an unknown name
-  const tuning::Resolved r =
-      tuning::resolve(tuning_ops(), device, tuning::family_name(kernel, precision_of<T>),
-                      !capturing(stream), stream);
-  const StencilImpl<T>* impl = find_impl<T>(kernel, r.variant);
-  require(impl != nullptr, "internal: tuning chose " + r.variant + " for " + std::string(kernel) +
-                               ", which is not compiled");
-  if (r.remembered) {
-    std::lock_guard<std::mutex> lock(m);
-    known[at] = {impl, generation};
-  }
-  return *impl;
+  return chosen_variant<StencilImpl<T>>(
+      tuning::family_name(kernel, precision_of<T>), stream,
+      [&](const std::string& variant) { return find_impl<T>(kernel, variant); });
 }
 
 template <class T>

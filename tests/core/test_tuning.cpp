@@ -15,11 +15,13 @@
 #include <gtest/gtest.h>
 
 #include "common/error_of.hpp"
+#include "common/tuning_env.hpp"
 #include "cuda/tuning/cache.hpp"
 #include "cuda/tuning/families.hpp"
 #include "cuda/tuning/shipped_shapes.hpp"
 #include "cuda/tuning/stencil_candidates.hpp"
 #include "cuda/tuning/tuner.hpp"
+#include "cuda/tuning/wave_policy.hpp"
 #include "strata/tuning.hpp"
 
 namespace fs = std::filesystem;
@@ -41,35 +43,13 @@ void spit(const fs::path& p, const std::string& text) {
   out << text;
 }
 
-// Each test: a fresh directory, the tuning environment cleared (and restored after), a fresh
-// tuner, notes collected.
+// Each test: its own cache file and a fresh tuner (TuningEnv), notes collected.
 class Tuning : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("strata_tuning_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    for (const char* name : {"STRATA_TUNE", "STRATA_TUNE_CACHE", "XDG_CACHE_HOME", "HOME"}) {
-      const char* v = std::getenv(name);
-      saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-      ::unsetenv(name);
-    }
-    cache_ = (dir_ / "cache" / "tuning.json").string();
-    ::setenv("STRATA_TUNE_CACHE", cache_.c_str(), 1);
-    reset();
+    dir_ = env_.dir;
+    cache_ = env_.cache;
     set_note_handler([this](const std::string& n) { notes_.push_back(n); });
-  }
-  void TearDown() override {
-    set_note_handler({});
-    reset();
-    for (const auto& [name, v] : saved_)
-      if (v)
-        ::setenv(name.c_str(), v->c_str(), 1);
-      else
-        ::unsetenv(name.c_str());
-    fs::remove_all(dir_);
   }
   bool noted(const std::string& part) const {
     for (const std::string& n : notes_)
@@ -77,10 +57,10 @@ class Tuning : public ::testing::Test {
     return false;
   }
 
+  test::TuningEnv env_;
   fs::path dir_;
   std::string cache_;
   std::vector<std::string> notes_;
-  std::map<std::string, std::optional<std::string>> saved_;
 };
 
 DeviceKey key_of(const std::string& name, int sms = 132) {
@@ -189,12 +169,14 @@ TEST_F(Tuning, CachePathFollowsStrataTuneCacheThenXdgThenHome) {
 
 TEST_F(Tuning, EveryFamilyHasItsPolicyFirstAndDistinctCandidates) {
   const auto& all = tuned_families();
-  ASSERT_EQ(all.size(), 16u);  // 8 kernels x 2 precisions
+  ASSERT_EQ(all.size(), 18u);  // 8 stencil kernels and the wave update x 2 precisions
   EXPECT_EQ(family("7pt.f32").variants.front(), cuda::StencilPolicy<float>::radius1::name());
   EXPECT_EQ(family("box27.f64").variants.front(), cuda::StencilPolicy<double>::radius1::name());
   EXPECT_EQ(family("copy.f32").variants.front(), cuda::StencilPolicy<float>::copy::name());
   EXPECT_EQ(family("star4.f32").variants.front(), cuda::StencilPolicy<float>::star34::name());
   EXPECT_EQ(family("star2.f64").variants.front(), cuda::StencilPolicy<double>::star2::name());
+  EXPECT_EQ(family("wave4.f32").variants.front(), (cuda::WavePolicyShape<float, 4>::name()));
+  EXPECT_EQ(family("wave4.f64").variants.front(), (cuda::WavePolicyShape<double, 4>::name()));
   for (const FamilySpec& f : all) {
     EXPECT_GE(f.variants.size(), 3u) << f.name;
     EXPECT_LE(f.variants.size(), 4u) << f.name << ": a handful, not a sweep (compile time)";
@@ -226,7 +208,9 @@ TEST_F(Tuning, ShippedRowsNameACandidateForEveryFamilyAndTheH100RowIsThePolicy) 
     EXPECT_EQ(h100->at(f.name), f.variants.front()) << f.name;
   // A row not measured on its model yet carries the H100's shapes.
   for (const ShippedRow& r : shipped_rows())
-    if (*r.measured == '\0') EXPECT_EQ(parsed[r.device], *h100) << r.device;
+    if (*r.measured == '\0') {
+      EXPECT_EQ(parsed[r.device], *h100) << r.device;
+    }
 }
 
 TEST_F(Tuning, ShippedRowsMatchTheExactNameFirstThenAWordOfIt) {

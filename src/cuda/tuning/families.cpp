@@ -1,9 +1,10 @@
-// The tuned families, from the candidate lists (tuning/stencil_candidates.hpp).
+// The tuned families, from the candidate lists (tuning/stencil_candidates.hpp, wave_policy.hpp).
 #include "cuda/tuning/families.hpp"
 
 #include <algorithm>
 
 #include "cuda/tuning/stencil_candidates.hpp"
+#include "cuda/tuning/wave_policy.hpp"
 
 namespace strata::tuning {
 
@@ -20,6 +21,10 @@ void add_families(std::vector<FamilySpec>& out) {
     cuda::with_candidates<T>(kernel, [&](auto list) { f.variants = decltype(list)::names(); });
     out.push_back(std::move(f));
   }
+  // The wave solver's leapfrog update at radius 4 (its default order; other radii run their
+  // policy).
+  out.push_back({family_name("wave4", precision_of<T>), "wave4", precision_of<T>,
+                 cuda::WaveCandidates<T>::radius4::names()});
 }
 
 }  // namespace

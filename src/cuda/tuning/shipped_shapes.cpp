@@ -13,21 +13,22 @@ namespace strata::tuning {
 
 namespace {
 
-// The compiled policy of tuning/stencil_policy.hpp, chosen with `strata bench --variants all`
-// (lab build) on an H100 80GB HBM3 at 512^3: docs/performance.md, "Variants tried"
-// (bench/results/nvidia-h100-80gb-hbm3-variants.json).
+// The compiled policies of tuning/stencil_policy.hpp, chosen with `strata bench --variants all`
+// (lab build) on an H100 80GB HBM3 at 512^3 (docs/performance.md, "Variants tried";
+// bench/results/nvidia-h100-80gb-hbm3-variants.json), and of tuning/wave_policy.hpp, chosen
+// with `strata bench --kernel wave` there.
 constexpr const char* kH100Shapes =
     "copy.f32=tma-128x32v8s3 copy_halo.f32=tma-128x64v8s2 7pt.f32=tma-128x64v8s2 "
     "star2.f32=tma-128x64v8s2 star3.f32=tma-128x16v8s4 star4.f32=tma-128x16v8s4 "
-    "sym27.f32=tma-128x64v8s2 box27.f32=tma-128x64v8s2 "
+    "sym27.f32=tma-128x64v8s2 box27.f32=tma-128x64v8s2 wave4.f32=tma-128x16v4s4-pf-reg "
     "copy.f64=tma-128x16v8s3 copy_halo.f64=tma-128x32v8s2 7pt.f64=tma-128x32v8s2 "
     "star2.f64=tma-128x32v8s2 star3.f64=tma-128x16v8s3 star4.f64=tma-128x16v8s3 "
-    "sym27.f64=tma-128x32v8s2 box27.f64=tma-128x32v8s2";
+    "sym27.f64=tma-128x32v8s2 box27.f64=tma-128x32v8s2 wave4.f64=tma-64x16v4s3-pf-l2";
 
 constexpr ShippedRow kRows[] = {
     {"NVIDIA H100 80GB HBM3", "H100",
-     "strata bench --variants all at 512^3 on one H100 80GB HBM3 (132 SMs, driver 580.159.04): "
-     "docs/performance.md, Variants tried",
+     "strata bench --variants all and --kernel wave at 512^3 on one H100 80GB HBM3 (132 SMs, "
+     "driver 580.159.04): docs/performance.md, Variants tried",
      kH100Shapes},
     // Not measured on an H200 yet: the H100's shapes, so an H200 measures at first use
     // (STRATA_TUNE=auto) and runs the H100's shapes without measuring (cached, off).

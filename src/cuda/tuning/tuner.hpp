@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/tuning/cache.hpp"
+#include "cuda/tuning/choice.hpp"
 #include "cuda/tuning/families.hpp"
 #include "strata/tuning.hpp"
 
@@ -71,25 +72,10 @@ struct Decision {
 };
 Decision decide(Mode mode, const FamilyRecord* cached, const Fallback& fallback);
 
-// The process's choice of shape for `family` on `device` (the current device), measured now
-// where the mode says so and `may_measure` allows (not while the caller's stream is being
-// captured into a graph). `remembered` is false for a fallback used because measuring was
-// not possible now: the next call asks again.
-struct Resolved {
-  std::string variant;
-  bool remembered = true;
-};
-Resolved resolve(const DeviceOps& ops, int device, const std::string& family, bool may_measure,
-                 void* stream);
-
 // The implementations behind tuning::tune and tuning::device_status for a backend.
 TuneReport tune(const DeviceOps& ops, int device, const TuneOptions& options,
                 const std::function<void(const FamilyTiming&)>& on_family);
 DeviceStatus device_status(const DeviceOps& ops, int device);
-
-// Changes whenever a choice already made is replaced (tune, reset): a caller that keeps the
-// shapes it resolved asks again.
-int generation();
 
 // Forgets every choice, loaded cache and note said, and set_mode's mode (as in a new
 // process): for tests.
