@@ -205,8 +205,7 @@ std::vector<Result> poisson_cuda(const Options& opt) {
   require(cuda_available(), "the Poisson benchmark needs a GPU: " + cuda_unavailable_reason());
   std::vector<Result> out;
   auto note = [&](const Result& r) {
-    if (!opt.quiet) std::fprintf(stderr, "  %-18s %-20s %s %s: %.3f ms\n", r.kernel.c_str(), r.variant.c_str(),
-                                 to_string(r.precision), r.shape.str().c_str(), r.median_ms);
+    row_done(opt, r);
     out.push_back(r);
   };
   // Issue 11's targets (H100): V(2,2) at 255^3 >= 1500 cycles/s; one FMG pass to

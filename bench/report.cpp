@@ -100,7 +100,7 @@ void print_table(std::ostream& os, const std::vector<Result>& results) {
   char line[512];
   // "shape from": where a tuned kernel's launch shape came from (strata/tuning.hpp).
   std::snprintf(line, sizeof line, "%-12s %-16s %-4s %-5s %-14s %10s %9s %9s %7s %7s  %-10s %s\n",
-                "kernel", "variant", "dev", "prec", "shape", "median_ms", "Gpts/s", "GB/s",
+                "kernel", "variant", "dev", "prec", "shape (x,y,z)", "median_ms", "Gpts/s", "GB/s",
                 "BpP_eff", "ratio", "vs", "shape from");
   os << line;
   for (const Result& r : results) {
@@ -108,7 +108,7 @@ void print_table(std::ostream& os, const std::vector<Result>& results) {
     std::snprintf(line, sizeof line,
                   "%-12s %-16s %-4s %-5s %-14s %10.4f %9.2f %9.1f %7.2f %7.3f  %-10s %s",
                   r.kernel.c_str(), r.variant.c_str(), r.device.c_str(), to_string(r.precision),
-                  r.shape.str().c_str(), r.median_ms, r.gpts_per_s, r.gb_per_s,
+                  r.shape.xyz().c_str(), r.median_ms, r.gpts_per_s, r.gb_per_s,
                   r.bytes_per_point_eff, r.ratio_to_copy, r.reference.c_str(), choice.c_str());
     const std::string text = line;  // without the blanks an empty last column leaves
     os << text.substr(0, text.find_last_not_of(" \n") + 1) << "\n";

@@ -107,10 +107,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       r.extra["steps"] = kSteps;
       r.extra["fuse"] = fuse;
       r.extra["validated"] = fuse == 1 ? "against the CPU's steps" : "bit for bit against one pass per step";
-      if (!opt.quiet)
-        std::fprintf(stderr, "  steps %-6s fuse %d %s %s: %.3f ms for %d steps, %.1f Gpts/s per step, %.2fx memcpy-bound\n",
-                     name.c_str(), fuse, to_string(precision_of<T>), shape.str().c_str(), r.median_ms, kSteps,
-                     r.gpts_per_s, r.ratio_to_copy);
+      row_done(opt, r);
       out.push_back(r);
     }
   }

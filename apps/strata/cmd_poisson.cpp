@@ -42,8 +42,8 @@ struct PoissonArgs {
 // rank 0 alone).
 template <class T>
 nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice dev, const PoissonReport& rep) {
-  std::printf("levels:");
-  for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
+  std::printf("levels (x,y,z):");
+  for (const auto& L : rep.levels) std::printf(" %s", L.n.xyz().c_str());
   std::printf("\n%s\n", rep.message.c_str());
   if (rep.direct)
     std::printf("direct solve, relative residual %.3e (recomputed)\n", rep.rel_residual);
@@ -66,15 +66,21 @@ nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice 
                       {"convergence_factor", rep.convergence_factor},
                       {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
                       {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
-                      {"message", rep.message},           {"commit", build_info().commit}};
+                      {"message", rep.message},           {"warnings", rep.warnings},
+                      {"commit", build_info().commit}};
   for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
   return j;
 }
 
-// The solve's options with the per-iteration lines (printed where `print`, unless --quiet).
+// The solve's options with the per-iteration lines (printed where `print`, unless --quiet)
+// and its warnings (printed where `print`).
 PoissonOptions with_progress(const PoissonArgs& a, const PoissonOptions& opt, double h, bool print) {
   PoissonOptions o = opt;
   o.h = h;
+  if (print)
+    o.on_warning = [](const std::string& w) {
+      std::fprintf(stderr, "strata poisson: warning: %s\n", w.c_str());
+    };
   if (print && !a.quiet)
     o.on_iteration = [](const PoissonIteration& it) {
       std::printf("  iteration %3d  relative residual %.3e  factor %.3f  %8.2f ms\n", it.iteration, it.rel_residual,
@@ -90,9 +96,8 @@ std::string problem(const PoissonOptions& o, Extent n) {
 }
 template <class T>
 std::string describe(const PoissonOptions& o, double h) {
-  char b[64];
-  std::snprintf(b, sizeof b, ", %s, h = %.6g", to_string(precision_of<T>), h);
-  return std::string(to_string(o.method)) + b;
+  return std::string(to_string(o.method)) + ", " + to_string(precision_of<T>) +
+         ", h = " + format_number(h);
 }
 
 void solved(Phases& phase, Clock::time_point t_solver, const PoissonReport& rep) {
@@ -265,7 +270,10 @@ void add_poisson(CLI::App& app) {
   auto a = std::make_shared<PoissonArgs>();
   auto* cmd = app.add_subcommand(
       "poisson",
-      "Solve -Lap(u) = f on a box. Shapes count the unknowns: Dirichlet grids are vertex-centred "
+      "Solve -Lap(u) = f on a box. The operators (fd7, fe27) are A = -Lap, positive definite: "
+      "the opposite sign of strata apply's default stencils (+Lap). Neumann and periodic grids "
+      "need a zero-mean f: a mean is removed with a warning, a constant f refused. Shapes count "
+      "the unknowns: Dirichlet grids are vertex-centred "
       "with the boundary planes outside the shape (a 257^3 grid with its boundary is --n 255), "
       "Neumann grids cell-centred, periodic grids one period. Exit code 3 when the tolerance was "
       "not reached (the message says why: max-iter, divergence, the rounding floor).");

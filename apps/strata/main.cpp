@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
@@ -81,18 +82,8 @@ int main(int argc, char** argv) {
     if (strata::dist::Job::get().root())
       strata::tuning::set_note_handler(
           [](const std::string& note) { std::cerr << "strata: " << note << "\n"; });
-    // A verb that does not exist is named as such (CLI11 would say "A subcommand is required").
-    if (argc > 1 && argv[1][0] != '-') {
-      std::string verbs;
-      bool known = false;
-      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-        verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
-        known = known || sub->get_name() == argv[1];
-      }
-      if (!known)
-        throw strata::Error("unknown command '" + std::string(argv[1]) + "': allowed " + verbs +
-                            " (strata --help describes them)");
-    }
+    // Bare `strata` lists the verbs; a verb or option that does not exist names the nearest.
+    strata::cli::check_command_line(app, argc, argv);
     app.parse(argc, argv);
     // A verb that never reached Job::begin still meets the ranks that failed before it.
     auto& job = strata::dist::Job::get();

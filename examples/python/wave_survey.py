@@ -32,8 +32,7 @@ config = {
                "seismogram_png": False},
 }
 run_dir = os.path.join(args.out, "run")
-r = strata.wave.run(config, out_dir=run_dir, overwrite=True,
-                    on_progress=lambda p: print(f"  step {p['step']}/{p['last_step']}"))
+r = strata.wave.run(config, out_dir=run_dir, overwrite=True)  # progress on stderr in a terminal
 print(f"run directory {run_dir}: {r.seismogram.shape[1]} receivers x {r.seismogram.shape[0]} samples, "
       f"dt {r.dt:.3g} s, {r.report['gpts_per_s']:.3f} Gpoints/s")
 for path in strata.plot.render_run(run_dir, os.path.join(args.out, "plots"), gain=0.1):

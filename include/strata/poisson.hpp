@@ -9,9 +9,11 @@
 //                 given as N points *including* the two boundary planes has n = N - 2.
 //                 Unknown i sits at x = (i + 1) h.
 //   neumann:      cell-centred, zero flux through the faces (mirror ghosts): x = (i + 1/2) h.
-//                 The compatibility condition sum(f) = 0 is enforced by removing the mean
-//                 of f; the solution returned has zero mean (the null space is constants).
-//   periodic:     x = i h with period n h; as Neumann, f's mean is removed and u has mean 0.
+//                 A solution exists only when sum(f) = 0 (the compatibility condition): the
+//                 solve runs on f - mean(f), with a warning (on_warning, the report's
+//                 warnings) when the mean removed is above the tolerance, and refuses (Error)
+//                 an f that is constant; u has zero mean (the null space is constants).
+//   periodic:     x = i h with period n h; f's mean as for Neumann, and u has mean 0.
 // Spacing h is the same on every axis (default: the x extent of the box is 1).
 #pragma once
 
@@ -39,7 +41,8 @@ PoissonOperator parse_poisson_operator(std::string_view);  // throw Error on unk
 Smoother parse_smoother(std::string_view);
 PoissonMethod parse_poisson_method(std::string_view);
 
-// The operator A ~ -Lap on spacing h as a stencil (positive definite: centre > 0).
+// The operator A = -Lap on spacing h as a stencil (positive definite: centre > 0), the
+// opposite sign of the library's default Laplacians (Stencil::laplacian, fe27: +Lap).
 Stencil poisson_stencil(PoissonOperator op, double h);
 
 // Grid geometry of a boundary condition: spacing for n points along the x axis of a box of
@@ -79,6 +82,7 @@ struct PoissonOptions {
   // on one process. 0: dist::kPoissonGatherBelow (measured: docs/multigpu.md).
   long long gather_below = 0;
   std::function<void(const PoissonIteration&)> on_iteration;  // progress callback
+  std::function<void(const std::string&)> on_warning;          // also kept in the report
 };
 
 struct PoissonLevelInfo {
@@ -110,6 +114,8 @@ struct PoissonReport {
   std::vector<PoissonLevelInfo> levels;  // multigrid hierarchy, finest first
   std::string message;            // why it stopped: converged, max_iter, the rounding floor,
                                   // divergence, or a recomputed residual above the tolerance
+  double rhs_mean = 0;            // Neumann, periodic: the mean removed from f
+  std::vector<std::string> warnings;  // what the caller should know (a mean removed from f)
 };
 
 // The checks solve_poisson makes of its options before any work, for an n grid in

@@ -108,16 +108,24 @@ struct Config {
   std::string device = "auto";  // auto | cpu | cuda
 };
 
+// An override "key.path=VALUE" and the words that name it in messages ("--set
+// time.steps=-5", "--dt -1"); overrides given as plain strings are named "override 'TEXT'".
+struct Override {
+  std::string text, origin;
+};
+
 // Parses JSON text (// and /* */ comments allowed), applies each override "key.path=VALUE"
 // (VALUE is JSON, or a bare string; array elements by index, e.g. sources.0.frequency=20),
 // and validates every key: an unknown key, a key given twice in one object, a top level that
 // is not an object (null included), a wrong type or a value out of range throws Error naming
-// the key and what is allowed. `origin` names the text in messages.
+// the key and what is allowed. `origin` names the text in messages, an override's origin the
+// values it wrote (and the objects it created).
 Config parse_config(std::string_view json_text, std::span<const std::string> overrides = {},
                     const std::string& origin = "configuration");
 // The same from a file: a directory, a missing file or one that is not UTF-8 JSON text is
 // refused with a message naming it.
 Config parse_config_file(const std::string& path, std::span<const std::string> overrides = {});
+Config parse_config_file(const std::string& path, std::span<const Override> overrides);
 // A complete configuration with every key at its default, commented; parse_config reads it.
 std::string default_config_text();
 // Every key of cfg as JSON (the canonical form written next to the outputs).
@@ -261,6 +269,9 @@ struct Report {
 Report run(const Config& cfg, const RunOptions& opt = {});
 std::string to_json(const Report& r);
 std::string to_text(const Report& r);  // the human-readable summary
+// The progress line the CLI and Python print: "step 120/800  15.0%  0.123 Gpts/s  elapsed
+// 0:03  ETA 0:17".
+std::string to_text(const Progress& p);
 
 // ---- what the pictures show (the run's PNGs, and strata.plot, draw from these) ----
 

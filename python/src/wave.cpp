@@ -30,7 +30,7 @@ wave::Config parse(const std::string& text, bool is_path, const std::vector<std:
 nb::dict progress_dict(const wave::Progress& p) {
   return make_dict("step", p.step, "first_step", p.first_step, "last_step", p.last_step,
                    "elapsed_s", p.elapsed_s, "gpts_per_s", p.gpts_per_s, "eta_s", p.eta_s,
-                   "final", p.final);
+                   "final", p.final, "text", wave::to_text(p));
 }
 
 // A (rows, cols) float64 NumPy array that owns `v`.
@@ -179,7 +179,8 @@ void bind_wave(nb::module_& m) {
         "`strata wave`: runs a configuration into its output directory; returns report.json's text");
   m.def("_wave_simulate", &py_simulate, "config"_a, "is_path"_a, "overrides"_a, "on_progress"_a.none(),
         "progress_interval_s"_a, "wavefield"_a,
-        "Steps a configuration in memory; returns a dict of arrays (see strata.wave.simulate)");
+        "Steps a configuration in memory; returns a dict of arrays (strata.wave.run without "
+        "out_dir)");
   m.def("_wave_receiver_axis", &py_receiver_axis, "receivers"_a, "sources"_a,
         "The seismogram picture's horizontal axis: (values, label, in metres); see "
         "wave::receiver_axis");

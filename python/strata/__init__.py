@@ -7,8 +7,11 @@ CuPy and PyTorch.
 >>> lap = strata.apply("7pt", f, bc="neumann")       # a new Field
 >>> strata.norm2(lap)
 
-Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files.
-Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (pictures with
+Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files; a Field is an
+array to NumPy (np.asarray(f), copy-free on the host), CuPy and PyTorch (DLPack, and
+__cuda_array_interface__ on the GPU). The default stencils compute +Lap(u) (+2 on x**2);
+strata.poisson.solve solves -Lap(u) = f.
+Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (pictures with
 matplotlib, imported only when one is drawn), strata.bench (timings).
 """
 from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,

@@ -58,3 +58,25 @@ def test_an_exception_in_the_callback_stops_the_solve(rng):
     with pytest.raises(KeyboardInterrupt):
         strata.poisson.solve(f, solver="cg", rtol=1e-12, on_iteration=stop)
     assert seen == [1, 2]
+
+
+# On Neumann and periodic grids -Lap(u) = f needs a zero-mean f: a mean is removed with a
+# RuntimeWarning (and Report.warnings, Report.rhs_mean), a constant f is refused; never
+# u = 0 "converged" without a word.
+@pytest.mark.parametrize("bc", ["neumann", "periodic"])
+def test_a_mean_on_a_null_space_is_warned_about_and_a_constant_refused(bc):
+    n = 12
+    x = (np.arange(n) + 0.5) / n
+    Z, Y, X = np.meshgrid(x, x, x, indexing="ij")
+    g = np.cos(2 * np.pi * X) * np.cos(2 * np.pi * Y)
+    with pytest.warns(RuntimeWarning, match="f has mean 0.5"):
+        u, r = strata.poisson.solve(g + 0.5, bc=bc, rtol=1e-10)
+    assert r.converged and len(r.warnings) == 1 and r.rhs_mean == pytest.approx(0.5)
+    v, _ = strata.poisson.solve(g, bc=bc, rtol=1e-10)
+    np.testing.assert_allclose(u, v, atol=1e-8)
+    with pytest.raises(ValueError, match=r"f is constant \(mean 2\)"):
+        strata.poisson.solve(np.full((n, n, n), 2.0), bc=bc)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        strata.poisson.solve(np.full((n, n, n), 2.0), bc="dirichlet")  # a mean is ordinary there

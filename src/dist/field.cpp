@@ -77,6 +77,12 @@ Peers peers(const ProcessGrid& grid, const Subdomain& box, int axis, bool wrap) 
 
 void connect_device(const ProcessGrid& grid, const Subdomain& box) {
   if (grid.ranks() == 1) return;
+  // A rank's neighbours depend on the process grid alone (the wrap included), and every
+  // device DistField is made by every rank in the same order: once per grid is enough, and
+  // every rank skips the same calls (a multigrid hierarchy makes some forty fields).
+  static std::vector<std::array<int, 3>> connected;
+  if (std::find(connected.begin(), connected.end(), grid.dims) != connected.end()) return;
+  connected.push_back(grid.dims);
   // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
   std::vector<int> lo, hi;
   for (int a = 0; a < 3; ++a) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "dispatch/multigrid.hpp"
@@ -28,7 +29,10 @@ Solve<T, V>::Solve(const PoissonOptions& options, const V& f, V& solution)
       singular(o.bc.kind != BoundaryKind::dirichlet), rhs(like<T>(f)), r0(like<T>(f)), e(like<T>(f)),
       tmp(like<T>(f)) {
   copy_interior(f, rhs, s);
-  if (singular) remove_mean(rhs, tmp, s);  // the compatible right-hand side
+  if (singular) {  // the compatible right-hand side (check_compatible says what it cost)
+    f_norm = norm2(rhs, s);
+    f_mean = remove_mean(rhs, tmp, s);
+  }
 }
 
 namespace {
@@ -75,6 +79,33 @@ double recompute_residual(Solve<T, V>& S) {
 
 }  // namespace
 
+// On Neumann and periodic grids -Lap(u) = f has a solution only when f has zero mean; the
+// solve runs on f - mean(f) (the Solve constructor removed it). When the part removed is
+// above the tolerance (no u could then meet it for f as given) the caller is warned; when
+// nothing but rounding is left, f lies in the null space (a constant) and the solve is
+// refused rather than returning u = 0 as converged.
+template <class T, class V>
+void check_compatible(Solve<T, V>& S, double projected_norm, double target) {
+  // NaN in f: the iteration says so, naming it.
+  if (!S.singular || S.f_norm == 0 || !std::isfinite(S.f_norm)) return;
+  const std::string bc = S.o.bc.kind == BoundaryKind::neumann ? "Neumann" : "periodic";
+  const std::string mean = format_number(S.f_mean);
+  if (projected_norm <= 8 * std::numeric_limits<T>::epsilon() * S.f_norm)
+    throw Error("f is constant (mean " + mean + "): on a " + bc +
+                " grid -Lap(u) = f has a solution only when f has zero mean (sum f = 0: the "
+                "sources balance), and a constant f minus its mean leaves nothing to solve. Give a "
+                "right-hand side with zero mean");
+  const double removed = std::fabs(S.f_mean) * std::sqrt(double(S.n.points()));
+  if (removed <= target) return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%%", 100 * removed / S.f_norm);
+  const std::string w = "f has mean " + mean + " (" + share + " of ||f||): on a " + bc +
+                        " grid -Lap(u) = f has a solution only when f has zero mean, so u solves "
+                        "-Lap(u) = f - " + mean + " (the mean removed)";
+  S.rep.warnings.push_back(w);
+  if (S.o.on_warning) S.o.on_warning(w);
+}
+
 template <class T, class V>
 PoissonReport run(Solve<T, V>& S) {
   const MethodEntry<T, V>& entry = method_entry<T, V>(S.o.method);
@@ -88,6 +119,8 @@ PoissonReport run(Solve<T, V>& S) {
   rep.rtol_default = S.o.rtol < 0;
   rep.rtol = rep.rtol_default ? 1e-6 : S.o.rtol;
   rep.atol = S.o.atol;
+  rep.rhs_mean = S.f_mean;
+  check_compatible(S, fnorm_raw, std::max(rep.rtol * S.f_norm, rep.atol));
   rep.direct = entry.direct;
   const std::unique_ptr<Method<T, V>> method = entry.make(S);
   rep.levels = method->levels(S);
