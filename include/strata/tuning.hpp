@@ -67,7 +67,7 @@ CacheStatus cache_status();
 // What device `index` runs without measuring anything more (strata info).
 struct DeviceStatus {
   std::string key;          // the cache key: name, memory, memory clock, SMs, driver, strata
-  int cached_families = 0;  // families in this device's cache entry
+  int cached_families = 0;  // families this device's cache entry gives (0 when off)
   int families = 0;         // tuned families in this build
   std::string otherwise;    // where the other families' shapes come from, in words
 };

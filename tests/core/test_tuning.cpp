@@ -629,6 +629,9 @@ TEST_F(Tuning, TuneMeasuresEveryFamilySavesThemAndPrintsAShippedRow) {
   const DeviceStatus s = device_status(ops, 0);
   EXPECT_EQ(s.cached_families, s.families);
   EXPECT_NE(s.key.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  set_mode(Mode::off);  // the cache is not read
+  EXPECT_EQ(device_status(ops, 0).cached_families, 0);
+  set_mode(Mode::automatic);
 
   TuneOptions some;
   some.families = {"7pt.f32", "box27.f64"};

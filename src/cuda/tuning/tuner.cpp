@@ -479,7 +479,7 @@ DeviceStatus device_status(const DeviceOps& ops, int device) {
   s.key = key.str();
   s.families = int(tuned_families().size());
   const Mode md = mode();
-  const CacheFile file = read_cache(cache_path());
+  const CacheFile file = md == Mode::off ? CacheFile{} : read_cache(cache_path());  // off: unread
   if (const CacheEntry* e = file.find(key))
     for (const FamilySpec& f : tuned_families())
       if (const auto it = e->families.find(f.name);
