@@ -10,10 +10,12 @@ namespace strata::bench {
 
 namespace {
 
-// Bytes per point at the optimal footprint (one read, one write) of a family's precision.
+// Bytes per point at the optimal footprint: a stencil pass reads and writes one value, the
+// wave update reads three (u, u_prev, c2) and writes one.
 double bytes_per_point(const std::string& family) {
   const tuning::FamilySpec* f = tuning::find_family(family);
-  return 2.0 * double(bytes_of(f ? f->precision : Precision::f32));
+  const double values = f && f->kernel == "wave4" ? 4.0 : 2.0;
+  return values * double(bytes_of(f ? f->precision : Precision::f32));
 }
 
 double gpts(const tuning::FamilyTiming& t, const tuning::CandidateTime& c) {

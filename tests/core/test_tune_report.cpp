@@ -54,6 +54,14 @@ TEST(TuneReport, TheTableGivesRatesRatiosTheChoiceAndWhyACandidateWasRefused) {
   EXPECT_NE(c.find("refused: its output differs"), std::string::npos) << c;
 }
 
+TEST(TuneReport, TheWaveUpdateMovesFourValuesAPoint) {
+  tuning::TuneReport r = report();
+  r.families[0].family = "wave4.f32";
+  const nlohmann::json j = bench::tuning_json(r);
+  const auto& c = j.at("families").at(0).at("candidates").at(0);  // 1e6 points in 2 ms
+  EXPECT_DOUBLE_EQ(c.at("gb_per_s").get<double>(), 0.5 * 16);
+}
+
 TEST(TuneReport, TheJsonHoldsEveryCandidateAndTheShippedRow) {
   const nlohmann::json j = bench::tuning_json(report());
   EXPECT_EQ(j.at("device"), "Fake GPU");
