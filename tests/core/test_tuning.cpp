@@ -188,7 +188,9 @@ TEST_F(Tuning, EveryFamilyHasItsPolicyFirstAndDistinctCandidates) {
   EXPECT_NE(family_list().find("star3.f64"), std::string::npos);
 }
 
-TEST_F(Tuning, ShippedRowsNameACandidateForEveryFamilyAndTheH100RowIsThePolicy) {
+// The H100's row was measured there; filling a row again from `strata tune` (which may move
+// it away from the compiled policy) keeps these true.
+TEST_F(Tuning, ShippedRowsNameACandidateForEveryFamilyAndUnmeasuredRowsAreTheH100s) {
   ASSERT_GE(shipped_rows().size(), 2u);
   const std::map<std::string, std::string>* h100 = nullptr;
   std::map<std::string, std::map<std::string, std::string>> parsed;
@@ -201,11 +203,12 @@ TEST_F(Tuning, ShippedRowsNameACandidateForEveryFamilyAndTheH100RowIsThePolicy) 
       EXPECT_TRUE(f.has(shapes.at(f.name))) << r.device << ": " << f.name << "="
                                             << shapes.at(f.name) << " is not a compiled candidate";
     }
-    if (std::string(r.device) == "NVIDIA H100 80GB HBM3") h100 = &shapes;
+    if (std::string(r.device) == "NVIDIA H100 80GB HBM3") {
+      h100 = &shapes;
+      EXPECT_STRNE(r.measured, "") << "the H100's row says where it was measured";
+    }
   }
   ASSERT_NE(h100, nullptr);
-  for (const FamilySpec& f : tuned_families())
-    EXPECT_EQ(h100->at(f.name), f.variants.front()) << f.name;
   // A row not measured on its model yet carries the H100's shapes.
   for (const ShippedRow& r : shipped_rows())
     if (*r.measured == '\0') {
