@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "bench/bench.hpp"
+#include "bench/tune_report.hpp"
 #include "strata/device.hpp"
 
 namespace strata::bench {
@@ -70,6 +71,7 @@ nlohmann::json to_json(const std::vector<Result>& results) {
   doc["commit"] = b.commit;
   doc["strata_version"] = b.version;
   doc["build_type"] = b.build_type;
+  doc["tuning"] = tuning_state();  // the launch shapes this run's GPU kernels took, and why
   doc["results"] = nlohmann::json::array();
   for (const Result& r : results) {
     nlohmann::json j = {{"kernel", r.kernel},
@@ -95,18 +97,21 @@ nlohmann::json to_json(const std::vector<Result>& results) {
 }
 
 void print_table(std::ostream& os, const std::vector<Result>& results) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-12s %-9s %-4s %-5s %-14s %10s %9s %9s %7s %7s  %s\n",
+  char line[512];
+  // "shape from": where a tuned kernel's launch shape came from (strata/tuning.hpp).
+  std::snprintf(line, sizeof line, "%-12s %-16s %-4s %-5s %-14s %10s %9s %9s %7s %7s  %-10s %s\n",
                 "kernel", "variant", "dev", "prec", "shape (x,y,z)", "median_ms", "Gpts/s", "GB/s",
-                "BpP_eff", "ratio", "vs");
+                "BpP_eff", "ratio", "vs", "shape from");
   os << line;
   for (const Result& r : results) {
+    const std::string choice = r.extra.value("choice", std::string());
     std::snprintf(line, sizeof line,
-                  "%-12s %-9s %-4s %-5s %-14s %10.4f %9.2f %9.1f %7.2f %7.3f  %s\n",
+                  "%-12s %-16s %-4s %-5s %-14s %10.4f %9.2f %9.1f %7.2f %7.3f  %-10s %s",
                   r.kernel.c_str(), r.variant.c_str(), r.device.c_str(), to_string(r.precision),
                   r.shape.xyz().c_str(), r.median_ms, r.gpts_per_s, r.gb_per_s,
-                  r.bytes_per_point_eff, r.ratio_to_copy, r.reference.c_str());
-    os << line;
+                  r.bytes_per_point_eff, r.ratio_to_copy, r.reference.c_str(), choice.c_str());
+    const std::string text = line;  // without the blanks an empty last column leaves
+    os << text.substr(0, text.find_last_not_of(" \n") + 1) << "\n";
   }
 }
 

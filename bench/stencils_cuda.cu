@@ -8,8 +8,10 @@
 #include <type_traits>
 
 #include "bench/cuda_timing.cuh"
+#include "bench/tune_report.hpp"
 #include "strata/testing/verify.hpp"
 #include "cuda/stencil_cuda.hpp"
+#include "cuda/tuning/families.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 
@@ -103,8 +105,12 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
                         std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
     if (!wanted) continue;
     const Stencil s = bench_stencil(kernel);
+    // What strata::apply runs on this device (tuning: measured now if the mode says so).
+    const cuda::StencilImpl<T>& chosen = cuda::chosen_impl<T>(kernel, stream);
+    const std::string choice = choice_source(tuning::family_name(kernel, precision_of<T>));
     for (const auto& impl : cuda::stencil_impls<T>()) {
-      if (impl.kernel != kernel || (!impl.is_default && !opt.all_variants)) continue;
+      const bool runs = &impl == &chosen;
+      if (impl.kernel != kernel || (!runs && !opt.all_variants)) continue;
       const verify::Mismatch check = validate(impl, s);
       if (!check.ok())
         throw Error("benchmark refused: " + kernel + " (" + impl.variant + ", " +
@@ -113,13 +119,15 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
       Result r = base(kernel, impl.variant);
       set_rates(r, time_launches([&] { impl.launch(&s, in, dst, stream, opt.zchunks, {}); },
                                  opt.warmup, opt.reps, stream));
-      r.extra["default"] = impl.is_default;
+      r.extra["default"] = runs;            // the shape strata::apply runs here
+      r.extra["policy"] = impl.is_default;  // the compiled policy (measured on an H100)
+      if (runs) r.extra["choice"] = choice;
       r.extra["validated"] = check.str();
       r.extra["ratio_to_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
-      if (kernel == "copy" && impl.is_default) copy_ref = r;
+      if (kernel == "copy" && runs) copy_ref = r;
       row_done(opt, r);
       family.push_back(r);
-      if (kernel == "copy" || !impl.is_default) continue;
+      if (kernel == "copy" || !runs) continue;
       // The whole call a C++ user makes: the Dirichlet ghost fill, then this kernel. The
       // rate the Python binding's strata.apply on a Field is measured against.
       Result whole = base("apply:" + kernel, "fill_ghosts+" + impl.variant);

@@ -11,9 +11,11 @@
 #include <numeric>
 
 #include "bench/cuda_timing.cuh"
+#include "bench/tune_report.hpp"
 #include "bench/wave.hpp"
 #include "strata/testing/wave_reference.hpp"
 #include "cuda/stencil_cuda.hpp"
+#include "cuda/tuning/families.hpp"
 #include "cuda/wave_cuda.hpp"
 #include "strata/device.hpp"
 #include "strata/wave.hpp"
@@ -185,11 +187,14 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     fill_device_random(c2.data(), L.size, 0xc2c2, stream);  // per-point velocity term
     STRATA_CUDA_CHECK(cudaDeviceSynchronize());
 
-    const auto& copy_impl = cuda::default_impl<T>("copy");
+    const auto& copy_impl = cuda::chosen_impl<T>("copy", stream);  // the stencils' reference
     copy_ref = base("copy", copy_impl.variant, precision_of<T>, shape, 2.0 * sizeof(T));
     const Timing copy_first = time_copy(opt, copy_impl, u, c2, stream);
     fill_device_random(c2.data(), L.size, 0xc2c2, stream);  // the copy overwrote its interior
 
+    // What the solver runs on this device (tuning: measured now if the mode says so).
+    const auto& chosen = cuda::chosen_wave_update<T>(kRadius, stream);
+    const std::string choice = choice_source(tuning::family_name("wave4", precision_of<T>));
     for (const auto& v : cuda::wave_update_variants<T>()) {
       if (v.radius != kRadius) continue;  // every radius-4 variant: they are few, and the policy needs them
       const verify::Mismatch check = validate(v, star);
@@ -199,7 +204,10 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       Result r = base("wave", v.name, precision_of<T>, shape, bpp);
       set_rates(r, time_launches([&] { v.launch(star, u, up, c2, up, stream, opt.zchunks, {}); }, opt.warmup, opt.reps,
                                  stream));
-      r.extra["default"] = v.is_default;
+      r.extra["default"] = &v == &chosen;  // the variant the solver runs here
+      r.extra["policy"] = v.is_default;    // the compiled policy (measured on an H100)
+      r.extra["candidate"] = v.candidate;  // one tuning chooses between
+      if (&v == &chosen) r.extra["choice"] = choice;
       r.extra["radius"] = kRadius;
       r.extra["validated"] = check.str();
       row_done(opt, r);

@@ -402,11 +402,12 @@ const Step kSteps[] = {
      "bytes in flight per SM (Little's law: ~3.3 TB/s x ~0.6-0.8 us = 2-2.7 MB, 15-20 KB "
      "per SM; 10 blocks x 192 threads x 2 x 4 B = 15 KB per plane step)"},
     {"6 strata engine",
-     "strata's own kernel through the public apply_interior, tile from its policy table "
-     "(src/cuda/tuning/stencil_policy.hpp): one thread issues a TMA box per plane (no "
-     "per-thread load instructions), 128-wide rows with 16-byte x halos (tma-128x64: a "
-     "136x66 box for 128x64 outputs, 1.10x read where 4 and 5 read 2x), 8 rows per "
-     "thread, a ring of planes in flight on mbarriers, z chunks by choose_zchunks"},
+     "strata's own kernel through the public apply_interior, the tile tuning chose for this "
+     "GPU (strata info; the H100's: src/cuda/tuning/stencil_policy.hpp): one thread issues "
+     "a TMA box per plane (no per-thread load instructions), 128-wide rows with 16-byte x "
+     "halos (tma-128x64: a 136x66 box for 128x64 outputs, 1.10x read where 4 and 5 read "
+     "2x), 8 rows per thread, a ring of planes in flight on mbarriers, z chunks by "
+     "choose_zchunks"},
 };
 
 // One grid size: the copy references and the ladder, each checked, then timed. The first
@@ -462,7 +463,7 @@ void run_size(const Options& opt, const Extent n, Report& r) {
   // References: strata's copy kernel (the engine with radius 0) and cudaMemcpy of as many
   // bytes (the first nx*ny*nz floats of the allocation).
   progress(opt, "stencil " + label + ": strata copy and cudaMemcpy");
-  const auto& copy_impl = cuda::default_impl<float>("copy");
+  const auto& copy_impl = cuda::chosen_impl<float>("copy");
   const Row copy_row = measure(
       "strata copy (" + copy_impl.variant + ")",
       [&] { copy_impl.launch(&s, din, dout, nullptr, 0, {}); },
@@ -515,7 +516,7 @@ void run_size(const Options& opt, const Extent n, Report& r) {
         check7));
   }
   progress(opt, "stencil " + label + ": " + kSteps[5].name);
-  const auto& engine = cuda::default_impl<float>("7pt");  // what apply_interior runs
+  const auto& engine = cuda::chosen_impl<float>("7pt");  // what apply_interior runs
   ladder.push_back(measure(
       std::string(kSteps[5].name) + " (" + engine.variant + ")",
       [&] { apply_interior(s, din, dout, Stream{}); }, check7));
@@ -609,7 +610,7 @@ Report run_stencil(const Options& opt) {
           ". Check: "
           "every interior point against a host double reference, |got - ref| <= 7 eps(fp32) * "
           "sum |c_i u_i|.",
-      "Ratio: Gpts/s over strata's 2.5D copy kernel (default_impl<float>(\"copy\"), the paper's "
+      "Ratio: Gpts/s over strata's 2.5D copy kernel (chosen_impl<float>(\"copy\"), the paper's "
       "copycube, 8 B/pt) of the same run; / cudaMemcpy: over cudaMemcpyAsync of the same "
       "nx*ny*nz*4 bytes; B/pt eff = 8 * copy / rate, the paper's BpP_eff (the footprint a "
       "variant behaves as if it had).",

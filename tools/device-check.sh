@@ -9,6 +9,10 @@
 #   test      README command 2 in the copy: tools/test.sh (every test; wall time reported)
 #   e2e       whole-process wall time of the user commands in tools/e2e.py, against targets
 #   bench     strata bench --kernel all --sweep -> bench/results/<gpu>.json
+#   tune      strata tune into a fresh cache (every candidate launch shape of every family,
+#             each checked bit for bit, then timed) -> bench/results/<gpu>-tuning.json (the
+#             table, and the row for src/cuda/tuning/shipped_shapes.cpp), then strata bench
+#             --kernel ${TUNED_KERNELS:-all} with that cache -> bench/results/<gpu>-tuned.json
 #   lab       strata lab: its tests, then every experiment at the seeds' sizes with its --json
 #             and --plot picture in $OUT/lab, all reports together in bench/results/<gpu>-lab.json
 #   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
@@ -133,6 +137,18 @@ if has bench; then
   mkdir -p bench/results
   run bench_default "$S" bench --kernel all --sweep --json "bench/results/$gpu.json"
   cp "bench/results/$gpu.json" "$OUT/"
+fi
+
+if has tune; then
+  # A fresh cache of this run's own (kept in the logs archive), so nothing measured before counts.
+  mkdir -p bench/results
+  export STRATA_TUNE_CACHE="$LOGS/tuning-cache.json"
+  rm -f "$STRATA_TUNE_CACHE"
+  TAIL=80 run tune "$S" tune --json "bench/results/$gpu-tuning.json"
+  "$S" info | grep -E "launch shapes|tuning" | tee -a "$OUT/summary.txt"
+  TAIL=60 run bench_tuned "$S" bench --kernel "${TUNED_KERNELS:-all}" --json "bench/results/$gpu-tuned.json"
+  cp "bench/results/$gpu-tuning.json" "bench/results/$gpu-tuned.json" "$OUT/" 2>/dev/null
+  unset STRATA_TUNE_CACHE
 fi
 
 if has dist; then

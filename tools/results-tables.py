@@ -2,6 +2,7 @@
 """Print the Markdown tables of docs/performance.md from a `strata bench --json` results file.
 
 Usage: tools/results-tables.py [bench/results/nvidia-h100-80gb-hbm3.json]
+       tools/results-tables.py --side-by-side A.json B.json ...   (one column group per GPU)
 The tables are pasted into docs/performance.md after a device run, so that every figure
 there comes from the committed results file (its commit is printed first).
 """
@@ -25,7 +26,61 @@ def shape_name(s):
     return f"{s[0]}^3" if s[0] == s[1] == s[2] else "x".join(map(str, s))
 
 
+# The issue-38 targets, as ratios to cudaMemcpy in the same run: (kernel, precision) -> ratio.
+TARGETS = {("copy", p): 0.95 for p in ("f32", "f64")}
+TARGETS.update({(k, p): 0.92 for k in ("7pt", "sym27", "box27") for p in ("f32", "f64")})
+TARGETS.update({(k, p): 0.90 for k in ("star2", "star3") for p in ("f32", "f64")})
+TARGETS.update({("star4", "f32"): 0.85, ("star4", "f64"): 0.88, ("apply:7pt", "f32"): 0.90})
+SIDE_ROWS = ["copy", "7pt", "sym27", "box27", "star2", "star3", "star4", "apply:7pt", "apply:star4"]
+
+
+def rows_at(results, shape):
+    """The row each kernel and precision ran by default at `shape` (what strata::apply runs;
+    the apply:* rows are the whole call), keyed by (kernel, precision)."""
+    out = {}
+    for r in results:
+        if tuple(r["shape"]) != shape:
+            continue
+        e = r.get("extra", {})
+        if e.get("default") or (r["kernel"].startswith("apply:") and "ratio_to_memcpy" in e):
+            out[(r["kernel"], r["precision"])] = r
+    return out
+
+
+def side_by_side(paths, shape=(512, 512, 512)):
+    """One table, a column group per results file (GPU): Gpts/s, the ratio to cudaMemcpy of the
+    same run, the launch shape and where it came from, then the target."""
+    docs = [json.load(open(p)) for p in paths]
+    for p, d in zip(paths, docs):
+        print(f"<!-- {p}: commit {d['commit']}, {d['device']} -->")
+    print()
+    head = "| kernel | prec | " + " | ".join(
+        f"{d['device']} Gpts/s | of memcpy | shape" for d in docs) + " | target (of memcpy) |"
+    print(head)
+    print("|" + " --- |" * (head.count("|") - 1))
+    tables = [rows_at(d["results"], shape) for d in docs]
+    for k in SIDE_ROWS:
+        for prec in ("f32", "f64"):
+            if not any((k, prec) in t for t in tables):
+                continue
+            cells = []
+            for t in tables:
+                r = t.get((k, prec))
+                if r is None:
+                    cells += ["", "", ""]
+                    continue
+                e = r.get("extra", {})
+                choice = e.get("choice", "")
+                cells += [f"{r['gpts_per_s']:.1f}", f"{e.get('ratio_to_memcpy', 0):.3f}",
+                          r["variant"] + (f" ({choice})" if choice else "")]
+            target = TARGETS.get((k, prec))
+            print(f"| {k} | {prec} | " + " | ".join(cells) + f" | {'>= %.2f' % target if target else ''} |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--side-by-side":
+        side_by_side(sys.argv[2:])
+        return
     path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/nvidia-h100-80gb-hbm3.json"
     d = json.load(open(path))
     res = d["results"]

@@ -14,6 +14,7 @@
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
+#include "strata/tuning.hpp"
 
 namespace strata::cli {
 
@@ -25,7 +26,7 @@ struct BenchArgs {
   std::vector<int> sizes;
   std::vector<std::string> shapes;
   bool sweep = false;
-  std::string device, variants = "default", json;
+  std::string device, variants = "default", json, tune;
   int reps = 20, warmup = 3, zchunks = 0;
 };
 
@@ -80,11 +81,15 @@ void add_bench(CLI::App& app) {
                   "default | all (every compiled tile configuration; needs -DSTRATA_STENCIL_LAB=ON "
                   "for more than the defaults)")
       ->capture_default_str();
+  cmd->add_option("--tune", a->tune,
+                  "auto | measure | cached | off: where the GPU kernels' launch shapes come from "
+                  "(overrides STRATA_TUNE; the table's last column says which each row took)");
   cmd->add_option("--zchunks", a->zchunks, "split z into this many chunks (0: automatic)")
       ->capture_default_str()->check(whole_number_in(0, 1 << 20));
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the benchmark, not after it
+    if (!a->tune.empty()) tuning::set_mode(tuning::parse_mode(a->tune, "--tune"));
     const DeviceChoice dev = resolve_device(a->device);
     bench::Options opt;
     opt.precisions = parse_precisions(a->precision);

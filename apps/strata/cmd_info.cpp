@@ -5,6 +5,7 @@
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
+#include "strata/tuning.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::cli {
@@ -21,6 +22,7 @@ std::chrono::steady_clock::time_point process_start() { return g_process_start; 
 void add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show the build configuration and the CUDA devices visible");
   cmd->callback([] {
+    const tuning::Mode mode = tuning::mode();  // a bad STRATA_TUNE is refused before anything
     const BuildInfo& b = build_info();
     std::cout << "strata " << b.version << "\n"
               << "  commit:        " << b.commit << "\n"
@@ -39,6 +41,18 @@ void add_info(CLI::App& app) {
                         "python -m strata.plot RUN_DIR draws annotated ones"
                       : "annotated (axes, colour bar, title), drawn with " + pictures)
               << "\n";
+    // Launch shapes (strata/tuning.hpp): the mode, the cache file, and per device below.
+    const tuning::CacheStatus cache = tuning::cache_status();
+    std::cout << "  launch shapes: STRATA_TUNE=" << tuning::to_string(mode) << " ("
+              << tuning::families().size() << " tuned GPU kernel families)\n"
+              << "  tuning cache:  "
+              << (cache.path.empty() ? "none (STRATA_TUNE_CACHE, XDG_CACHE_HOME and HOME are unset)"
+                  : !cache.exists    ? cache.path + " (not written yet)"
+                  : cache.usable
+                      ? cache.path + " (" + std::to_string(cache.entries) + " device entries)"
+                      : cache.path + " (ignored)")
+              << "\n";
+    for (const std::string& note : cache.notes) std::cout << "    " << note << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
       return;
@@ -57,6 +71,14 @@ void add_info(CLI::App& app) {
                     double(d.total_memory) / (1 << 30), double(d.free_memory) / (1 << 30),
                     double(d.l2_bytes) / (1 << 20));
       std::cout << line;
+      const tuning::DeviceStatus shapes = tuning::device_status(d.index);
+      std::cout << "  launch shapes: "
+                << (shapes.cached_families == shapes.families
+                        ? "every family's from the cache"
+                        : std::to_string(shapes.cached_families) + " of " +
+                              std::to_string(shapes.families) +
+                              " families from the cache; the others: " + shapes.otherwise)
+                << "\n  tuning key:    " << shapes.key << "\n";
     }
   });
 }

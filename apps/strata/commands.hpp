@@ -14,6 +14,7 @@ void add_bench(CLI::App& app);
 void add_lab(CLI::App& app);
 void add_demo(CLI::App& app);
 void add_poisson(CLI::App& app);
+void add_tune(CLI::App& app);
 void add_wave(CLI::App& app);
 
 // When the process started (main's first line): reports time the whole process from it.

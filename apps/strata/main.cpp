@@ -11,6 +11,7 @@
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
+#include "strata/tuning.hpp"
 
 namespace {
 
@@ -74,7 +75,13 @@ int main(int argc, char** argv) {
     strata::cli::add_demo(app);
     strata::cli::add_lab(app);
     strata::cli::add_poisson(app);
+    strata::cli::add_tune(app);
     strata::cli::add_wave(app);
+    // What tuning did (a family measured at first use, a cache file ignored) is said once, by
+    // the rank that speaks for the job.
+    if (strata::dist::Job::get().root())
+      strata::tuning::set_note_handler(
+          [](const std::string& note) { std::cerr << "strata: " << note << "\n"; });
     // Bare `strata` lists the verbs; a verb or option that does not exist names the nearest.
     strata::cli::check_command_line(app, argc, argv);
     app.parse(argc, argv);

@@ -16,6 +16,7 @@
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
+#include "strata/tuning.hpp"
 
 namespace strata::cli {
 
@@ -232,12 +233,17 @@ void check_command_line(CLI::App& app, int argc, char** argv) {
 
 DeviceChoice resolve_device(const std::string& text) {
   if (text == "cpu") return DeviceChoice::cpu;
+  // A GPU run reads STRATA_TUNE (its launch shapes): a bad value is refused before any work.
+  auto gpu = [] {
+    tuning::mode();
+    return DeviceChoice::cuda;
+  };
   if (text == "cuda" || text == "gpu") {
     if (!cuda_available())
       throw Error("--device cuda was requested but no GPU can be used: " + cuda_unavailable_reason());
-    return DeviceChoice::cuda;
+    return gpu();
   }
-  if (text.empty() || text == "auto") return cuda_available() ? DeviceChoice::cuda : DeviceChoice::cpu;
+  if (text.empty() || text == "auto") return cuda_available() ? gpu() : DeviceChoice::cpu;
   throw Error("unknown device '" + text + "': allowed cpu, cuda (default: cuda when a GPU is visible)");
 }
 

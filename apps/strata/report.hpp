@@ -1,5 +1,5 @@
 // What the verbs report about their own run: where the wall time went, phase by phase, and
-// the JSON report (--json), written atomically.
+// the JSON report (--json), written atomically, with the launch shapes the run took.
 #pragma once
 
 #include <chrono>
@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "bench/tune_report.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/dist.hpp"
+#include "strata/tuning.hpp"
 
 namespace strata::cli {
 
@@ -39,9 +41,11 @@ struct Phases {
   }
 };
 
-// The report as JSON at `path`, atomically: a failed write leaves what was there.
+// The report as JSON at `path`, atomically: a failed write leaves what was there. Where the
+// run's GPU kernels took tuned launch shapes, which and why ("launch_shapes").
 template <class Json>
-void write_report(const std::string& path, const Json& j) {
+void write_report(const std::string& path, Json j) {
+  if (!tuning::choices().empty()) j["launch_shapes"] = Json(bench::tuning_state());
   const std::string text = j.dump(2) + "\n";
   io::AtomicFile file(path);
   file.write(text.data(), text.size());

@@ -7,8 +7,8 @@
 
 namespace strata::cuda {
 
-// Launches the default 2.5D copy kernel (in -> out, interior only) `warmup` times, then
-// `reps` times with an event pair around each; returns the fastest timed launch (ms).
+// Launches the 2.5D copy kernel this device runs (in -> out, interior only) `warmup` times,
+// then `reps` times with an event pair around each; returns the fastest timed launch (ms).
 // Synchronous; device fields of one layout.
 template <class T>
 double time_copy_kernel_ms(const Field<T>& in, Field<T>& out, void* stream, int warmup, int reps);

@@ -1,5 +1,5 @@
-// The copy kernel timed with CUDA events (backend/copy_rate.hpp): the default "copy"
-// implementation of the stencil family, so the yardstick is the kernel `strata bench` times.
+// The copy kernel timed with CUDA events (backend/copy_rate.hpp): the "copy" implementation
+// this device runs (the shape tuning chose), so the yardstick is the kernel `strata bench` times.
 #include <algorithm>
 
 #include "backend/copy_rate.hpp"
@@ -10,7 +10,7 @@ namespace strata::cuda {
 
 template <class T>
 double time_copy_kernel_ms(const Field<T>& in, Field<T>& out, void* stream, int warmup, int reps) {
-  const auto& copy = default_impl<T>("copy");
+  const auto& copy = chosen_impl<T>("copy", stream);
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   cudaEvent_t e0, e1;
   STRATA_CUDA_CHECK(cudaEventCreate(&e0));

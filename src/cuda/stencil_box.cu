@@ -1,14 +1,14 @@
-// The 27-point stencils: symmetric (common subexpressions) and general (27 coefficients).
+// The 27-point stencils: symmetric (common subexpressions) and general (27 coefficients),
+// with their candidate tiles.
 #include "cuda/stencil_impl.cuh"
-#include "cuda/tuning/stencil_policy.hpp"
 
 namespace strata::cuda {
 
 template <class T>
 void add_box_impls(std::vector<StencilImpl<T>>& out) {
-  using P = StencilPolicy<T>;
-  out.push_back(make_impl<kernels::Sym27Op<T>, typename P::radius1>("sym27", true));
-  out.push_back(make_impl<kernels::Box27Op<T>, typename P::radius1>("box27", true));
+  using C = StencilCandidates<T>;
+  add_candidates<kernels::Sym27Op<T>>(out, "sym27", typename C::radius1{});
+  add_candidates<kernels::Box27Op<T>>(out, "box27", typename C::radius1{});
 }
 
 template void add_box_impls(std::vector<StencilImpl<float>>&);

@@ -25,6 +25,7 @@ struct StencilImpl {
   std::string kernel;   // "copy", "copy_halo", "7pt", "star2", "star3", "star4", "sym27", "box27"
   std::string variant;  // tile configuration, e.g. "tma-64x16v4s4"
   bool is_default = false;  // the policy table's choice for this kernel and precision
+  bool candidate = false;   // one of the shapes tuning chooses between (not a lab variant)
   StencilLaunchFn<T> launch = nullptr;
 };
 
@@ -33,9 +34,20 @@ struct StencilImpl {
 template <class T>
 const std::vector<StencilImpl<T>>& stencil_impls();
 
-// The default implementation of a kernel; throws Error for an unknown kernel name.
+// The default implementation of a kernel (the compiled policy); throws Error for an unknown
+// kernel name.
 template <class T>
 const StencilImpl<T>& default_impl(std::string_view kernel);
+
+// The implementation this device runs for a kernel: the shape tuning chose (the cache, the
+// shipped table, a measurement now, or the policy: strata/tuning.hpp). `stream` is the
+// caller's: a measurement waits for its work, and none is made while it is being captured.
+template <class T>
+const StencilImpl<T>& chosen_impl(std::string_view kernel, void* stream = nullptr);
+
+// The implementation of a kernel with a given shape, or nullptr.
+template <class T>
+const StencilImpl<T>* find_impl(std::string_view kernel, std::string_view variant);
 
 // The implementation family name of a stencil ("7pt", "star4", "sym27", "box27").
 inline std::string kernel_name(const Stencil& s) { return s.name(); }

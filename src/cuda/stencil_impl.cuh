@@ -7,6 +7,7 @@
 #include "cuda/kernels/stencil_ops.cuh"
 #include "cuda/stencil_impl.hpp"
 #include "cuda/stencil_launch.cuh"
+#include "cuda/tuning/stencil_candidates.hpp"
 
 namespace strata::cuda {
 
@@ -52,14 +53,23 @@ void launch_impl(const Stencil* s, const Field<typename Op::value_type>& in,
 }
 
 template <class Op, class Cfg>
-StencilImpl<typename Op::value_type> make_impl(const char* kernel, bool is_default) {
-  return {kernel, Cfg::name(), is_default, &launch_impl<Op, Cfg>};
+StencilImpl<typename Op::value_type> make_impl(const char* kernel, bool is_default,
+                                               bool candidate = false) {
+  return {kernel, Cfg::name(), is_default, candidate, &launch_impl<Op, Cfg>};
 }
 
 // The implementations of one family for every configuration in Cfgs (lab sweeps).
 template <class Op, class... Cfgs>
 void add_variants(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
   (out.push_back(make_impl<Op, Cfgs>(kernel, false)), ...);
+}
+
+// A family's tuning candidates (tuning/stencil_candidates.hpp): the first is the policy.
+template <class Op, class... Cfgs>
+void add_candidates(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel,
+                    ShapeList<Cfgs...>) {
+  bool policy = true;
+  ((out.push_back(make_impl<Op, Cfgs>(kernel, policy, true)), policy = false), ...);
 }
 
 }  // namespace strata::cuda

@@ -10,6 +10,8 @@ namespace strata::cuda {
 
 template <class T> void add_copy_impls(std::vector<StencilImpl<T>>& out);
 template <class T> void add_star_impls(std::vector<StencilImpl<T>>& out);
+template <class T>
+void add_star34_impls(std::vector<StencilImpl<T>>& out);
 template <class T> void add_box_impls(std::vector<StencilImpl<T>>& out);
 #if STRATA_STENCIL_LAB
 template <class T> void add_lab_copy_impls(std::vector<StencilImpl<T>>& out);

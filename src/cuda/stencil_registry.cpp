@@ -1,7 +1,8 @@
-// The registry of compiled stencil implementations and the public API's CUDA dispatch.
-#include <mutex>
-
+// The registry of compiled stencil implementations and the public API's CUDA dispatch: each
+// kernel runs the shape tuning chose for the current device (strata/tuning.hpp).
 #include "cuda/stencil_impl.hpp"
+#include "cuda/stencil_tuning.hpp"
+#include "cuda/tuning/families.hpp"
 
 namespace strata::cuda {
 
@@ -11,13 +12,14 @@ const std::vector<StencilImpl<T>>& stencil_impls() {
     std::vector<StencilImpl<T>> v;
     add_copy_impls(v);
     add_star_impls(v);
+    add_star34_impls(v);
     add_box_impls(v);
 #if STRATA_STENCIL_LAB
     std::vector<StencilImpl<T>> lab;
     add_lab_copy_impls(lab);
     add_lab_star_impls(lab);
     add_lab_box_impls(lab);
-    for (auto& impl : lab) {  // a lab shape that is also a default appears once
+    for (auto& impl : lab) {  // a lab shape that is also a candidate appears once
       bool dup = false;
       for (const auto& d : v) dup = dup || (d.kernel == impl.kernel && d.variant == impl.variant);
       if (!dup) v.push_back(std::move(impl));
@@ -37,14 +39,31 @@ const StencilImpl<T>& default_impl(std::string_view kernel) {
 }
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
-                    Region region) {
-  default_impl<T>(kernel_name(s)).launch(&s, in, out, stream, 0, region);
+const StencilImpl<T>* find_impl(std::string_view kernel, std::string_view variant) {
+  for (const auto& impl : stencil_impls<T>())
+    if (impl.kernel == kernel && impl.variant == variant) return &impl;
+  return nullptr;
 }
 
-#define STRATA_INSTANTIATE(T)                                                       \
-  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                   \
-  template const StencilImpl<T>& default_impl<T>(std::string_view);                 \
+template <class T>
+const StencilImpl<T>& chosen_impl(std::string_view kernel, void* stream) {
+  default_impl<T>(kernel);  // throws, listing the kernels, for an unknown name
+  return chosen_variant<StencilImpl<T>>(
+      tuning::family_name(kernel, precision_of<T>), stream,
+      [&](const std::string& variant) { return find_impl<T>(kernel, variant); });
+}
+
+template <class T>
+void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
+                    Region region) {
+  chosen_impl<T>(kernel_name(s), stream).launch(&s, in, out, stream, 0, region);
+}
+
+#define STRATA_INSTANTIATE(T)                                                      \
+  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                  \
+  template const StencilImpl<T>& default_impl<T>(std::string_view);                \
+  template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);          \
+  template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view); \
   template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

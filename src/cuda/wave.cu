@@ -59,6 +59,9 @@ public:
       coef_b_.emplace_back(cast<T>(f.b));
     }
     set_shell();
+    // The update's launch shape, measured now if this device has none (strata/tuning.hpp):
+    // during the setup, not inside the first step's time.
+    cuda::chosen_wave_update<T>(s.radius);
 
     // Sources: the distinct grid points they touch, each with its (source, weight) taps.
     std::map<std::tuple<int, int, int>, std::vector<std::pair<int, double>>> nodes;

@@ -24,8 +24,9 @@ using WaveUpdateFn = void (*)(std::span<const double> star, const Field<T>& u, c
 template <class T>
 struct WaveUpdateVariant {
   int radius = 0;
-  std::string name;        // tile configuration and centre policy, e.g. "tma-128x16v8s4-l2"
-  bool is_default = false;
+  std::string name;         // tile configuration and centre policy, e.g. "tma-128x16v8s4-pf-l2"
+  bool is_default = false;  // the policy of its radius
+  bool candidate = false;   // one of the radius-4 shapes tuning chooses between
   WaveUpdateFn<T> launch = nullptr;
 };
 
@@ -33,7 +34,12 @@ struct WaveUpdateVariant {
 template <class T>
 const std::vector<WaveUpdateVariant<T>>& wave_update_variants();
 
-// The policy's variant for a radius (1..4).
+// The variant this device runs for a radius: at radius 4 the one tuning chose (the cache, the
+// shipped table, a measurement now, or the policy: strata/tuning.hpp), else the policy.
+template <class T>
+const WaveUpdateVariant<T>& chosen_wave_update(int radius, void* stream = nullptr);
+
+// out = the update by chosen_wave_update(radius) (radius 1..4).
 template <class T>
 void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev, const Field<T>& c2,
                  Field<T>& out, void* stream, int zchunks = 0, Region region = {});

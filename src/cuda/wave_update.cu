@@ -1,36 +1,33 @@
 // The fused leapfrog update, u+ = 2u - u- + c2 * Lap(u), as one instantiation of the 2.5D
 // kernel per precision, radius and variant: StarOp computes Lap(u) from the streamed planes,
 // LeapfrogEpilogue reads u-, c2 (and the centre) at the output offset. 16 B/point in fp32.
+// Radius 4 (the solver's default order) runs the candidate tuning chose for the device.
 #include <type_traits>
 
 #include "cuda/kernels/stencil_ops.cuh"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/stencil_launch.cuh"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/stencil_tuning.hpp"
+#include "cuda/tuning/families.hpp"
 #include "cuda/tuning/stencil_policy.hpp"
 #include "cuda/tuning/wave_policy.hpp"
+#include "cuda/wave_cuda.hpp"
 
 namespace strata::cuda {
 
 namespace {
 
-// How the epilogue gets its operands: prefetched one plane ahead with the centre from the
-// register queue or from L2, or loaded at the store.
-enum class Epi { prefetch_reg, prefetch_l2, late };
-
-template <class T, Epi E>
+template <class T, WaveEpi E>
 auto make_epilogue(const T* u, const T* up, const T* c2) {
-  if constexpr (E == Epi::late)
+  if constexpr (E == WaveEpi::late)
     return kernels::LeapfrogEpilogueLate<T>{u, up, c2};
   else
-    return kernels::LeapfrogEpilogue<T, E == Epi::prefetch_reg>{u, up, c2};
+    return kernels::LeapfrogEpilogue<T, E == WaveEpi::prefetch_reg>{u, up, c2};
 }
 
-const char* suffix(Epi e) { return e == Epi::prefetch_reg ? "-pf-reg" : e == Epi::prefetch_l2 ? "-pf-l2" : "-late"; }
-
-template <class T, int R, class Cfg, Epi E>
-void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up, const Field<T>& c2,
-                   Field<T>& out, void* stream, int zchunks, Region region) {
+template <class T, int R, class Cfg, WaveEpi E>
+void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up,
+                   const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region) {
   require(star.size() == std::size_t(R) + 1, "internal: wave update of radius " + std::to_string(R) + " given " +
                                                  std::to_string(star.size()) + " coefficients");
   require(u.memory() == Memory::device && up.memory() == Memory::device && c2.memory() == Memory::device &&
@@ -47,15 +44,17 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
                                                          static_cast<cudaStream_t>(stream), zchunks, epi, region);
 }
 
-template <class T, int R, class Cfg, Epi E>
-WaveUpdateVariant<T> variant(bool is_default) {
-  return {R, Cfg::name() + suffix(E), is_default, &launch_update<T, R, Cfg, E>};
+template <class T, int R, class Shape>
+WaveUpdateVariant<T> variant(bool is_default, bool candidate = false) {
+  return {R, Shape::name(), is_default, candidate,
+          &launch_update<T, R, typename Shape::Cfg, Shape::epi>};
 }
 
-template <class T, int R>
-WaveUpdateVariant<T> policy_variant() {
-  using P = WavePolicy<T, R>;
-  return variant<T, R, typename P::Cfg, P::centre_in_registers ? Epi::prefetch_reg : Epi::prefetch_l2>(true);
+// The radius-4 candidates tuning chooses between (tuning/wave_policy.hpp), the policy first.
+template <class T, class... Shapes>
+void add_candidates(std::vector<WaveUpdateVariant<T>>& out, ShapeList<Shapes...>) {
+  bool policy = true;
+  ((out.push_back(variant<T, 4, Shapes>(policy, true)), policy = false), ...);
 }
 
 }  // namespace
@@ -63,37 +62,46 @@ WaveUpdateVariant<T> policy_variant() {
 template <class T>
 const std::vector<WaveUpdateVariant<T>>& wave_update_variants() {
   static const std::vector<WaveUpdateVariant<T>> v = [] {
-    std::vector<WaveUpdateVariant<T>> out = {policy_variant<T, 1>(), policy_variant<T, 2>(), policy_variant<T, 3>(),
-                                             policy_variant<T, 4>()};
-    // Radius-4 alternatives the benchmark times beside the defaults (all spill-free), with
-    // their H100 ratios at 512^3: the stencil policy's 8-row columns with the loads at the
-    // store (no prefetch: fp32 0.30, fp64 0.43); fp32: 8-row columns with prefetch (0.84),
-    // the default tile re-reading the centre from L2 (0.845; default before measuring);
-    // fp64: 128x8 tiles of 2-row columns (0.79; default before measuring).
-    using Star34 = typename StencilPolicy<T>::star34;
-    out.push_back(variant<T, 4, Star34, Epi::late>(false));
-    if constexpr (sizeof(T) == 4) {
-      out.push_back(variant<T, 4, TileConfig<Loader::tma, 128, 16, 8, 4>, Epi::prefetch_l2>(false));
-      out.push_back(variant<T, 4, typename WavePolicy<T, 4>::Cfg, Epi::prefetch_l2>(false));
-    } else {
-      out.push_back(variant<T, 4, TileConfig<Loader::tma, 128, 8, 2, 3>, Epi::prefetch_l2>(false));
-    }
+    std::vector<WaveUpdateVariant<T>> out = {variant<T, 1, WavePolicyShape<T, 1>>(true),
+                                             variant<T, 2, WavePolicyShape<T, 2>>(true),
+                                             variant<T, 3, WavePolicyShape<T, 3>>(true)};
+    add_candidates(out, typename WaveCandidates<T>::radius4{});
+    // Timed by the benchmark beside them, never chosen: the stencil policy's 8-row columns
+    // with the loads at the store (no prefetch; H100 fp32 0.30, fp64 0.43 of copy/16 B).
+    out.push_back(
+        variant<T, 4, WaveShape<typename StencilPolicy<T>::star34, WaveEpi::late>>(false));
     return out;
   }();
   return v;
 }
 
 template <class T>
+const WaveUpdateVariant<T>& chosen_wave_update(int radius, void* stream) {
+  const auto& all = wave_update_variants<T>();
+  if (radius == 4)
+    return chosen_variant<WaveUpdateVariant<T>>(
+        tuning::family_name("wave4", precision_of<T>), stream,
+        [&](const std::string& name) -> const WaveUpdateVariant<T>* {
+          for (const auto& v : all)
+            if (v.radius == 4 && v.candidate && v.name == name) return &v;
+          return nullptr;
+        });
+  for (const auto& v : all)
+    if (v.is_default && v.radius == radius) return v;
+  throw Error("internal: no wave update of radius " + std::to_string(radius));
+}
+
+template <class T>
 void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& up, const Field<T>& c2,
                  Field<T>& out, void* stream, int zchunks, Region region) {
-  const int R = int(star.size()) - 1;
-  for (const auto& v : wave_update_variants<T>())
-    if (v.is_default && v.radius == R) return v.launch(star, u, up, c2, out, stream, zchunks, region);
-  throw Error("internal: no wave update of radius " + std::to_string(R));
+  chosen_wave_update<T>(int(star.size()) - 1, stream)
+      .launch(star, u, up, c2, out, stream, zchunks, region);
 }
 
 template const std::vector<WaveUpdateVariant<float>>& wave_update_variants();
 template const std::vector<WaveUpdateVariant<double>>& wave_update_variants();
+template const WaveUpdateVariant<float>& chosen_wave_update(int, void*);
+template const WaveUpdateVariant<double>& chosen_wave_update(int, void*);
 template void wave_update(std::span<const double>, const Field<float>&, const Field<float>&, const Field<float>&,
                           Field<float>&, void*, int, Region);
 template void wave_update(std::span<const double>, const Field<double>&, const Field<double>&, const Field<double>&,

@@ -31,10 +31,10 @@ std::vector<Extent> test_shapes() {
 
 // Runs `launch(din, dout)` on a poisoned device output and checks the result against the
 // CPU reference of s (with in's ghosts already filled on the host), and that nothing
-// outside the interior of the output changed.
+// outside the interior of the output changed. Returns the output, on the host.
 template <class T, class Launch>
-void check_device_pass(const Stencil& s, const Field<T>& in_host_filled, Field<T>& din, int out_ghost,
-                       Launch&& launch, const std::string& what) {
+Field<T> check_device_pass(const Stencil& s, const Field<T>& in_host_filled, Field<T>& din,
+                           int out_ghost, Launch&& launch, const std::string& what) {
   const Extent n = in_host_filled.extent();
   Field<T> poisoned(n, out_ghost), got(n, out_ghost);
   test::poison(poisoned);
@@ -46,6 +46,7 @@ void check_device_pass(const Stencil& s, const Field<T>& in_host_filled, Field<T
   const auto m = verify::against_reference(s, in_host_filled, got);
   EXPECT_TRUE(m.ok()) << what << ": " << m.str();
   EXPECT_EQ(test::outside_interior_diffs(got, poisoned), 0u) << what << ": wrote outside the interior";
+  return got;
 }
 
 template <class T>
@@ -115,16 +116,21 @@ TEST(StencilCuda, DifferentGhostWidthsAndLargerGhosts) {
 }
 
 #if STRATA_HAVE_CUDA
-// Every compiled implementation (defaults and, in lab builds, every tile configuration).
+// Every compiled implementation (every tuning candidate of every family and, in lab builds,
+// every tile configuration) against the CPU reference, and bit for bit against the policy's
+// output on the same input: the shape tuning picks never changes a result.
 template <class T>
 void every_impl() {
-  for (const auto& impl : cuda::stencil_impls<T>()) {
-    const bool copy_kernel = impl.kernel == "copy" || impl.kernel == "copy_halo";
-    Stencil s = copy_kernel ? Stencil::star(1, std::vector<double>{1.0, 0.0})
-                            : (impl.kernel == "sym27"   ? test::random_stencil(StencilKind::sym27, 1, 3)
-                               : impl.kernel == "box27" ? test::random_stencil(StencilKind::box27, 1, 4)
-                                                        : test::random_stencil(StencilKind::star,
-                                                                               impl.kernel == "7pt" ? 1 : impl.kernel[4] - '0', 5));
+  for (const char* kernel :
+       {"copy", "copy_halo", "7pt", "star2", "star3", "star4", "sym27", "box27"}) {
+    const std::string k = kernel;
+    const bool copy_kernel = k == "copy" || k == "copy_halo";
+    const Stencil s = copy_kernel    ? Stencil::star(1, std::vector<double>{1.0, 0.0})
+                      : k == "sym27" ? test::random_stencil(StencilKind::sym27, 1, 3)
+                      : k == "box27"
+                          ? test::random_stencil(StencilKind::box27, 1, 4)
+                          : test::random_stencil(StencilKind::star, k == "7pt" ? 1 : k[4] - '0', 5);
+    const auto& policy = cuda::default_impl<T>(k);
     for (const Extent& n : {Extent{1, 1, 1}, Extent{67, 45, 37}, Extent{130, 7, 65}, Extent{129, 33, 2}}) {
       for (int zchunks : {0, 3}) {
         Field<T> in(n);
@@ -132,16 +138,30 @@ void every_impl() {
         fill_ghosts(in, Boundary::periodic(), s.radius());
         Field<T> din(n, in.ghost(), Memory::device);
         copy(in, din);
-        check_device_pass<T>(s, in, din, in.ghost(),
-                             [&](Field<T>& i, Field<T>& o) { impl.launch(&s, i, o, nullptr, zchunks, {}); },
-                             impl.kernel + " " + impl.variant + " " + n.str() + " zchunks " +
-                                 std::to_string(zchunks) + " " + to_string(precision_of<T>));
+        auto pass = [&](const cuda::StencilImpl<T>& impl) {
+          return check_device_pass<T>(
+              s, in, din, in.ghost(),
+              [&](Field<T>& i, Field<T>& o) { impl.launch(&s, i, o, nullptr, zchunks, {}); },
+              k + " " + impl.variant + " " + n.str() + " zchunks " + std::to_string(zchunks) + " " +
+                  to_string(precision_of<T>));
+        };
+        const Field<T> want = pass(policy);
+        int shapes = 0;
+        for (const auto& impl : cuda::stencil_impls<T>()) {
+          if (impl.kernel != k) continue;
+          ++shapes;
+          if (&impl == &policy) continue;
+          EXPECT_EQ(test::interior_bit_diffs(want, pass(impl)), "")
+              << k << " " << impl.variant << " against the policy's " << policy.variant << " on "
+              << n.str() << " zchunks " << zchunks << " " << to_string(precision_of<T>);
+        }
+        EXPECT_GE(shapes, 3) << k << ": the tuning candidates are registered";
       }
     }
   }
 }
 
-TEST(StencilCuda, EveryImplementationAndZSplitMatchesTheReference) {
+TEST(StencilCuda, EveryImplementationAndZSplitMatchesTheReferenceAndThePolicysBits) {
   REQUIRE_GPU();
   every_impl<float>();
   every_impl<double>();

@@ -8,9 +8,11 @@
 // 0.841 vs 0.788 for 128x8); the others were chosen by registers and residency alone.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 #include "cuda/stencil_config.hpp"
+#include "cuda/tuning/stencil_candidates.hpp"
 
 namespace strata::cuda {
 
@@ -20,9 +22,9 @@ struct WavePolicy;
 // fp32 registers (ptxas): R1 55, R2 64, R3 74, R4 84; 1024 / 1024 / 512 / 512 threads.
 template <int R>
 struct WavePolicy<float, R> {
-  using Cfg = std::conditional_t<
-      R == 1, TileConfig<Loader::tma, 128, 32, 4, 2>,
-      std::conditional_t<R == 2, TileConfig<Loader::tma, 128, 32, 4, 3>, TileConfig<Loader::tma, 128, 16, 4, 4>>>;
+  using Cfg = std::conditional_t<R == 1, TileConfig<Loader::tma, 128, 32, 4, 2>,
+                                 std::conditional_t<R == 2, TileConfig<Loader::tma, 128, 32, 4, 3>,
+                                                    TileConfig<Loader::tma, 128, 16, 4, 4>>>;
   // The register queue of (R + 1) * VY centres fits at radius 1 only; beyond, the centre is
   // re-read from global memory (an L2 hit: its plane was loaded R planes earlier).
   static constexpr bool centre_in_registers = R == 1 || R == 4;
@@ -35,6 +37,49 @@ struct WavePolicy<double, R> {
                                  std::conditional_t<R == 4, TileConfig<Loader::tma, 64, 16, 4, 3>,
                                                     TileConfig<Loader::tma, 128, 8, 2, 3>>>;
   static constexpr bool centre_in_registers = R == 1;
+};
+
+// How the update's epilogue gets its operands (kernels/wave.cuh): prefetched one plane ahead
+// with the centre from the register queue or re-read from L2, or loaded at the store.
+enum class WaveEpi { prefetch_reg, prefetch_l2, late };
+
+// A variant of the update: a tile and an epilogue; its name is the tile's and the epilogue's.
+template <class Cfg_, WaveEpi E>
+struct WaveShape {
+  using Cfg = Cfg_;
+  static constexpr WaveEpi epi = E;
+  static std::string name() {
+    return Cfg::name() + (E == WaveEpi::prefetch_reg  ? "-pf-reg"
+                          : E == WaveEpi::prefetch_l2 ? "-pf-l2"
+                                                      : "-late");
+  }
+};
+
+template <class T, int R>
+using WavePolicyShape =
+    WaveShape<typename WavePolicy<T, R>::Cfg,
+              WavePolicy<T, R>::centre_in_registers ? WaveEpi::prefetch_reg : WaveEpi::prefetch_l2>;
+
+// The radius-4 update's candidates tuning chooses between (the solver's default, 8th order),
+// the policy first, with their H100 ratios to copy/16 B at 512^3: fp32 8-row columns with
+// prefetch 0.84, the policy's tile re-reading the centre from L2 0.845 (the policy 0.860);
+// fp64 128x8 tiles of 2-row columns 0.79 (the policy 0.841), and the policy one plane deeper
+// (not measured: more bytes in flight, for a faster memory). Other radii run their policy.
+template <class T>
+struct WaveCandidates;
+
+template <>
+struct WaveCandidates<float> {
+  using radius4 = ShapeList<WavePolicyShape<float, 4>,
+                            WaveShape<TileConfig<Loader::tma, 128, 16, 8, 4>, WaveEpi::prefetch_l2>,
+                            WaveShape<WavePolicy<float, 4>::Cfg, WaveEpi::prefetch_l2>>;
+};
+
+template <>
+struct WaveCandidates<double> {
+  using radius4 = ShapeList<WavePolicyShape<double, 4>,
+                            WaveShape<TileConfig<Loader::tma, 128, 8, 2, 3>, WaveEpi::prefetch_l2>,
+                            WaveShape<TileConfig<Loader::tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>>;
 };
 
 }  // namespace strata::cuda
