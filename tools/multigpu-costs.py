@@ -180,6 +180,14 @@ if "nccl_env" not in skip and gpus >= 2:
     print(f"  {'setting':24s} {'ranks':>5} {'comms':>7} {'setup':>7} {'first it':>8} {'solve':>7} {'wall s':>7}"
           f"   wave: {'comms':>6} {'stepping':>8} {'wall':>6}")
     cfg = os.path.join(ROOT, "examples", "wave", "gpu512.json")
+    wave_args = ["wave", "--config", cfg, "--set", f"time.steps={a.steps}", "--set", "output.checkpoint_every=0",
+                 "--progress", "off"]
+    out = os.path.join(tmp, "envwave1")
+    wwall, w = timed([strata] + wave_args + ["--out-dir", out])
+    if w.returncode == 0:
+        wj = json.load(open(os.path.join(out, "report.json")))
+        result["nccl_env_one_gpu_wave"] = {"wall_s": wwall, "phases_s": wj["phases_s"]}
+        print(f"  one GPU, the same wave: stepping {wj['phases_s'].get('stepping', 0):.3f} s, wall {wwall:.2f} s")
     for name, extra in settings.items():
         env = dict(env_base, **extra)
         for ranks in sorted({2, gpus}):
@@ -194,9 +202,7 @@ if "nccl_env" not in skip and gpus >= 2:
             wline = ""
             if ranks == gpus:
                 out = os.path.join(tmp, "envwave" + str(len(result["nccl_env"])))
-                wwall, w = timed(launch(ranks) + [strata, "wave", "--config", cfg, "--set", f"time.steps={a.steps}",
-                                                  "--set", "output.checkpoint_every=0", "--out-dir", out,
-                                                  "--progress", "off"], env)
+                wwall, w = timed(launch(ranks) + [strata] + wave_args + ["--out-dir", out], env)
                 if w.returncode == 0:
                     wj = json.load(open(os.path.join(out, "report.json")))
                     row["wave"] = {"wall_s": wwall, "phases_s": wj["phases_s"]}
