@@ -1,6 +1,7 @@
 // strata info: what this build is and which GPUs it sees.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
@@ -26,6 +27,10 @@ void add_info(CLI::App& app) {
               << "  compiler:      " << b.compiler << "\n"
               << "  CUDA backend:  "
               << (b.cuda ? "yes (architectures " + b.cuda_architectures + ")" : std::string("no"))
+              << "\n"
+              << "  CPU FFT:       "
+              << (b.cpu_fft ? std::string("yes (KissFFT: the fft solver runs on the CPU)")
+                            : "no (" + cpu_fft_unavailable_reason() + ")")
               << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";

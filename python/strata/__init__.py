@@ -11,10 +11,12 @@ Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files.
 Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (matplotlib),
 strata.bench (timings).
 """
-from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,
-                      release_scratch, steps, sum, synchronize)
+from ._strata import (Field, apply, cpu_fft_available, cpu_fft_unavailable_reason, cuda_available,
+                      cuda_unavailable_reason, dot, max_abs, norm2, release_scratch, steps, sum,
+                      synchronize)
 from . import bench, poisson, wave
 
-__all__ = ["Field", "apply", "cuda_available", "cuda_unavailable_reason", "dot", "max_abs", "norm2",
-           "release_scratch", "steps", "sum", "synchronize", "bench", "poisson", "wave"]
+__all__ = ["Field", "apply", "cpu_fft_available", "cpu_fft_unavailable_reason", "cuda_available",
+           "cuda_unavailable_reason", "dot", "max_abs", "norm2", "release_scratch", "steps", "sum",
+           "synchronize", "bench", "poisson", "wave"]
 __version__ = "0.1.0"

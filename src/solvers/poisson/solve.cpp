@@ -44,7 +44,7 @@ constexpr int kMaxRestarts = 3;
 
 }  // namespace
 
-void validate(const PoissonOptions& o, Extent n, Memory mem) {
+void validate(const PoissonOptions& o, Extent n) {
   require(o.pre >= 0 && o.post >= 0 && o.pre + o.post >= 1 && o.pre <= 32 && o.post <= 32,
           "smoothing steps must satisfy 0 <= pre, post <= 32 and pre + post >= 1");
   require(std::isfinite(o.rtol) && o.rtol < 1, "--rtol must be in [0, 1) (or negative for the default)");
@@ -54,11 +54,10 @@ void validate(const PoissonOptions& o, Extent n, Memory mem) {
   require(o.h >= 0 && std::isfinite(o.h), "the grid spacing must be positive (or 0 for automatic)");
   require(o.jacobi_omega >= 0 && o.jacobi_omega < 2, "the Jacobi damping must be in (0, 2)");
   require(o.fmg_cycles >= 0 && o.fmg_cycles <= 8, "FMG cycles per level must be in 0..8 (0: automatic)");
-  if (o.method == PoissonMethod::fft) {
-    require(o.bc.kind == BoundaryKind::periodic && o.op == PoissonOperator::fd7,
-            "the fft solver solves the periodic 7-point problem only (--bc periodic --operator fd7)");
-    require(mem == Memory::device, "the fft solver runs on the GPU (cuFFT): use --device cuda");
-  }
+  if (o.method == PoissonMethod::fft)
+    require(
+        o.bc.kind == BoundaryKind::periodic && o.op == PoissonOperator::fd7,
+        "the fft solver solves the periodic 7-point problem only (--bc periodic --operator fd7)");
   if (o.bc.kind == BoundaryKind::periodic)
     require(n.nx >= 2 && n.ny >= 2 && n.nz >= 2, "a periodic grid needs at least 2 points per axis");
 }
@@ -160,7 +159,7 @@ PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>
   require(f.extent() == u.extent(), "solve_poisson: f is " + f.extent().str() + " but u is " + u.extent().str());
   require(f.memory() == u.memory(), "solve_poisson: f and u must both be host or both device fields");
   require(u.ghost() >= 1, "solve_poisson: u needs at least one ghost layer");
-  poisson::validate(o, f.extent(), f.memory());
+  poisson::validate(o, f.extent());
   poisson::Solve<T> solve(o, f, u);
   return poisson::run(solve);
 }
