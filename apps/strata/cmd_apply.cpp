@@ -169,10 +169,11 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
     require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
     phase.end("device_start");
   } else {
-    host::require_host_memory(2 * field + dense, what,
-                              "2 fields with ghosts " + host::format_bytes(2 * field) + ", the output's dense copy " +
-                                  host::format_bytes(dense),
-                              "use a smaller array or --device cuda");
+    host::require_host_memory(
+        2 * field + dense, what,
+        "2 fields with ghosts " + host::format_bytes(2 * field) + ", the output's dense copy " +
+            host::format_bytes(dense),
+        cuda_available() ? "use a smaller array or --device cuda" : "use a smaller array");
   }
   Field<T> u = npy_read_field<T>(a.in, ghost, mem);
   phase.end("input");

@@ -17,6 +17,15 @@ int exit_code() { return g_exit_code; }
 void set_exit_code(int code) { g_exit_code = code; }
 std::chrono::steady_clock::time_point process_start() { return g_process_start; }
 
+namespace {
+// What a machine without a GPU can do (strata lab alone times GPU kernels; the fft solver
+// needs the CPU's FFT, which a build may lack).
+std::string cpu_runs(const BuildInfo& b) {
+  return std::string("the CPU backend runs every verb but `strata lab`, which needs a GPU") +
+         (b.cpu_fft ? "" : "; `poisson --solver fft` needs the CPU FFT too");
+}
+}  // namespace
+
 void add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show the build configuration and the CUDA devices visible");
   cmd->callback([] {
@@ -33,13 +42,12 @@ void add_info(CLI::App& app) {
                             : "no (" + cpu_fft_unavailable_reason() + ")")
               << "\n";
     if (!b.cuda) {
-      std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
+      std::cout << "devices: no GPU (built without CUDA); " << cpu_runs(b) << "\n";
       return;
     }
     const auto devs = cuda_devices();
     if (devs.empty()) {
-      std::cout << "devices: no GPU (" << cuda_unavailable_reason()
-                << "); the CPU backend runs everything\n";
+      std::cout << "devices: no GPU (" << cuda_unavailable_reason() << "); " << cpu_runs(b) << "\n";
       return;
     }
     for (const DeviceInfo& d : devs) {

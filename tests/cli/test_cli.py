@@ -12,6 +12,7 @@ import tempfile
 from clitest import check, finish, has_cpu_fft, run_strata
 
 
+HAS_GPU = "device 0:" in run_strata("info").stdout
 CPU_FFT = has_cpu_fft()
 
 
@@ -87,6 +88,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an input larger than memory is refused", r.returncode == 1 and "of host memory" in r.stderr
           and "is available" in r.stderr, r.stderr)
     check("an input larger than memory writes nothing", not os.path.exists(out))
+    check("a machine without a GPU is not told to use one", HAS_GPU or "cuda" not in r.stderr.lower(), r.stderr)
     os.remove(huge)
 
     # An existing output survives a failed run untouched.
@@ -222,6 +224,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
           and "wave" in r.stderr, r.stderr)
     check("--version names the commit", "commit" in run("--version").stdout)
+    info = run("info").stdout
+    check("info without a GPU says what runs and what needs one",
+          HAS_GPU or "runs every verb but `strata lab`, which needs a GPU" in info, info)
+    check("info says whether the CPU has an FFT, and where not what to install",
+          "CPU FFT:       yes (KissFFT" in info if CPU_FFT else
+          "CPU FFT:       no (built without the CPU's FFT" in info and "libkissfft-dev" in info
+          and (HAS_GPU or "`poisson --solver fft` needs the CPU FFT too" in info), info)
 
     js = os.path.join(tmp, "bench.json")
     r = run("bench", "--device", "cpu", "--size", "12", "--reps", "2", "--warmup", "0", "--json", js)
