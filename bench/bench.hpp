@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -15,13 +16,18 @@
 
 namespace strata::bench {
 
+struct Result;
+
 struct Options {
   std::vector<std::string> kernels;   // empty: every kernel of the family
   std::vector<Precision> precisions;  // empty: f32 and f64
   std::vector<Extent> shapes;         // empty: the family's default
   int reps = 20;                      // timed repetitions (median reported)
   int warmup = 3;
-  bool quiet = false;                 // no progress lines on stderr
+  bool quiet = false;                 // no notes on stderr (a family skipped, a size too small)
+  // Called with each row as soon as it is timed (before the ratios, which need the family's
+  // reference): the CLI's progress. The rows themselves are printed once, by print_table.
+  std::function<void(const Result&)> on_row;
   bool all_variants = false;          // every compiled tile configuration, not only defaults
   int zchunks = 0;                    // z split of the stencil grid (0: the launcher chooses)
 };
@@ -73,6 +79,11 @@ Timing time_host(Run&& run, int warmup, int reps) {
 // A result row before timing: what ran, where, on what; points default to the shape's.
 Result result_row(const std::string& device, const std::string& kernel, const std::string& variant,
                   Precision precision, Extent shape, double bytes_per_point, double points = 0);
+
+// A row timed: hands it to opt.on_row, if any.
+inline void row_done(const Options& opt, const Result& r) {
+  if (opt.on_row) opt.on_row(r);
+}
 
 // Fills the rate fields of r from its timing, points and footprint.
 void set_rates(Result& r, const Timing& t);

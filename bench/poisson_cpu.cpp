@@ -34,7 +34,7 @@ std::vector<Result> poisson_cpu(const Options& opt) {
   };
   std::vector<Result> out;
   auto note = [&](const Result& r) {
-    note_poisson_row(opt, r);
+    row_done(opt, r);
     out.push_back(r);
   };
   const std::vector<Extent> dirichlet =

@@ -116,7 +116,7 @@ std::vector<Result> poisson_cuda(const Options& opt) {
   require(cuda_available(), "the Poisson benchmark needs a GPU: " + cuda_unavailable_reason());
   std::vector<Result> out;
   auto note = [&](const Result& r) {
-    note_poisson_row(opt, r);
+    row_done(opt, r);
     out.push_back(r);
   };
   // Issue 11's targets (H100): V(2,2) at 255^3 >= 1500 cycles/s; one FMG pass to

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,13 +36,6 @@ using Timer = std::function<Timing(const std::function<void()>& run)>;
 inline Result poisson_row(const PoissonBenchDevice& d, const std::string& kernel,
                           const std::string& variant, Precision p, Extent n) {
   return result_row(d.name, kernel, variant, p, n, 0);
-}
-
-// The progress line of a row (stderr, unless quiet).
-inline void note_poisson_row(const Options& opt, const Result& r) {
-  if (!opt.quiet)
-    std::fprintf(stderr, "  %-18s %-20s %s %s: %.3f ms\n", r.kernel.c_str(), r.variant.c_str(),
-                 to_string(r.precision), r.shape.str().c_str(), r.median_ms);
 }
 
 // One V(2,2) Chebyshev cycle of `op` on n unknowns (Dirichlet), timed by time_cycles (given

@@ -56,16 +56,13 @@ nlohmann::json to_json(const std::vector<Result>& results) {
   nlohmann::json gpu = nullptr;
   for (const Result& r : results)
     if (r.device == "cuda") {
-      const auto devs = cuda_devices();
-      if (!devs.empty()) {
-        device = devs[0].name;
-        gpu = {{"name", devs[0].name},
-               {"multiprocessors", devs[0].multiprocessors},
-               {"memory_bytes", devs[0].total_memory},
-               {"l2_bytes", devs[0].l2_bytes},
-               {"compute_capability", std::to_string(devs[0].cc_major) + "." +
-                                          std::to_string(devs[0].cc_minor)}};
-      }
+      const DeviceInfo d = cuda_current_device();
+      device = d.name;
+      gpu = {{"name", d.name},
+             {"multiprocessors", d.multiprocessors},
+             {"memory_bytes", d.total_memory},
+             {"l2_bytes", d.l2_bytes},
+             {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)}};
       break;
     }
   doc["device"] = device;
@@ -100,14 +97,14 @@ nlohmann::json to_json(const std::vector<Result>& results) {
 void print_table(std::ostream& os, const std::vector<Result>& results) {
   char line[256];
   std::snprintf(line, sizeof line, "%-12s %-9s %-4s %-5s %-14s %10s %9s %9s %7s %7s  %s\n",
-                "kernel", "variant", "dev", "prec", "shape", "median_ms", "Gpts/s", "GB/s",
+                "kernel", "variant", "dev", "prec", "shape (x,y,z)", "median_ms", "Gpts/s", "GB/s",
                 "BpP_eff", "ratio", "vs");
   os << line;
   for (const Result& r : results) {
     std::snprintf(line, sizeof line,
                   "%-12s %-9s %-4s %-5s %-14s %10.4f %9.2f %9.1f %7.2f %7.3f  %s\n",
                   r.kernel.c_str(), r.variant.c_str(), r.device.c_str(), to_string(r.precision),
-                  r.shape.str().c_str(), r.median_ms, r.gpts_per_s, r.gb_per_s,
+                  r.shape.xyz().c_str(), r.median_ms, r.gpts_per_s, r.gb_per_s,
                   r.bytes_per_point_eff, r.ratio_to_copy, r.reference.c_str());
     os << line;
   }

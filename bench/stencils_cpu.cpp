@@ -34,9 +34,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
     };
     set_rates(r, time_host(run, opt.warmup, opt.reps));
     if (kernel == "copy") copy_ref = r;
-    if (!opt.quiet)
-      std::fprintf(stderr, "  %-10s cpu %s %s: %.3f ms, %.3f Gpts/s\n", kernel.c_str(),
-                   to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
+    row_done(opt, r);
     family.push_back(r);
   }
   for (Result& r : family) {

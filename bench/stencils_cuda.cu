@@ -117,10 +117,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
       r.extra["validated"] = check.str();
       r.extra["ratio_to_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
       if (kernel == "copy" && impl.is_default) copy_ref = r;
-      if (!opt.quiet)
-        std::fprintf(stderr, "  %-10s %-16s %s %s: %.3f ms, %.1f Gpts/s\n", kernel.c_str(),
-                     impl.variant.c_str(), to_string(precision_of<T>), shape.str().c_str(),
-                     r.median_ms, r.gpts_per_s);
+      row_done(opt, r);
       family.push_back(r);
       if (kernel == "copy" || !impl.is_default) continue;
       // The whole call a C++ user makes: the Dirichlet ghost fill, then this kernel. The

@@ -1,9 +1,8 @@
 // What the CPU and GPU repeated-steps benchmarks share (bench/steps.hpp): the stencils, their
-// selection, the row and its progress line.
+// selection, the row (handed to opt.on_row as it is timed).
 #include "bench/steps.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace strata::bench {
 
@@ -34,12 +33,7 @@ Result steps_row(const Options& opt, const std::string& device, const std::strin
   r.extra["steps"] = kSteps;
   r.extra["fuse"] = fuse;
   r.extra["validated"] = validated;
-  if (!opt.quiet)
-    std::fprintf(stderr,
-                 "  steps %-6s fuse %d %s %s: %.3f ms for %d steps, %.1f Gpts/s per step, %.2fx "
-                 "copy-bound\n",
-                 name.c_str(), fuse, to_string(p), shape.str().c_str(), r.median_ms, kSteps,
-                 r.gpts_per_s, r.ratio_to_copy);
+  row_done(opt, r);
   return r;
 }
 

@@ -43,7 +43,8 @@ void steps_fill(Field<T>& f, std::uint64_t seed) {
   }
 }
 // The row of `fuse` steps per pass of `name` on `device`, timed by t, against the reference
-// row (the copy of the same field), with what its check validated; its progress line unless quiet.
+// row (the copy of the same field), with what its check validated; handed to opt.on_row
+// (row_done) as it is returned.
 Result steps_row(const Options& opt, const std::string& device, const std::string& name, int fuse,
                  Precision p, Extent shape, const Timing& t, const Result& reference,
                  const std::string& validated);

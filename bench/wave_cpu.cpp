@@ -45,9 +45,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     set_rates(r, t);
     compare_to(r, copy_ref);
     r.extra["radius"] = 4;
-    if (!opt.quiet)
-      std::fprintf(stderr, "  wave_step  %-16s cpu %s %s: %.3f ms, %.3f Gpts/s\n", r.variant.c_str(),
-                   to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
+    row_done(opt, r);
     out.push_back(r);
   }
 }

@@ -202,9 +202,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       r.extra["default"] = v.is_default;
       r.extra["radius"] = kRadius;
       r.extra["validated"] = check.str();
-      if (!opt.quiet)
-        std::fprintf(stderr, "  wave       %-22s %s %s: %.3f ms, %.1f Gpts/s\n", v.name.c_str(),
-                     to_string(precision_of<T>), shape.str().c_str(), r.median_ms, r.gpts_per_s);
+      row_done(opt, r);
       family.push_back(r);
     }
     const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);

@@ -311,7 +311,7 @@ Report run_coefficients(const Options& opt) {
       "16x16 tiles) ran 4,214-4,269 Mpts/s stencil-only on the C1060.",
       spread + ". 8 B/point nominal; the kernel also re-reads the R-row y halo (+50% for a 16-row tile, mostly L2 "
                "hits) and 8 planes per 64-plane z chunk (+12.5%), the same for every variant. For scale on an H100 "
-               "at 512^3 (docs/performance.md, ../shared/background/stencils.md): strata's radius-4 star 307 Gpts/s "
+               "at 512^3 (docs/performance.md): strata's radius-4 star 307 Gpts/s "
                "(0.886 of copy), NVIDIA's FDTD3d, built on this seed's kernel, 112 Gpts/s: the one-output-per-thread "
                "structure sets the level here, the coefficients only the differences.",
       "why (column 'coefficients (PTX)'): constant (2) and parameter (5) coefficients are read once per thread, "

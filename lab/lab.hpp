@@ -1,4 +1,4 @@
-// strata lab: the seed documents' experiments (../shared/background/, docs/lab.md) as
+// strata lab: the experiments of the CUDA texts strata was built from (docs/lab.md lists them) as
 // ladders of numbered kernel variants, in the style of llm.c's dev/cuda. Each variant is
 // checked against a CPU reference on the same data before it is timed; a row that fails
 // its check is reported as such and never ranked. One experiment per file lab/<name>.cu;

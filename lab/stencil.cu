@@ -619,7 +619,7 @@ Report run_stencil(const Options& opt) {
       "through textures (the 2-load read alone, like 4 without arithmetic); the paper's 7pt "
       "12.3 = 0.92 of copycube (2-load halo + prefetch + texture fetches, like 5). C1060: "
       "copycube 9.2, 7pt 7.2.",
-      "H100 80GB HBM3, 512^3 fp32 (../shared/background/stencils.md): device copy 369 Gpts/s, "
+      "H100 80GB HBM3, 512^3 fp32 (measured for this project, docs/performance.md): device copy 369 Gpts/s, "
       "torch.compile 7pt 259 (0.70), PyTorch eager 32; docs/performance.md: strata copy 346, "
       "strata 7pt 321 (0.927).",
   };

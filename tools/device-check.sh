@@ -17,6 +17,9 @@
 #             the Poisson MG-CG at 511^3 on one GPU and on all (reports in the logs archive)
 #   wave      one rank per GPU: `strata wave` on the GPUs against one process (byte for byte),
 #             then tools/wave_scaling.py (strong, weak, a grid too big for one GPU)
+#   costs     what a user waits for at 1, 2, 4... ranks (tools/multigpu-costs.py): a one-process
+#             command's start with one or every GPU visible, Poisson MG-CG per phase and per
+#             iteration, the 600-step gpu512 wave's wall time -> bench/results/<gpu>-xG-costs.json
 #   python    the Python package in the copy's build (-DSTRATA_PYTHON=ON, the machine's own
 #             nanobind): pytest with the CuPy/PyTorch GPU tests, the examples at full size,
 #             tools/python-bench.py (512^3 rate beside `strata bench`, 8^3 call overhead,
@@ -158,6 +161,13 @@ if has wave; then
   TAIL=30 run wave_scaling python3 tools/wave_scaling.py "$S" --gpus "$G" --json "bench/results/$gpu-x$G-wave.json" \
     ${WAVE_SCALING_ARGS:-}
   cp "bench/results/$gpu-x$G-wave.json" "$OUT/" 2>/dev/null
+fi
+
+if has costs; then
+  G=$(nvidia-smi -L | wc -l)
+  mkdir -p bench/results
+  TAIL=60 run costs python3 tools/multigpu-costs.py "$S" --json "bench/results/$gpu-x$G-costs.json" ${COSTS_ARGS:-}
+  cp "bench/results/$gpu-x$G-costs.json" "$OUT/" 2>/dev/null
 fi
 
 if has lab; then

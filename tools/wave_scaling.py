@@ -2,6 +2,7 @@
 """The distributed wave solver on the GPUs of one host, as a user runs it (`strata wave`,
 one rank per GPU under mpirun), against one GPU:
   strong  examples/wave/gpu512.json (512^3, CPML on five faces, free surface), outputs off
+  strong1024  the same model at 1024^3 (5 m spacing)
   weak    the same physics at 512^3 per GPU: 512x512x512 on one GPU, 512x512x(512 G) on G
   big     a grid too large for one GPU (default 2400^3 f32, constant velocity, CPML on every
           face): a few hundred steps, the first arrivals of a receiver line against the
@@ -10,7 +11,7 @@ The rates are the runs' own report.json (stepping time, the whole grid's points)
 figure is the median of --repeat runs. The seismograms of one GPU and of G GPUs are compared
 byte for byte. Writes JSON (bench/results/<gpu>-x<G>-wave.json by default).
 Usage: wave_scaling.py STRATA [--gpus G] [--steps N] [--big N] [--big-steps N] [--repeat R]
-       [--json PATH] [--skip strong,weak,big]"""
+       [--json PATH] [--skip strong,strong1024,weak,big]"""
 import argparse
 import filecmp
 import json
@@ -78,6 +79,18 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR", "/tmp")) as tmp:
         print(f"strong 512^3: 1 GPU {one['gpts_per_s']:.1f} Gpts/s, {G} GPUs {many['gpts_per_s']:.1f} Gpts/s "
               f"(grid {many['process_grid']}): {result['strong']['speedup']:.3f}x; seismograms identical: "
               f"{result['strong']['seismogram_identical']}", flush=True)
+    if "strong1024" not in skip:
+        big_steps = ["--config", EXAMPLE, "--steps", str(a.steps), "--set", "grid.shape=[1024,1024,1024]",
+                     "--set", "grid.spacing=5.0"]
+        one = median_runs(tmp, "strong1024_1", 1, *big_steps)
+        many = median_runs(tmp, "strong1024_G", G, *big_steps)
+        result["strong1024"] = {"case": "examples/wave/gpu512.json's model at 1024^3 (5 m spacing), outputs off",
+                                "steps": a.steps, "one_gpu": one, "gpus": many,
+                                "speedup": many["gpts_per_s"] / one["gpts_per_s"], "target": 3.85 if G == 4 else None,
+                                "seismogram_identical": same_seismogram(one["out"], many["out"])}
+        print(f"strong 1024^3: 1 GPU {one['gpts_per_s']:.1f} Gpts/s, {G} GPUs {many['gpts_per_s']:.1f} Gpts/s "
+              f"(grid {many['process_grid']}): {result['strong1024']['speedup']:.3f}x; seismograms identical: "
+              f"{result['strong1024']['seismogram_identical']}", flush=True)
     if "weak" not in skip:
         one = result["strong"]["one_gpu"] if "strong" in result else median_runs(tmp, "weak1", 1, *steps)
         many = median_runs(tmp, "weakG", G, *steps, "--set", f"grid.shape=[512,512,{512 * G}]")

@@ -28,6 +28,7 @@ struct ApplyArgs {
   std::string stencil = "7pt";
   int radius = 0;  // 0: the stencil's own (1 for 7pt/sym27/box27; required >= 1 for star)
   std::string coeffs;
+  double spacing = 1;  // scales the default Laplacians by 1/h^2
   std::string bc = "dirichlet";
   std::string in, out, precision, device, grid, json;
   bool allow_nonfinite = false;
@@ -47,42 +48,10 @@ StepOptions parse_update(const std::string& text) {
   throw Error("--update '" + text + "': allowed repeat (u <- A u) or relax:C (u <- u + C (A u), e.g. relax:0.1)");
 }
 
-std::string fmt(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
 Stencil make_stencil(const ApplyArgs& a) {
-  const int radius = a.radius == 0 ? 1 : a.radius;
-  if (a.coeffs.empty()) {
-    // Sensible defaults: the central-difference Laplacian of the star's order, the FE
-    // Laplacian for sym27; a general box has no default.
-    if (a.stencil == "7pt" || a.stencil == "star") {
-      if (a.stencil == "7pt" && radius != 1)
-        throw Error("7pt is the radius-1 star: --radius must be 1 (or omitted), got " +
-                    std::to_string(radius));
-      if (radius < 1 || radius > Stencil::kMaxRadius)
-        throw Error("star radius " + std::to_string(radius) + " is not supported: allowed 1..4");
-      return Stencil::laplacian(2 * radius);
-    }
-    if (a.stencil == "sym27") return Stencil::fe27();
-    if (a.stencil == "box27")
-      throw Error("box27 needs --coeffs with 27 values K[dz+1][dy+1][dx+1] in C order");
-  }
-  const std::vector<double> c =
-      a.coeffs.empty() ? std::vector<double>{} : parse_numbers(a.coeffs, "--coeffs");
-  return Stencil::from_name(a.stencil, radius, c);
-}
-
-// "N non-finite values of M (P%), the first V at (x, y, z) = (X, Y, Z)".
-template <class T>
-std::string describe(const FiniteReport<T>& r, std::size_t points) {
-  char b[256];
-  std::snprintf(b, sizeof b, "%zu non-finite value%s of %zu (%.3g%%), the first %g at (x, y, z) = (%d, %d, %d)", r.count,
-                r.count == 1 ? "" : "s", points, 100.0 * double(r.count) / double(points), double(r.value), r.x, r.y,
-                r.z);
-  return b;
+  if (a.coeffs.empty()) return Stencil::named(a.stencil, a.radius, std::nullopt, a.spacing);
+  const std::vector<double> c = parse_numbers(a.coeffs, "--coeffs");
+  return Stencil::named(a.stencil, a.radius, c, a.spacing);
 }
 
 // A coefficient or boundary value the precision cannot hold turns every output it touches
@@ -92,10 +61,12 @@ void require_representable(const Stencil& s, const Boundary& bc, Precision p) {
   const double largest = std::numeric_limits<float>::max();
   for (double c : s.coeffs())
     if (std::fabs(c) > largest)
-      throw Error("--coeffs: " + fmt(c) + " is not representable in f32 (|c| <= " + fmt(largest) +
+      throw Error("--coeffs: " + format_number(c) + " is not representable in f32 (|c| <= " +
+                  format_number(largest) +
                   "): every output would be infinite; use --precision f64");
   if (bc.kind == BoundaryKind::dirichlet && std::fabs(bc.value) > largest)
-    throw Error("--bc dirichlet:" + fmt(bc.value) + " is not representable in f32 (|value| <= " + fmt(largest) +
+    throw Error("--bc dirichlet:" + format_number(bc.value) +
+                " is not representable in f32 (|value| <= " + format_number(largest) +
                 "); use --precision f64");
 }
 
@@ -116,7 +87,8 @@ void report(const ApplyArgs& a, const Stencil& s, const Boundary& bc, const Step
   if (!root) return;
   const double compute = phase.of("compute"), rate = double(o.n.points()) * o.steps / (compute * 1e-3) / 1e9;
   const bool single = o.steps == 1 && u.update == StepUpdate::repeat;
-  const std::string update = u.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + fmt(u.c) + " (A u)";
+  const std::string update =
+      u.update == StepUpdate::repeat ? "u <- A u" : "u <- u + " + format_number(u.c) + " (A u)";
   const std::string steps = single ? "" : ", " + std::to_string(o.steps) + " steps of " + update +
                                               (o.fuse > 1 ? ", up to " + std::to_string(o.fuse) + " per pass" : "");
   std::printf("strata apply: %s, %s boundary%s, %s %s on %s: %.2f ms (%.1f Gpts/s per step); "
@@ -140,41 +112,84 @@ void report(const ApplyArgs& a, const Stencil& s, const Boundary& bc, const Step
 }
 
 // A non-finite result fails the run unless asked for: nothing is written.
-void refuse_nonfinite(const ApplyArgs& a, const std::string& result, const std::string& input, const char* precision) {
-  const std::string why = !input.empty() ? "the input holds " + input
-                                         : std::string("the input is finite: the stencil overflows ") + precision +
-                                               " on these values";
+template <class T>
+void refuse_nonfinite(const ApplyArgs& a, const FiniteReport<T>& result,
+                      const FiniteReport<T>& input, std::size_t points) {
+  const std::string why = nonfinite_result(result, &input, points);
   if (!a.allow_nonfinite)
-    throw Error("the result holds " + result + "; " + why + ". Nothing was written (--allow-nonfinite writes it anyway)");
-  std::fprintf(stderr, "strata apply: warning: the result holds %s; %s (written: --allow-nonfinite)\n", result.c_str(),
-               why.c_str());
+    throw Error(why + ". Nothing was written (--allow-nonfinite writes it anyway)");
+  std::fprintf(stderr, "strata apply: warning: %s (written: --allow-nonfinite)\n", why.c_str());
+}
+
+// One process's steps: the update, its steps per pass and the ghost layers its fields need
+// (periodic passes of k steps read k R layers).
+struct OneProcessSteps {
+  StepOptions update;
+  bool single = true;
+  int ghost = 1;
+};
+template <class T>
+OneProcessSteps one_process_steps(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Memory mem) {
+  OneProcessSteps o;
+  o.update = parse_update(a.update);
+  o.single = a.steps == 1 && o.update.update == StepUpdate::repeat;
+  o.update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem);
+  o.ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !o.single ? o.update.fuse * s.radius() : 0});
+  return o;
+}
+
+// The memory a run will hold, checked before anything is read or allocated (under mpirun
+// before the ranks agree to start, on every rank). One process: two fields with ghosts (the
+// input and the output, or apply_steps' scratch), on the device or on the host with the dense
+// copy the output is written from. Over the ranks: each rank's box of both fields, and the
+// 64 MiB buffer its part of the .npy files streams through, for every rank of this host.
+template <class T>
+void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
+                  const dist::ProcessGrid* grid) {
+  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
+  // --device cuda is advice only where a GPU can be used (a machine without one is never told to).
+  const std::string advice =
+      mem == Memory::host && cuda_available() ? "use a smaller array or --device cuda" : "use a smaller array";
+  if (!grid) {
+    const int ghost = one_process_steps<T>(a, s, bc, mem).ghost;
+    const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
+    if (mem == Memory::device) {
+      require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
+    } else {
+      host::require_host_memory(2 * field + dense, what,
+                                "2 fields with ghosts " + host::format_bytes(2 * field) +
+                                    ", the output's dense copy " + host::format_bytes(dense),
+                                advice);
+    }
+    return;
+  }
+  const dist::Job& job = dist::Job::get();
+  const Extent box = dist::Subdomain::of(*grid, n, job.rank()).local;
+  const double field = double(Layout::make(box, std::max(s.radius(), 1), sizeof(T)).bytes());
+  const double staging = double(64 << 20), ranks = job.local_size();
+  const std::string each = job.local_size() == 1 ? "" : " (each of this host's " + std::to_string(job.local_size()) + " ranks)";
+  if (mem == Memory::device) {
+    require_device_memory(std::size_t(2 * field), what + ", rank " + std::to_string(job.rank()) + "'s " + box.str() + " box");
+    host::require_host_memory(ranks * staging, what, "a 64 MiB .npy buffer" + each, advice);
+  } else {
+    host::require_host_memory(ranks * (2 * field + staging), what,
+                              "2 fields of a " + box.str() + " box with ghosts " + host::format_bytes(2 * field) +
+                                  " and a 64 MiB .npy buffer" + each,
+                              advice);
+  }
 }
 
 // One process: on the GPU the array goes from the file onto the device and back through a
-// bounded host buffer, and the finite checks run there; on the CPU it is a host field.
+// bounded host buffer, and the finite checks run there; on the CPU it is a host field. Its
+// memory was checked (check_memory), which also started the device: `phase`'s device_start.
 template <class T>
-void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n) {
-  Phases phase;
-  StepOptions update = parse_update(a.update);
-  const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
+void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n, Phases& phase) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
-  update.fuse = a.fuse > 0 ? a.fuse : auto_fuse<T>(s, mem);
-  // Periodic passes of k steps read k R ghost layers.
-  const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic && !single ? update.fuse * s.radius() : 0});
-  const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);
-  const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
-  // Two fields with ghosts (the input and the output, or apply_steps' scratch), before the
-  // input is read: on the device, or on the host with the dense copy the output is written from.
-  if (mem == Memory::device) {
-    require_device_memory(std::size_t(2 * field), what);  // the first call also starts the device
-    phase.end("device_start");
-  } else {
-    host::require_host_memory(
-        2 * field + dense, what,
-        "2 fields with ghosts " + host::format_bytes(2 * field) + ", the output's dense copy " +
-            host::format_bytes(dense),
-        cuda_available() ? "use a smaller array or --device cuda" : "use a smaller array");
-  }
+  const OneProcessSteps steps = one_process_steps<T>(a, s, bc, mem);
+  const StepOptions& update = steps.update;
+  const bool single = steps.single;
+  const int ghost = steps.ghost;
   Field<T> u = npy_read_field<T>(a.in, ghost, mem);
   phase.end("input");
   const FiniteReport<T> input = check_finite(u);
@@ -192,8 +207,7 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
   if (mem == Memory::device) device_synchronize();
   phase.end("compute");
   if (const FiniteReport<T> result = check_finite(u); !result.all_finite)
-    refuse_nonfinite(a, describe(result, n.points()), input.all_finite ? "" : describe(input, n.points()),
-                     to_string(precision_of<T>));
+    refuse_nonfinite(a, result, input, n.points());
   phase.end("check_result");
   npy_write_field(a.out, u);
   phase.end("output");
@@ -206,13 +220,16 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
 // halos travel between ranks (NCCL between GPUs), and the ranks write their rows of one file.
 template <class T>
 void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
-                     const dist::ProcessGrid& grid) {
+                     const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  Phases phase;
   const StepOptions update = parse_update(a.update);
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   const int ghost = std::max(s.radius(), 1);
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> in(n, grid, ghost, mem), out(n, grid, ghost, mem);
   phase.end("allocation");
   dist::read_npy(a.in, in);
@@ -255,8 +272,8 @@ void add_apply(CLI::App& app) {
   auto a = std::make_shared<ApplyArgs>();
   auto* cmd = app.add_subcommand(
       "apply",
-      "Apply a stencil to a 3D .npy array (indexed [z][y][x], x fastest) once, or --steps times, "
-      "and write the result.\n"
+      "Apply a stencil to a 3D .npy array, once or --steps times, and write the result.\n"
+      "The array is indexed [z][y][x], x fastest. "
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();
@@ -265,9 +282,16 @@ void add_apply(CLI::App& app) {
   cmd->add_option("--coeffs", a->coeffs,
                   "comma-separated coefficients: star c0..cR (c0 centre, cr the six at distance r); "
                   "sym27 c0,c1,c2,c3 (centre, faces, edges, corners); box27 27 values "
-                  "K[dz+1][dy+1][dx+1]. Default: the central-difference Laplacian (7pt/star), "
-                  "the finite-element Laplacian (sym27)")
+                  "K[dz+1][dy+1][dx+1]. Default: +Lap(u) = u_xx + u_yy + u_zz at spacing "
+                  "--spacing (+2 on x^2; strata poisson's operators are -Lap): the central-"
+                  "difference Laplacian of order 2R (7pt/star), the finite-element one (sym27); "
+                  "box27 has no default")
       ->check(number_list());
+  cmd->add_option("--spacing", a->spacing,
+                  "grid spacing h of the default Laplacians: their coefficients times 1/h^2 "
+                  "(not with --coeffs)")
+      ->capture_default_str()
+      ->check(number_in(1e-15, 1e15));
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
   cmd->add_option("--in", a->in, "input .npy (float32 or float64, 3D, C order)")->required();
   cmd->add_option("--out", a->out, "output .npy, same shape; written only if the run succeeds")->required();
@@ -322,16 +346,20 @@ void add_apply(CLI::App& app) {
       throw Error("--fuse " + std::to_string(a->fuse) + ": over several ranks every step is one pass (the ghosts "
                   "are exchanged between steps); fused passes take one process");
     if (dev == DeviceChoice::cuda && distributed) job.bind_gpu();
+    Phases phase;
+    if (p == Precision::f32) check_memory<float>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
+    else check_memory<double>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
+    if (dev == DeviceChoice::cuda) phase.end("device_start");
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
       if (p == Precision::f32)
-        run_distributed<float>(*a, s, bc, dev, n, grid);
+        run_distributed<float>(*a, s, bc, dev, n, grid, phase);
       else
-        run_distributed<double>(*a, s, bc, dev, n, grid);
+        run_distributed<double>(*a, s, bc, dev, n, grid, phase);
     } else if (p == Precision::f32) {
-      run<float>(*a, s, bc, dev, n);
+      run<float>(*a, s, bc, dev, n, phase);
     } else {
-      run<double>(*a, s, bc, dev, n);
+      run<double>(*a, s, bc, dev, n, phase);
     }
   });
 }

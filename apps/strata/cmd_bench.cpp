@@ -1,6 +1,9 @@
 // strata bench: times every kernel family against the copy kernel of the same run; prints
 // a table and optionally writes the JSON record kept in bench/results/<gpu>.json.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -111,6 +114,15 @@ void add_bench(CLI::App& app) {
     if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
     job.begin();
     if (!job.root()) opt.quiet = true;
+    // Each row is printed once, in the table at the end; on a terminal the row being timed
+    // shows meanwhile on one line of stderr, rewritten in place and cleared before the table.
+    const bool terminal = job.root() && ::isatty(2);
+    if (terminal)
+      opt.on_row = [](const bench::Result& r) {
+        std::fprintf(stderr, "\r\033[K  timed %s %s %s %s: %.3f ms", r.kernel.c_str(),
+                     r.variant.c_str(), to_string(r.precision), r.shape.str().c_str(), r.median_ms);
+        std::fflush(stderr);
+      };
     if (job.root())
       std::cerr << "strata bench on " << to_string(dev) << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "")
                 << " (" << opt.reps << " timed runs each)\n";
@@ -119,6 +131,7 @@ void add_bench(CLI::App& app) {
     for (const auto& sh : a->shapes) explicit_shapes.push_back(parse_shape(sh));
     const std::vector<bench::Result> results = bench::run(pick, opt, explicit_shapes, dev == DeviceChoice::cuda);
     if (!job.root()) return;
+    if (terminal) std::fprintf(stderr, "\r\033[K");
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       write_json(a->json, results);

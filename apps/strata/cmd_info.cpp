@@ -5,6 +5,8 @@
 
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/wave.hpp"
 
 namespace strata::cli {
 
@@ -40,6 +42,16 @@ void add_info(CLI::App& app) {
               << "  CPU FFT:       "
               << (b.cpu_fft ? std::string("yes (KissFFT: the fft solver runs on the CPU)")
                             : "no (" + cpu_fft_unavailable_reason() + ")")
+              << "\n";
+    const dist::Transports t = dist::transports();
+    std::cout << "  MPI:           " << t.mpi << "\n"
+              << "  NCCL:          " << t.nccl << "\n";
+    const std::string pictures = wave::picture_library();
+    std::cout << "  pictures:      "
+              << (pictures.empty()
+                      ? "plain colour images (built without cairo: Debian/Ubuntu libcairo2-dev); "
+                        "python -m strata.plot RUN_DIR draws annotated ones"
+                      : "annotated (axes, colour bar, title), drawn with " + pictures)
               << "\n";
     if (!b.cuda) {
       std::cout << "devices: no GPU (built without CUDA); " << cpu_runs(b) << "\n";

@@ -2,9 +2,13 @@
 // against a CPU reference and timed on this GPU (lab/lab.hpp); a table, --json, --plot.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 
 #include "apps/strata/commands.hpp"
@@ -38,11 +42,24 @@ std::string quoted(const std::string& s) {  // for /bin/sh: '...' with ' as '\''
   return q + "'";
 }
 
-// Runs lab/plot.py (compiled in) with python3 on the report's JSON; the PNG is written to a
-// temporary name and renamed, so a failed plot leaves no file.
+// Runs lab/plot.py (compiled in) with python3 on the report's JSON in a private temporary
+// directory; the PNG then goes to `png` as every output does (io::AtomicFile: whole or not
+// at all, missing parent directories created), so a failed plot leaves no file.
 void plot(const nlohmann::ordered_json& report, const std::string& png) {
-  const std::string base = png + ".tmp" + std::to_string(::getpid());
-  const std::string script = base + ".py", data = base + ".json", out = base + ".png";
+  namespace fs = std::filesystem;
+  std::string dir_template = (fs::temp_directory_path() / "strata-plot.XXXXXX").string();
+  if (!::mkdtemp(dir_template.data()))
+    throw Error("--plot: cannot make a temporary directory: " + std::string(std::strerror(errno)));
+  const fs::path dir = dir_template;
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  const std::string script = (dir / "plot.py").string(), data = (dir / "report.json").string(),
+                    out = (dir / "plot.png").string();
   { std::ofstream(script) << lab::kPlotScript; }
   { std::ofstream(data) << report.dump(1); }
   const std::string cmd = "python3 " + quoted(script) + " " + quoted(data) + " " + quoted(out) + " 2>&1";
@@ -53,18 +70,13 @@ void plot(const nlohmann::ordered_json& report, const std::string& png) {
     while (std::fgets(buf, sizeof buf, p)) said += buf;
     rc = ::pclose(p);
   }
-  std::remove(script.c_str());
-  std::remove(data.c_str());
-  if (rc != 0) {
-    std::remove(out.c_str());
+  if (rc != 0)
     throw Error("--plot: python3 with matplotlib draws the picture, and it failed" +
                 (said.empty() ? std::string(" (is python3 on the PATH?)") : ":\n" + said) +
                 "the table and --json are unaffected");
-  }
-  if (std::rename(out.c_str(), png.c_str()) != 0) {
-    std::remove(out.c_str());
-    throw Error("--plot: cannot rename the picture to " + png);
-  }
+  std::ifstream in(out, std::ios::binary);
+  write_text(png,
+             std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
 }
 
 // Every experiment is a ladder of CUDA kernels: said once, where they are listed.

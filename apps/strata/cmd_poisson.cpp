@@ -42,8 +42,8 @@ struct PoissonArgs {
 // rank 0 alone).
 template <class T>
 nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice dev, const PoissonReport& rep) {
-  std::printf("levels:");
-  for (const auto& L : rep.levels) std::printf(" %s", L.n.str().c_str());
+  std::printf("levels (x,y,z):");
+  for (const auto& L : rep.levels) std::printf(" %s", L.n.xyz().c_str());
   std::printf("\n%s\n", rep.message.c_str());
   if (rep.direct)
     std::printf("direct solve, relative residual %.3e (recomputed)\n", rep.rel_residual);
@@ -62,21 +62,29 @@ nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice 
                       {"rtol", rep.rtol},                 {"atol", rep.atol},
                       {"rtol_default", rep.rtol_default}, {"at_floor", rep.at_floor},
                       {"rel_residual", rep.rel_residual}, {"residuals", rep.residuals},
+                      {"iteration_ms", rep.iteration_ms},
                       {"convergence_factor", rep.convergence_factor},
                       {"setup_ms", rep.setup_ms},         {"solve_ms", rep.solve_ms},
                       {"iterations_per_s", rep.iterations_per_s}, {"gb_per_s", rep.gb_per_s},
-                      {"message", rep.message},           {"commit", build_info().commit}};
+                      {"message", rep.message},           {"warnings", rep.warnings},
+                      {"commit", build_info().commit}};
   for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
   return j;
 }
 
-// The solve's options with the per-iteration lines (printed where `print`, unless --quiet).
+// The solve's options with the per-iteration lines (printed where `print`, unless --quiet)
+// and its warnings (printed where `print`).
 PoissonOptions with_progress(const PoissonArgs& a, const PoissonOptions& opt, double h, bool print) {
   PoissonOptions o = opt;
   o.h = h;
+  if (print)
+    o.on_warning = [](const std::string& w) {
+      std::fprintf(stderr, "strata poisson: warning: %s\n", w.c_str());
+    };
   if (print && !a.quiet)
     o.on_iteration = [](const PoissonIteration& it) {
-      std::printf("  iteration %3d  relative residual %.3e  factor %.3f\n", it.iteration, it.rel_residual, it.factor);
+      std::printf("  iteration %3d  relative residual %.3e  factor %.3f  %8.2f ms\n", it.iteration, it.rel_residual,
+                  it.factor, it.ms);
       std::fflush(stdout);
     };
   return o;
@@ -88,9 +96,8 @@ std::string problem(const PoissonOptions& o, Extent n) {
 }
 template <class T>
 std::string describe(const PoissonOptions& o, double h) {
-  char b[64];
-  std::snprintf(b, sizeof b, ", %s, h = %.6g", to_string(precision_of<T>), h);
-  return std::string(to_string(o.method)) + b;
+  return std::string(to_string(o.method)) + ", " + to_string(precision_of<T>) +
+         ", h = " + format_number(h);
 }
 
 void solved(Phases& phase, Clock::time_point t_solver, const PoissonReport& rep) {
@@ -161,8 +168,7 @@ poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, c
 // The problem is built, solved and measured where the solve runs: on the GPU no grid is
 // made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
-void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev) {
-  Phases phase;
+void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev, Phases& phase) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
@@ -202,11 +208,14 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
 // of f and u, rank 0 prints and writes the report, the ranks write their rows of --out.
 template <class T>
 void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
-                     const dist::ProcessGrid& grid) {
+                     const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  Phases phase;
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
+  if (mem == Memory::device) {
+    dist::connect_gpus(grid, n);
+    phase.end("communicators");
+  }
   dist::DistField<T> f(n, grid, 1, mem), u(n, grid, 1, mem);
   phase.end("allocation");
   const bool manufactured = a.rhs == "manufactured";
@@ -261,7 +270,10 @@ void add_poisson(CLI::App& app) {
   auto a = std::make_shared<PoissonArgs>();
   auto* cmd = app.add_subcommand(
       "poisson",
-      "Solve -Lap(u) = f on a box. Shapes count the unknowns: Dirichlet grids are vertex-centred "
+      "Solve -Lap(u) = f on a box. The operators (fd7, fe27) are A = -Lap, positive definite: "
+      "the opposite sign of strata apply's default stencils (+Lap). Neumann and periodic grids "
+      "need a zero-mean f: a mean is removed with a warning, a constant f refused. Shapes count "
+      "the unknowns: Dirichlet grids are vertex-centred "
       "with the boundary planes outside the shape (a 257^3 grid with its boundary is --n 255), "
       "Neumann grids cell-centred, periodic grids one period. Exit code 3 when the tolerance was "
       "not reached (the message says why: max-iter, divergence, the rounding floor).");
@@ -362,14 +374,23 @@ void add_poisson(CLI::App& app) {
                     std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
       if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
     }
+    Phases phase;
+    // Each rank's box of f, u and about 10 grids of the solver's, on its GPU, before the ranks
+    // start (one process checks the whole grid as it starts the device, in run).
+    if (distributed && dev == DeviceChoice::cuda) {
+      require_device_memory(12 * dist::Subdomain::of(pg, n, job.rank()).local.points() * bytes_of(p),
+                            "rank " + std::to_string(job.rank()) + "'s box of the " + n.str() + " Poisson solve");
+      phase.end("device_start");
+    }
+    check_poisson_options(o, n, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
-      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg);
-      else run_distributed<double>(*a, n, o, dev, pg);
+      if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg, phase);
+      else run_distributed<double>(*a, n, o, dev, pg, phase);
     } else if (p == Precision::f32) {
-      run<float>(*a, n, o, dev);
+      run<float>(*a, n, o, dev, phase);
     } else {
-      run<double>(*a, n, o, dev);
+      run<double>(*a, n, o, dev, phase);
     }
   });
 }

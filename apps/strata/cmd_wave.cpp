@@ -43,26 +43,13 @@ std::string quoted(const std::string& flag, const std::string& value) {
   }
 }
 
-std::string clock_text(double s) {
-  if (!std::isfinite(s) || s < 0) return "--:--";
-  const long t = std::lround(s);
-  char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
-  return b;
-}
-
 // Progress on stderr: a line rewritten in place on a terminal; elsewhere (a batch log, a
 // pipe) one plain line every `every` seconds, so a log shows where a run is.
 // `label` starts the line ("strata wave", or with the shot it is about).
 void show_progress(const wave::Progress& p, bool terminal, const std::string& label) {
-  const int total = p.last_step;
-  char line[512];
-  std::snprintf(line, sizeof line, "%s: step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", label.c_str(), p.step, total,
-                total ? 100.0 * p.step / total : 100.0, p.gpts_per_s, clock_text(p.elapsed_s).c_str(),
-                clock_text(p.eta_s).c_str());
-  if (terminal) std::fprintf(stderr, "\r%s   %s", line, p.final ? "\n" : "");
-  else std::fprintf(stderr, "%s\n", line);
+  const std::string line = label + ": " + wave::to_text(p);
+  if (terminal) std::fprintf(stderr, "\r%s   %s", line.c_str(), p.final ? "\n" : "");
+  else std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
 
@@ -163,13 +150,17 @@ void add_wave(CLI::App& app) {
       "2/4/6/8 in space; Ricker sources at off-grid points; point, line and plane receivers (seismogram.npy, time x "
       "receiver); CPML absorbing layers, free surface, rigid and periodic faces; snapshots (.npy, .vti, .png); "
       "atomic checkpoints and bit-identical --restart.\n"
+      "Pictures (model.png, seismogram.png, snapshots/u_STEP.png) have axes in metres (offset "
+      "from the source and time for the seismogram), a colour bar and a title where strata was "
+      "built with cairo (`strata info` says); `python -m strata.plot OUT_DIR` draws them with "
+      "matplotlib into OUT_DIR/plots, which --overwrite removes with the run's other files.\n"
       "The configuration is JSON (comments allowed). `strata wave --print-config > wave.json` writes a complete, "
       "commented one with every key at its default: grid (shape, spacing), model (constant | layered | npy), time "
       "(steps, dt, cfl_safety), scheme (order, precision), sources, receivers (every, points, lines, planes), "
       "boundary (xmin..zmax: pml | free | rigid | periodic; pml width, reflection, power, alpha), output (dir, "
-      "snapshots, png, seismogram_png, checkpoint_every), device. Unknown keys are errors. A time step above the "
-      "stability limit is an error that prints the limit; dt is chosen as cfl_safety times the limit when not "
-      "given.\n"
+      "snapshots, png, seismogram_png, model_png, checkpoint_every), device. Unknown keys are "
+      "errors. A time step above the stability limit is an error that prints the limit; dt is "
+      "chosen as cfl_safety times the limit when not given.\n"
       "Many shots: --shots FILE runs the configuration once per shot (one model, a list of source positions), "
       "each into OUT_DIR/NAME with every output of a plain run, then writes OUT_DIR/manifest.json; under mpirun "
       "shot i runs on rank i % ranks, one GPU per rank (`mpirun -np 4 strata wave --config c.json --shots "
@@ -224,13 +215,21 @@ void add_wave(CLI::App& app) {
                   "commented example to start from)");
     if (a->progress != "auto" && a->progress != "on" && a->progress != "off")
       throw Error("--progress '" + a->progress + "': allowed auto, on, off");
-    std::vector<std::string> sets = a->sets;
-    if (a->steps >= 0) sets.push_back("time.steps=" + std::to_string(a->steps));
-    if (!a->dt.empty()) sets.push_back("time.dt=" + (a->dt == "auto" ? std::string("null") : a->dt));
-    if (a->order >= 0) sets.push_back("scheme.order=" + std::to_string(a->order));
-    if (!a->precision.empty()) sets.push_back("scheme.precision=" + quoted("--precision", a->precision));
-    if (!a->device.empty()) sets.push_back("device=" + quoted("--device", a->device));
-    if (!a->out_dir.empty()) sets.push_back("output.dir=" + quoted("--out-dir", a->out_dir));
+    // Each override named by what gave it, so that a bad value is blamed on it, not the file.
+    std::vector<wave::Override> sets;
+    for (const std::string& s : a->sets) sets.push_back({s, "--set " + s});
+    const auto flag = [&](const char* name, const std::string& given, const std::string& text) {
+      sets.push_back({text, std::string(name) + " " + given});
+    };
+    const std::string steps = std::to_string(a->steps), order = std::to_string(a->order);
+    if (a->steps >= 0) flag("--steps", steps, "time.steps=" + steps);
+    if (!a->dt.empty()) flag("--dt", a->dt, "time.dt=" + (a->dt == "auto" ? "null" : a->dt));
+    if (a->order >= 0) flag("--order", order, "scheme.order=" + order);
+    if (!a->precision.empty())
+      flag("--precision", a->precision, "scheme.precision=" + quoted("--precision", a->precision));
+    if (!a->device.empty()) flag("--device", a->device, "device=" + quoted("--device", a->device));
+    if (!a->out_dir.empty())
+      flag("--out-dir", a->out_dir, "output.dir=" + quoted("--out-dir", a->out_dir));
     const wave::Config c = wave::parse_config_file(a->config, sets);
     if (!a->grid.empty() && !a->shots.empty())
       throw Error("--grid splits one run's grid over the ranks; with --shots each rank runs whole shots");

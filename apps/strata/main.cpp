@@ -1,9 +1,11 @@
 // strata: the command-line tool. One verb per job; each verb lives in its own file.
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "apps/strata/commands.hpp"
+#include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/device.hpp"
@@ -11,6 +13,13 @@
 #include "strata/error.hpp"
 
 namespace {
+
+// The job's outcome is decided and MPI ends. A signal from here on is mpirun stopping the
+// ranks still on their way out (it does once any rank exits non-zero): nothing to say.
+void finish_job() {
+  strata::cli::set_speaker(false, true);
+  strata::dist::Job::get().finish();
+}
 
 // Under mpirun every rank runs main. A verb validates its arguments on every rank, then
 // calls Job::begin, where the ranks agree: when one failed, the first failing rank alone
@@ -26,7 +35,7 @@ int fail(const std::string& what, int code = 1) {
   if (!job.begun()) {
     const int first = job.first_failed(true);
     if (first == job.rank()) std::cerr << "strata: " << what << "\n";
-    job.finish();
+    finish_job();
     return code;
   }
   std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": " << what
@@ -46,7 +55,12 @@ int main(int argc, char** argv) {
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
   strata::cli::install_signal_handlers();
   try {
-    strata::dist::Job::start(argc, argv);
+    // First, before anything starts CUDA: a run starts only the GPU it uses; `strata info`
+    // lists them all.
+    using Gpus = strata::dist::Job::Gpus;
+    const bool info = argc > 1 && std::string(argv[1]) == "info";
+    const strata::dist::Job& job = strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
+    strata::cli::set_speaker(job.root(), job.size() > 1);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
     return 1;
@@ -61,18 +75,8 @@ int main(int argc, char** argv) {
     strata::cli::add_lab(app);
     strata::cli::add_poisson(app);
     strata::cli::add_wave(app);
-    // A verb that does not exist is named as such (CLI11 would say "A subcommand is required").
-    if (argc > 1 && argv[1][0] != '-') {
-      std::string verbs;
-      bool known = false;
-      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-        verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
-        known = known || sub->get_name() == argv[1];
-      }
-      if (!known)
-        throw strata::Error("unknown command '" + std::string(argv[1]) + "': allowed " + verbs +
-                            " (strata --help describes them)");
-    }
+    // Bare `strata` lists the verbs; a verb or option that does not exist names the nearest.
+    strata::cli::check_command_line(app, argc, argv);
     app.parse(argc, argv);
     // A verb that never reached Job::begin still meets the ranks that failed before it.
     auto& job = strata::dist::Job::get();
@@ -80,10 +84,10 @@ int main(int argc, char** argv) {
   } catch (const strata::dist::AgreedError& e) {
     auto& job = strata::dist::Job::get();
     if (job.root()) std::cerr << "strata: error: " << e.what() << "\n";
-    job.finish();
+    finish_job();
     return 1;
   } catch (const strata::dist::PeerFailed&) {
-    strata::dist::Job::get().finish();
+    finish_job();
     return 1;
   } catch (const CLI::ParseError& e) {
     auto& job = strata::dist::Job::get();
@@ -91,7 +95,7 @@ int main(int argc, char** argv) {
       // Every rank parsed the same command line: rank 0 alone prints (help or error).
       job.first_failed(true);
       const int code = job.rank() == 0 ? app.exit(e) : e.get_exit_code();
-      job.finish();
+      finish_job();
       return code;
     }
     return app.exit(e);
@@ -104,6 +108,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("unexpected error: ") + e.what(), 2);
   }
-  strata::dist::Job::get().finish();
+  finish_job();
   return strata::cli::exit_code();
 }

@@ -1,6 +1,8 @@
 // Option parsing shared by the CLI verbs.
 #include "apps/strata/options.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -12,18 +14,12 @@
 #include "strata/atomic_file.hpp"
 
 #include "strata/device.hpp"
+#include "strata/dist.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {
 
 namespace {
-
-std::string fmt(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
 
 // The whole text as one number, or nullopt.
 std::optional<double> to_number(const std::string& text) {
@@ -40,7 +36,8 @@ std::optional<double> to_number(const std::string& text) {
 }  // namespace
 
 CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open, const std::string& word) {
-  const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) + (hi_open ? ")" : "]");
+  const std::string range = std::string(lo_open ? "(" : "[") + format_number(lo) + ", " +
+                            format_number(hi) + (hi_open ? ")" : "]");
   const std::string kind = (word.empty() ? "" : word + " or ") + (integer ? "a whole number" : "a number") + " in " + range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
@@ -123,6 +120,114 @@ Precision parse_precision(const std::string& text) {
 std::vector<Precision> parse_precisions(const std::string& text) {
   if (text == "all" || text.empty()) return {Precision::f32, Precision::f64};
   return {parse_precision(text)};
+}
+
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  const auto distance = [](const std::string& a, const std::string& b) {  // Levenshtein
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  const std::size_t bare = word.size() - std::min(word.find_first_not_of('-'), word.size());
+  std::string best;
+  // A typo: at most one edit in four letters (and one in any word).
+  std::size_t best_d = std::max<std::size_t>(1, bare / 4) + 1;
+  for (const std::string& c : candidates) {
+    const std::size_t d = bare >= 3 && c.rfind(word, 0) == 0 ? 0 : distance(word, c);
+    if (d < best_d) best = c, best_d = d;
+  }
+  return best;
+}
+
+namespace {
+
+// The verb the command line names (argv[1] when it is one), or null.
+const CLI::App* verb_of(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return nullptr;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name() == argv[1]) return sub;
+  return nullptr;
+}
+
+// "strata apply: unknown option '--stencl' (did you mean '--stencil'?)" for every option on
+// the command line the verb does not have; "" when there is none.
+std::string unknown_options(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* verb = verb_of(app, argc, argv);
+  std::vector<std::string> names;
+  for (const CLI::App* a : {&app, verb})
+    if (a)
+      for (const CLI::Option* o : a->get_options()) {
+        for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+        for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+      }
+  const std::string who = "strata" + (verb ? " " + verb->get_name() : std::string());
+  std::string said;
+  for (int i = verb ? 2 : 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::size_t letter = arg.find_first_not_of('-');
+    if (arg[0] != '-' || letter == std::string::npos ||
+        !std::isalpha(static_cast<unsigned char>(arg[letter])))
+      continue;  // a value such as -0.5 or -6,1
+    const std::string name = arg.substr(0, arg.find('='));
+    if (name == "--" || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const std::string guess = nearest(name, names);
+    said += who + ": unknown option '" + name + "'" +
+            (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + "\n";
+  }
+  return said;
+}
+
+// The first sentence of a verb's description: up to its first line break, ". " or ": ".
+std::string summary(const std::string& description) {
+  std::size_t end = description.size();
+  for (const char* stop : {"\n", ". ", ": "}) end = std::min(end, description.find(stop));
+  std::string s = description.substr(0, end);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+void check_command_line(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> verbs;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    verbs.push_back(sub->get_name());
+  if (argc < 2) {  // bare `strata`: what it can do, and where to read more
+    if (dist::Job::get().root()) {
+      std::printf("strata: stencils and solvers on structured 3D grids. "
+                  "Usage: strata VERB [OPTIONS]\n\nverbs:\n");
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        std::printf("  %-8s %s\n", sub->get_name().c_str(),
+                    summary(sub->get_description()).c_str());
+      std::printf("\n`strata VERB --help` describes a verb's options; "
+                  "`strata --version` the build.\n");
+    }
+    throw CLI::Success();
+  }
+  // An unknown verb: CLI11 would say "A subcommand is required".
+  if (argv[1][0] != '-' && !verb_of(app, argc, argv)) {
+    std::string list;
+    for (const std::string& v : verbs) list += (list.empty() ? "" : ", ") + v;
+    const std::string guess = nearest(argv[1], verbs);
+    throw Error("unknown command '" + std::string(argv[1]) + "'" +
+                (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + ": allowed " + list +
+                " (strata --help describes them)");
+  }
+  // CLI11 names what it did not expect; the hint names what was probably meant.
+  app.failure_message([argc, argv](const CLI::App* a, const CLI::Error& e) {
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    const std::string hint = extras ? unknown_options(*a, argc, argv) : "";
+    return hint + CLI::FailureMessage::simple(a, e);
+  });
 }
 
 DeviceChoice resolve_device(const std::string& text) {

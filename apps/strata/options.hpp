@@ -39,6 +39,14 @@ Extent parse_shape(const std::string& text);  // "NX,NY,NZ" or "N" (cube)
 Precision parse_precision(const std::string& text);
 std::vector<Precision> parse_precisions(const std::string& text);  // f32 | f64 | all
 
+// Before CLI11 parses (main): bare `strata` lists the verbs, one line each, and exits 0
+// (throws CLI::Success); an unknown verb is refused naming the nearest; an option a verb
+// does not have gets "did you mean" in CLI11's message (the app's failure message).
+void check_command_line(CLI::App& app, int argc, char** argv);
+// The candidate nearest to `word` by edit distance when it is close enough to be a typo
+// (or `word` is the start of it), else "".
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
+
 enum class DeviceChoice { cpu, cuda };
 // "cpu", "cuda" or "" (default: cuda when a GPU is visible, else cpu). Asking for cuda
 // without one is an error that says why there is none.

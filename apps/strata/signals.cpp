@@ -21,6 +21,10 @@ namespace {
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<bool> g_cooperative{false};
+// Under mpirun every rank gets the signal: one speaks for the job (rank 0), the rest stop
+// quietly with the same status.
+std::atomic<bool> g_speaker{true};
+std::atomic<bool> g_job{false};
 
 // One message, one write(2): pieces written separately can interleave with another
 // process's output or with a handler that runs later.
@@ -35,13 +39,19 @@ void say(std::initializer_list<const char*> parts) {
 
 extern "C" void on_signal(int sig) {
   const bool first = g_signal.exchange(sig) == 0;
+  const bool speak = g_speaker.load();
+  // mpirun passes an interrupt of its own (Ctrl-C) on to the ranks as SIGTERM.
+  const char* via = g_job.load() ? " (mpirun sends SIGTERM to the ranks for Ctrl-C too)" : "";
   if (first && g_cooperative.load()) {
-    say({"\nstrata: ", signal_name(sig),
-         " received: stopping after the current step or file (send it again to stop at once)\n"});
+    if (speak)
+      say({"\nstrata: ", signal_name(sig), " received", via,
+           ": stopping after the current step or file (send it again to stop at once)\n"});
     return;
   }
   const int removed = io::remove_temporaries();
-  say({"\nstrata: interrupted by ", signal_name(sig), removed > 0 ? "; unfinished output files removed\n" : "\n"});
+  if (speak)
+    say({"\nstrata: interrupted by ", signal_name(sig), via,
+         removed > 0 ? "; unfinished output files removed\n" : "\n"});
   ::_exit(128 + sig);
 }
 
@@ -69,6 +79,11 @@ void install_signal_handlers() {
 }
 
 void set_cooperative(bool on) { g_cooperative.store(on); }
+
+void set_speaker(bool speaker, bool job) {
+  g_speaker.store(speaker);
+  g_job.store(job);
+}
 
 int interrupted() { return g_signal.load(); }
 

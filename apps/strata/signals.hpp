@@ -10,6 +10,9 @@ namespace strata::cli {
 void install_signal_handlers();
 // For the duration of a verb that checks interrupted() between its steps.
 void set_cooperative(bool on);
+// Whether this process says what a signal did (rank 0 of a job of several ranks; every
+// other rank stops quietly), and whether it is one rank of such a job.
+void set_speaker(bool speaker, bool job);
 // The signal received (0 when none).
 int interrupted();
 const char* signal_name(int sig);

@@ -1,6 +1,7 @@
 """A wave survey: a Ricker source under a free surface over a two-layer model, a line of
-receivers; the run directory written as `strata wave` does, then pictures of it (slices
-with one shared clip, the seismogram as density and wiggles with AGC), and an in-memory
+receivers; the run directory written as `strata wave` does, then pictures of it (the model
+with the source and receivers, slices with one shared clip, the seismogram against the
+offset from the source as density and wiggles with AGC), and an in-memory
 run returning the seismogram and the final wavefield.
     python examples/python/wave_survey.py [--small] [--out DIR]"""
 import argparse
@@ -31,8 +32,7 @@ config = {
                "seismogram_png": False},
 }
 run_dir = os.path.join(args.out, "run")
-r = strata.wave.run(config, out_dir=run_dir, overwrite=True,
-                    on_progress=lambda p: print(f"  step {p['step']}/{p['last_step']}"))
+r = strata.wave.run(config, out_dir=run_dir, overwrite=True)  # progress on stderr in a terminal
 print(f"run directory {run_dir}: {r.seismogram.shape[1]} receivers x {r.seismogram.shape[0]} samples, "
       f"dt {r.dt:.3g} s, {r.report['gpts_per_s']:.3f} Gpoints/s")
 for path in strata.plot.render_run(run_dir, os.path.join(args.out, "plots"), gain=0.1):

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace strata::io {
 
@@ -28,19 +29,21 @@ struct OutputTarget {
 };
 
 // Checks, without creating or changing anything, that `path` can be written: its directory
-// exists and is writable, and the target (symlinks followed) is new, a writable regular
-// file, a character device or a FIFO. Refused with an Error naming the path: a directory, a
-// block device, a socket, a symlink loop, a file without write permission for this process,
-// and a file whose permission bits grant nobody write access (a read-only file is refused
-// even for root, who could override the bits: strata never replaces a file marked
-// read-only). Verbs call this for every output before any work.
+// exists and is writable, or is missing and can be created (its nearest existing ancestor a
+// writable directory: AtomicFile creates it), and the target (symlinks followed) is new, a
+// writable regular file, a character device or a FIFO. Refused with an Error naming the
+// path: a directory, a block device, a socket, a symlink loop, a file without write
+// permission for this process, and a file whose permission bits grant nobody write access
+// (a read-only file is refused even for root, who could override the bits: strata never
+// replaces a file marked read-only). Verbs call this for every output before any work.
 OutputTarget check_output(const std::string& path);
 
 class AtomicFile {
 public:
-  // Runs check_output(path) and opens the temporary `.<basename>.tmp.XXXXXX` next to the
-  // resolved target (or, for a stream, the target itself: opening a FIFO waits for a reader
-  // as `>` does). Throws Error naming the path and the OS error.
+  // Runs check_output(path), creates the target's missing parent directories (removed again,
+  // when empty, if the file is never committed) and opens the temporary
+  // `.<basename>.tmp.XXXXXX` next to the resolved target (or, for a stream, the target itself:
+  // opening a FIFO waits for a reader as `>` does). Throws Error naming the path and the OS error.
   explicit AtomicFile(const std::string& path);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -69,10 +72,13 @@ private:
   void open_stream();
   void copy_into_target();
   void drop_temporary() noexcept;
+  void make_parent_directories();
+  void remove_created_directories() noexcept;
 
   std::string path_;
   OutputTarget target_;
   std::string temp_path_;
+  std::vector<std::string> created_dirs_;  // by this file, outermost first
   std::FILE* file_ = nullptr;
   bool committed_ = false;
 };

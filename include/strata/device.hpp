@@ -32,8 +32,13 @@ const BuildInfo& build_info();
 
 // True when the CUDA backend is compiled in and at least one device is visible.
 bool cuda_available();
-// Devices visible to this process; empty when none (or built without CUDA).
+// Devices visible to this process; empty when none (or built without CUDA). Starts a CUDA
+// context on each (their free memory): strata info's list, not for a run's report.
 std::vector<DeviceInfo> cuda_devices();
+// How many devices are visible, without starting a context on any.
+int cuda_device_count();
+// The device this process uses (the current one), starting a context on it alone.
+DeviceInfo cuda_current_device();
 // Why cuda_available() is false, in words ("built without CUDA", "no CUDA device: ...").
 std::string cuda_unavailable_reason();
 // Why the fft Poisson solver cannot solve on the CPU in this build, naming what to install

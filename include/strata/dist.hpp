@@ -37,8 +37,17 @@ struct AgreedError : Error {
 // launcher it is a job of one rank and never touches MPI.
 class Job {
 public:
+  // The GPUs a process starts CUDA with. The CUDA runtime starts every GPU it can see, and
+  // each one costs its start (about 0.2 s on a 4 x H200 host, more for every rank that
+  // sees them all): `mine` narrows CUDA_VISIBLE_DEVICES, before anything starts CUDA, to
+  // the one GPU this process uses (the local_rank-th of those visible; the first in a
+  // one-rank job), where the host has that many; `all` leaves it (strata info). The
+  // environment variable STRATA_VISIBLE_GPUS=all leaves it too.
+  enum class Gpus { mine, all };
+
   // Idempotent. Throws Error when launched with several ranks by a build without MPI.
-  static Job& start(int& argc, char**& argv);
+  // Call it first thing in main, before anything touches CUDA.
+  static Job& start(int& argc, char**& argv, Gpus gpus = Gpus::mine);
   // The started job (a one-rank job if start was never called).
   static Job& get();
 
@@ -74,9 +83,15 @@ public:
   void begin();
   bool begun() const { return begun_; }
 
-  // Binds this rank to the GPU numbered local_rank on its host. Throws Error when the host
-  // runs more ranks than it has GPUs (one rank per GPU).
-  int bind_gpu();
+  // Binds this rank to its GPU: the one left visible by start, else the one numbered
+  // local_rank. Throws Error when the host runs more ranks than it has GPUs (one rank per
+  // GPU). Not collective: a verb binds before Job::begin, where the ranks agree.
+  void bind_gpu();
+  // Collective: whether every rank has a GPU of its own; the same answer on every rank.
+  bool gpu_per_rank() const;
+  // What start did to CUDA_VISIBLE_DEVICES, in words ("CUDA_VISIBLE_DEVICES=2 (was unset)"),
+  // or empty when it left it.
+  const std::string& gpu_visibility() const { return visibility_; }
 
   // One process's failure ends every rank (MPI_Abort); without MPI just exits. Never returns.
   [[noreturn]] void abort(int code) const;
@@ -85,9 +100,12 @@ public:
 
 private:
   Job() = default;
+  // Narrows CUDA_VISIBLE_DEVICES to the index-th visible GPU (see Gpus::mine).
+  void narrow_gpus(int index);
+
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
-  bool mpi_ = false, finished_ = false, begun_ = false;
-  std::string host_;
+  bool mpi_ = false, finished_ = false, begun_ = false, narrowed_ = false;
+  std::string host_, visibility_;
 };
 
 // How the ranks divide the grid: dims[0] x dims[1] x dims[2] boxes along x, y, z. Rank r sits
@@ -107,8 +125,11 @@ struct ProcessGrid {
   static ProcessGrid choose(Extent global, int ranks, int min_width = 1);
   // "PXxPYxPZ" (e.g. "1x1x2"); throws Error on anything else.
   static ProcessGrid parse(const std::string& text);
-  // Throws Error unless this grid has `ranks` boxes and every box is at least min_width
-  // points thick on every split axis; `what` starts the message.
+  // Whether every box of this grid over `global` is at least min_width points thick on every
+  // split axis (the rule require_fits and choose apply).
+  bool fits(Extent global, int min_width) const;
+  // Throws Error unless this grid has `ranks` boxes and fits(global, min_width); `what`
+  // starts the message.
   void require_fits(Extent global, int ranks, int min_width, const std::string& what) const;
 };
 
@@ -127,6 +148,14 @@ struct Subdomain {
   static Cuts even_cuts(const ProcessGrid& grid, Extent global);
   static Subdomain of(const ProcessGrid& grid, const Cuts& cuts, int rank);
 };
+
+// What a job of several ranks runs over in this build, in words: the MPI library between
+// processes ("Open MPI v4.1.6") and NCCL between GPUs ("NCCL 2.28.3"), or why not ("none:
+// this strata was built without ...").
+struct Transports {
+  std::string mpi, nccl;
+};
+Transports transports();
 
 namespace detail {
 struct HaloBuffers;  // the exchange's pack buffers (src/dist/field.cpp)
@@ -190,6 +219,12 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
 template <class T>
 void apply_steps(const Stencil& stencil, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,
                  const StepOptions& options = {}, Stream stream = {});
+
+// Readies the GPU transport a device DistField of `grid` over `global` uses: NCCL's
+// communicator (once per process) and the connection to each neighbour. The first device
+// DistField made does it anyway; a run calls it first to time it as its own phase (the
+// communicators). Collective; nothing to do on one rank.
+void connect_gpus(const ProcessGrid& grid, Extent global);
 
 // Reductions over the whole grid: each rank reduces its box (strata::sum etc.), the partial
 // results are combined in rank order, so the result is the same on every rank and

@@ -20,7 +20,9 @@ struct Extent {
     return std::size_t(nx) * std::size_t(ny) * std::size_t(nz);
   }
   bool operator==(const Extent&) const = default;
-  std::string str() const;  // "NXxNYxNZ"
+  // Printed sizes say their order: "64x48x32 (x,y,z)" (NumPy shapes are (nz, ny, nx)).
+  std::string str() const;
+  std::string xyz() const;  // "64x48x32", under a label that says (x,y,z) once
 };
 
 enum class Memory { host, device };

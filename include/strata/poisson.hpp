@@ -9,9 +9,11 @@
 //                 given as N points *including* the two boundary planes has n = N - 2.
 //                 Unknown i sits at x = (i + 1) h.
 //   neumann:      cell-centred, zero flux through the faces (mirror ghosts): x = (i + 1/2) h.
-//                 The compatibility condition sum(f) = 0 is enforced by removing the mean
-//                 of f; the solution returned has zero mean (the null space is constants).
-//   periodic:     x = i h with period n h; as Neumann, f's mean is removed and u has mean 0.
+//                 A solution exists only when sum(f) = 0 (the compatibility condition): the
+//                 solve runs on f - mean(f), with a warning (on_warning, the report's
+//                 warnings) when the mean removed is above the tolerance, and refuses (Error)
+//                 an f that is constant; u has zero mean (the null space is constants).
+//   periodic:     x = i h with period n h; f's mean as for Neumann, and u has mean 0.
 // Spacing h is the same on every axis (default: the x extent of the box is 1).
 #pragma once
 
@@ -39,7 +41,8 @@ PoissonOperator parse_poisson_operator(std::string_view);  // throw Error on unk
 Smoother parse_smoother(std::string_view);
 PoissonMethod parse_poisson_method(std::string_view);
 
-// The operator A ~ -Lap on spacing h as a stencil (positive definite: centre > 0).
+// The operator A = -Lap on spacing h as a stencil (positive definite: centre > 0), the
+// opposite sign of the library's default Laplacians (Stencil::laplacian, fe27: +Lap).
 Stencil poisson_stencil(PoissonOperator op, double h);
 
 // Grid geometry of a boundary condition: spacing for n points along the x axis of a box of
@@ -51,6 +54,7 @@ struct PoissonIteration {
   int iteration = 0;        // V-cycles, CG iterations or Jacobi sweeps so far
   double rel_residual = 0;  // ||f - A u|| / ||f||
   double factor = 0;        // residual reduction of this iteration
+  double ms = 0;            // wall time of this iteration (the first: from the solve's start)
 };
 
 struct PoissonOptions {
@@ -78,6 +82,7 @@ struct PoissonOptions {
   // on one process. 0: dist::kPoissonGatherBelow (measured: docs/multigpu.md).
   long long gather_below = 0;
   std::function<void(const PoissonIteration&)> on_iteration;  // progress callback
+  std::function<void(const std::string&)> on_warning;          // also kept in the report
 };
 
 struct PoissonLevelInfo {
@@ -100,13 +105,24 @@ struct PoissonReport {
   // The residual the method computes after each iteration, relative to ||f|| (index 0:
   // the start); for CG the recursive residual, which may drift below the recomputed one.
   std::vector<double> residuals;
+  // The wall time of each iteration (index 0: the first), where a cost that is paid once
+  // (a connection made at the first message) shows apart from the steady ones.
+  std::vector<double> iteration_ms;
   double setup_ms = 0, solve_ms = 0;
   double iterations_per_s = 0;
   double gb_per_s = 0;            // estimated bytes moved by the solve / solve time
   std::vector<PoissonLevelInfo> levels;  // multigrid hierarchy, finest first
   std::string message;            // why it stopped: converged, max_iter, the rounding floor,
                                   // divergence, or a recomputed residual above the tolerance
+  double rhs_mean = 0;            // Neumann, periodic: the mean removed from f
+  std::vector<std::string> warnings;  // what the caller should know (a mean removed from f)
 };
+
+// The checks solve_poisson makes of its options before any work, for an n grid in
+// `memory` (the fft solver on host memory needs a build with the CPU's FFT): throws Error
+// saying what is wrong and what is allowed. A verb calls it before it reads or allocates
+// anything (under mpirun: before the ranks agree to start).
+void check_poisson_options(const PoissonOptions& options, Extent n, Memory memory);
 
 // Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).
 // f and u must share extent, memory and precision. Throws Error for bad options or inputs

@@ -3,9 +3,13 @@
 //   star  radius R (1..4), R+1 coefficients: out = c0*u + sum_r c_r * (6 neighbours at r)
 //   sym27 c0 centre, c1 6 faces, c2 12 edges, c3 8 corners of the 3x3x3 box
 //   box27 27 coefficients K[dz+1][dy+1][dx+1] (C order): out = sum K * u(x+dx,y+dy,z+dz)
+// Sign: every default Laplacian here (laplacian, fe27, and so the defaults of the CLI's and
+// Python's 7pt, star and sym27) approximates +Lap(u) = u_xx + u_yy + u_zz (negative centre):
+// on u = x^2 it gives +2. The Poisson operators are A = -Lap (poisson_stencil, poisson.hpp).
 #pragma once
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,12 +30,19 @@ public:
   static Stencil box27(std::span<const double> k27);
   // Build from the CLI's words: kind "7pt" (star radius 1), "star", "sym27", "box27".
   static Stencil from_name(std::string_view kind, int radius, std::span<const double> coeffs);
+  // What the CLI (--stencil, --radius, --coeffs, --spacing) and strata.apply (stencil, coeffs,
+  // h) name. radius 0: 1. With coefficients, from_name (and h must be 1: it scales only the
+  // defaults). Without (nullopt), the kind's default, +Lap at spacing h: laplacian(2 radius,
+  // h) for 7pt and star, fe27(h) for sym27; box27 has none (Error).
+  static Stencil named(std::string_view kind, int radius,
+                       std::optional<std::span<const double>> coeffs, double h = 1.0);
 
-  // Central-difference Laplacian of order 2, 4, 6 or 8 (star radius order/2), spacing h.
+  // Central-difference +Laplacian of order 2, 4, 6 or 8 (star radius order/2), spacing h:
+  // the unit-spacing coefficients times 1/h^2 (c0 = -6, c1 = 1 for order 2 at h = 1).
   static Stencil laplacian(int order, double h = 1.0);
   static Stencil laplacian7(double h = 1.0) { return laplacian(2, h); }
-  // The trilinear finite-element Laplacian of the paper (sym27, scaled by h):
-  // c0 = 8/3, c1 = 0, c2 = -1/6, c3 = -1/12, times h.
+  // The trilinear finite-element +Laplacian of the paper (sym27: minus the stiffness matrix
+  // over the lumped mass h^3): c0 = -8/3, c1 = 0, c2 = 1/6, c3 = 1/12, times 1/h^2.
   static Stencil fe27(double h = 1.0);
 
   StencilKind kind() const { return kind_; }

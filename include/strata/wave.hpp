@@ -103,20 +103,29 @@ struct Config {
   std::string colormap = "seismic";
   double png_clip = 0.995;         // colour range = this quantile of |u|
   bool seismogram_png = true;
+  bool model_png = true;     // model.png: velocity on the png plane, sources, receivers
   int checkpoint_every = 0;  // 0: none
   std::string device = "auto";  // auto | cpu | cuda
+};
+
+// An override "key.path=VALUE" and the words that name it in messages ("--set
+// time.steps=-5", "--dt -1"); overrides given as plain strings are named "override 'TEXT'".
+struct Override {
+  std::string text, origin;
 };
 
 // Parses JSON text (// and /* */ comments allowed), applies each override "key.path=VALUE"
 // (VALUE is JSON, or a bare string; array elements by index, e.g. sources.0.frequency=20),
 // and validates every key: an unknown key, a key given twice in one object, a top level that
 // is not an object (null included), a wrong type or a value out of range throws Error naming
-// the key and what is allowed. `origin` names the text in messages.
+// the key and what is allowed. `origin` names the text in messages, an override's origin the
+// values it wrote (and the objects it created).
 Config parse_config(std::string_view json_text, std::span<const std::string> overrides = {},
                     const std::string& origin = "configuration");
 // The same from a file: a directory, a missing file or one that is not UTF-8 JSON text is
 // refused with a message naming it.
 Config parse_config_file(const std::string& path, std::span<const std::string> overrides = {});
+Config parse_config_file(const std::string& path, std::span<const Override> overrides);
 // A complete configuration with every key at its default, commented; parse_config reads it.
 std::string default_config_text();
 // Every key of cfg as JSON (the canonical form written next to the outputs).
@@ -260,6 +269,41 @@ struct Report {
 Report run(const Config& cfg, const RunOptions& opt = {});
 std::string to_json(const Report& r);
 std::string to_text(const Report& r);  // the human-readable summary
+// The progress line the CLI and Python print: "step 120/800  15.0%  0.123 Gpts/s  elapsed
+// 0:03  ETA 0:17".
+std::string to_text(const Progress& p);
+
+// ---- what the pictures show (the run's PNGs, and strata.plot, draw from these) ----
+
+// The horizontal axis of a seismogram picture. Receivers in a straight line, in order
+// along it (a receiver line; seismogram column order): each one's signed offset in metres
+// along the line (the direction from its first receiver to its last), measured from the
+// first source's position (quick.json: -150..+150 m), or from the first receiver when
+// there is no source. Otherwise (one receiver, scattered points, a plane): the column
+// number of each receiver in the seismogram.
+struct ReceiverAxis {
+  std::vector<double> values;  // per receiver, increasing
+  std::string label;           // e.g. "offset from the source (m)", "receiver (seismogram column)"
+  bool metres = false;
+};
+ReceiverAxis receiver_axis(const std::vector<Vec3>& receivers, const std::vector<Source>& sources);
+
+// Every receiver of a configuration, in seismogram column order (receivers.npy's rows).
+std::vector<Vec3> receiver_positions(const Config& cfg);
+
+// The velocity model on the plane of the run's pictures: normal to `axis` (0 x, 1 y, 2 z)
+// at grid `index` (none: the middle). Across the picture runs x (y when axis is x), down it
+// z (y when axis is z). Only that plane is read from a .npy model.
+struct ModelSlice {
+  int axis = 1, index = 0;
+  int cols = 0, rows = 0;
+  std::vector<double> velocity;  // rows x cols (m/s), row 0 at the top
+};
+ModelSlice model_slice(const Config& cfg, int axis, std::optional<int> index);
+
+// Whether the run's pictures are annotated (axes, colour bar, title: strata was built with
+// cairo), and by what ("cairo 1.16.0"; "" when not).
+std::string picture_library();
 
 // ---- Many shots: one model, a list of source positions (`strata wave --shots FILE`) ----
 // A shot is the configuration with its sources replaced. It runs as a run of its own, by

@@ -24,35 +24,73 @@ namespace {
 
 using namespace nb::literals;
 
-Stencil make_stencil(const std::string& name, const std::optional<std::vector<double>>& c) {
-  const std::vector<double> none;
-  const std::vector<double>& k = c ? *c : none;
-  if (name == "7pt") return c ? Stencil::from_name("7pt", 1, k) : Stencil::laplacian(2);
-  if (name.size() == 5 && name.rfind("star", 0) == 0 && name[4] >= '1' && name[4] <= '4') {
-    const int r = name[4] - '0';
-    return c ? Stencil::star(r, k) : Stencil::laplacian(2 * r);
-  }
-  if (name == "sym27") return c ? Stencil::from_name("sym27", 1, k) : Stencil::fe27();
-  if (name == "box27") {
-    if (!c)
-      throw nb::value_error("strata.apply: box27 needs coeffs: 27 values K[dz+1][dy+1][dx+1]");
-    return Stencil::box27(k);
-  }
+// Python's names: 7pt, star1..star4, sym27, box27; the defaults and checks are the library's
+// (Stencil::named, as the CLI's).
+Stencil make_stencil(const std::string& name, const std::optional<std::vector<double>>& c,
+                     double h) {
+  std::optional<std::span<const double>> k;
+  if (c) k = std::span<const double>(*c);
+  if (name == "7pt" || name == "sym27" || name == "box27") return Stencil::named(name, 1, k, h);
+  if (name.size() == 5 && name.rfind("star", 0) == 0 && name[4] >= '1' && name[4] <= '4')
+    return Stencil::named("star", name[4] - '0', k, h);
   throw nb::value_error(("strata.apply: unknown stencil '" + name +
                          "': allowed 7pt, star1, star2, star3, star4, sym27, box27")
                             .c_str());
 }
 
+// What a call does with a result that holds NaN or Inf, the CLI's rule (an error; with
+// --allow-nonfinite a warning): "raise" FloatingPointError (the default), "warn" a
+// RuntimeWarning and the result returned, "ignore" no check (one read of the result less).
+enum class Nonfinite { raise, warn, ignore };
+
+Nonfinite parse_nonfinite(const std::string& s, const char* fn) {
+  if (s == "raise") return Nonfinite::raise;
+  if (s == "warn") return Nonfinite::warn;
+  if (s == "ignore") return Nonfinite::ignore;
+  throw nb::value_error(
+      (std::string(fn) + ": nonfinite '" + s + "': allowed 'raise', 'warn', 'ignore'").c_str());
+}
+
+// After the pass, without the GIL: "" when the result is finite (or not checked), else why,
+// with what the input held when it is still there to look at.
+template <class T>
+std::string nonfinite_in(const Field<T>& result, const Field<T>* input, Nonfinite mode) {
+  if (mode == Nonfinite::ignore) return {};
+  const FiniteReport<T> r = check_finite(result);
+  if (r.all_finite) return {};
+  const std::size_t n = result.extent().points();
+  if (!input) return nonfinite_result<T>(r, nullptr, n);
+  const FiniteReport<T> in = check_finite(*input);
+  return nonfinite_result(r, &in, n);
+}
+
+// With the GIL: raises or warns about `why` (nothing when empty). `written`: the argument
+// that holds the result all the same ("out", "x"), or null.
+void report_nonfinite(const std::string& why, Nonfinite mode, const char* fn, const char* written) {
+  if (why.empty()) return;
+  std::string m = std::string(fn) + ": " + why;
+  if (mode == Nonfinite::raise) {
+    m += std::string(". ") + (written ? std::string(written) + " holds it; " : "") +
+         "nonfinite='warn' returns it with a warning";
+    PyErr_SetString(PyExc_FloatingPointError, m.c_str());
+    throw nb::python_error();
+  }
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, m.c_str(), 1) != 0) throw nb::python_error();
+}
+
 template <class T>
 nb::object apply_field(const Stencil& s, const Boundary& bc, PyField& x, nb::handle x_obj,
-                       nb::handle out_obj) {
+                       nb::handle out_obj, Nonfinite mode) {
   Field<T>& in = x.as<T>();
+  std::string bad;
   if (out_obj.is_none()) {
     Field<T> out(in.extent(), in.ghost(), in.memory());
     {
       nb::gil_scoped_release unlocked;
       apply(s, in, out, bc);
+      bad = nonfinite_in(out, &in, mode);
     }
+    report_nonfinite(bad, mode, "strata.apply", nullptr);
     return nb::cast(PyField{std::move(out)});
   }
   PyField* o = nullptr;
@@ -70,7 +108,9 @@ nb::object apply_field(const Stencil& s, const Boundary& bc, PyField& x, nb::han
   {
     nb::gil_scoped_release unlocked;
     apply(s, in, out, bc);
+    bad = nonfinite_in(out, &in, mode);
   }
+  report_nonfinite(bad, mode, "strata.apply", "out");
   return nb::borrow(out_obj);
 }
 
@@ -121,7 +161,7 @@ nb::object empty_like(nb::handle x) {
 
 template <class T>
 nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, nb::handle x_obj,
-                       nb::handle out_obj) {
+                       nb::handle out_obj, Nonfinite mode) {
   const char* fn = "strata.apply";
   const Extent n = extent_3d(*x.array, fn, "x");
   nb::object result;  // the array returned: out, or a new one of x's kind (none: unknown kind)
@@ -146,6 +186,7 @@ nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, n
   }
   const int ghost = std::max(s.radius(), 1);
   std::unique_ptr<Field<T>> res;  // only for an array of a kind strata cannot allocate
+  std::string bad;
   {
     nb::gil_scoped_release unlocked;
     std::unique_ptr<Field<T>> in = Scratch<T>::take(n, ghost, x.memory);
@@ -153,12 +194,15 @@ nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, n
     if (out) {
       Field<T> dst = wrap_dense<T>(*out->array, n, x.memory);
       apply(s, *in, dst, bc);
+      bad = nonfinite_in(dst, in.get(), mode);
     } else {
       res = std::make_unique<Field<T>>(n, ghost, x.memory);
       apply(s, *in, *res, bc);
+      bad = nonfinite_in(*res, in.get(), mode);
     }
     Scratch<T>::give_back(std::move(in));
   }
+  report_nonfinite(bad, mode, "strata.apply", out_obj.is_none() ? nullptr : "out");
   if (out) return result;
   // The result Field itself, seen through a DLPack view; the capsule owns it.
   nb::capsule owner(res.get(), [](void* p) noexcept { delete static_cast<Field<T>*>(p); });
@@ -167,15 +211,17 @@ nb::object apply_array(const Stencil& s, const Boundary& bc, const Operand& x, n
 }
 
 nb::object py_apply(const std::string& stencil, nb::handle x, const std::string& bc,
-                    nb::handle out, const std::optional<std::vector<double>>& coeffs) {
-  const Stencil s = make_stencil(stencil, coeffs);
+                    nb::handle out, const std::optional<std::vector<double>>& coeffs, double h,
+                    const std::string& nonfinite) {
+  const Stencil s = make_stencil(stencil, coeffs, h);
   const Boundary b = Boundary::parse(bc);
+  const Nonfinite mode = parse_nonfinite(nonfinite, "strata.apply");
   Operand o = operand(x, "strata.apply", "x");
   if (o.field)
-    return o.precision == Precision::f32 ? apply_field<float>(s, b, *o.field, x, out)
-                                         : apply_field<double>(s, b, *o.field, x, out);
-  return o.precision == Precision::f32 ? apply_array<float>(s, b, o, x, out)
-                                       : apply_array<double>(s, b, o, x, out);
+    return o.precision == Precision::f32 ? apply_field<float>(s, b, *o.field, x, out, mode)
+                                         : apply_field<double>(s, b, *o.field, x, out, mode);
+  return o.precision == Precision::f32 ? apply_array<float>(s, b, o, x, out, mode)
+                                       : apply_array<double>(s, b, o, x, out, mode);
 }
 
 // ---- repeated steps -----------------------------------------------------------------
@@ -199,18 +245,22 @@ StepOptions step_options(const std::string& update, double c, int fuse) {
 
 template <class T>
 nb::object steps_array(const Stencil& s, const Boundary& bc, int steps, StepOptions o, const Operand& x,
-                       nb::handle x_obj) {
+                       nb::handle x_obj, Nonfinite mode) {
   const Extent n = extent_3d(*x.array, "strata.steps", "x");
   nb::object result = empty_like(x_obj);
   if (o.fuse == 0) o.fuse = auto_fuse<T>(s, x.memory);  // and ghosts for it when periodic
   const int ghost = std::max({s.radius(), 1, bc.kind == BoundaryKind::periodic ? o.fuse * s.radius() : 0});
   std::unique_ptr<Field<T>> u;
+  std::string bad;
   {
     nb::gil_scoped_release unlocked;
     u = std::make_unique<Field<T>>(n, ghost, x.memory);
-    copy(wrap_dense<T>(*x.array, n, x.memory), *u);
+    const Field<T> input = wrap_dense<T>(*x.array, n, x.memory);
+    copy(input, *u);
     apply_steps(s, *u, bc, steps, o);
+    bad = nonfinite_in(*u, &input, mode);
   }
+  report_nonfinite(bad, mode, "strata.steps", nullptr);
   if (!result.is_none()) {
     const Operand out = operand(result, "strata.steps", "out");
     nb::gil_scoped_release unlocked;
@@ -224,21 +274,27 @@ nb::object steps_array(const Stencil& s, const Boundary& bc, int steps, StepOpti
 }
 
 nb::object py_steps(const std::string& stencil, nb::handle x, int steps, const std::string& bc,
-                    const std::string& update, double c, int fuse, const std::optional<std::vector<double>>& coeffs) {
-  const Stencil s = make_stencil(stencil, coeffs);
+                    const std::string& update, double c, int fuse,
+                    const std::optional<std::vector<double>>& coeffs, double h,
+                    const std::string& nonfinite) {
+  const Stencil s = make_stencil(stencil, coeffs, h);
   const Boundary b = Boundary::parse(bc);
   const StepOptions o = step_options(update, c, fuse);
+  const Nonfinite mode = parse_nonfinite(nonfinite, "strata.steps");
   if (steps < 0) throw nb::value_error("strata.steps: steps must be >= 0");
   Operand op = operand(x, "strata.steps", "x");
   if (op.field) {
-    op.field->visit([&](auto& f) {
+    const std::string bad = op.field->visit([&](auto& f) {
       nb::gil_scoped_release unlocked;
       apply_steps(s, f, b, steps, o);
+      // The input is gone (updated in place): the message says what the result holds.
+      return nonfinite_in(f, static_cast<decltype(&f)>(nullptr), mode);
     });
+    report_nonfinite(bad, mode, "strata.steps", "x");
     return nb::borrow(x);
   }
-  return op.precision == Precision::f32 ? steps_array<float>(s, b, steps, o, op, x)
-                                        : steps_array<double>(s, b, steps, o, op, x);
+  return op.precision == Precision::f32 ? steps_array<float>(s, b, steps, o, op, x, mode)
+                                        : steps_array<double>(s, b, steps, o, op, x, mode);
 }
 
 // ---- reductions ---------------------------------------------------------------------
@@ -307,26 +363,33 @@ double py_dot(nb::handle ha, nb::handle hb) {
 
 void bind_apply(nb::module_& m) {
   m.def("apply", &py_apply, "stencil"_a, "x"_a, "bc"_a = "dirichlet", "out"_a = nb::none(),
-        "coeffs"_a = nb::none(),
+        "coeffs"_a = nb::none(), "h"_a = 1.0, "nonfinite"_a = "raise",
         "One stencil pass. x: a Field (used in place, no copy; its ghosts are overwritten with "
         "the boundary values; returns a new Field or fills `out`, a different Field) or a "
         "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied into a padded "
         "Field on its device, kept for the next call of that shape until "
         "strata.release_scratch(); returns a new C-contiguous array of the same kind, or fills "
-        "`out`, which may be x). stencil: 7pt, star1..star4 (central-difference Laplacians), sym27 "
-        "(finite-element Laplacian), box27 (needs coeffs). bc: 'dirichlet[:VALUE]', "
-        "'neumann', 'periodic' (np.pad's constant, symmetric, wrap).");
+        "`out`, which may be x). stencil: 7pt, star1..star4, sym27, box27 (needs coeffs). "
+        "Without coeffs, 7pt/starR compute +Lap(u) = u_xx + u_yy + u_zz by central differences "
+        "of order 2R and sym27 by trilinear finite elements (+2 on x**2; strata.poisson solves "
+        "-Lap(u) = f), at grid spacing h: the h = 1 coefficients times 1/h**2 (h is refused with "
+        "coeffs). bc: 'dirichlet[:VALUE]', 'neumann', 'periodic' (np.pad's constant, symmetric, "
+        "wrap). nonfinite: a result holding NaN or Inf raises FloatingPointError saying how many "
+        "and where ('raise', as the CLI), or warns (RuntimeWarning) and returns it ('warn', as "
+        "--allow-nonfinite), or is not checked ('ignore': one read of the result less); `out` "
+        "holds the result even when the call raises.");
   m.def("steps", &py_steps, "stencil"_a, "x"_a, "steps"_a, "bc"_a = "dirichlet", "update"_a = "relax",
-        "c"_a = 0.0, "fuse"_a = 0, "coeffs"_a = nb::none(),
+        "c"_a = 0.0, "fuse"_a = 0, "coeffs"_a = nb::none(), "h"_a = 1.0, "nonfinite"_a = "raise",
         "The stencil `steps` times, the ghosts refilled from bc before each step: update 'relax' "
-        "is u <- u + c (A u) (the explicit heat step with c = kappa dt for a Laplacian A, or "
-        "weighted Jacobi), 'repeat' is u <- A u. x: a Field (updated in place and returned) or a "
-        "C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied; a new array of "
-        "the same kind is returned). fuse: steps per trip through memory on the GPU (temporal "
-        "blocking: 2..4 for stars of radius 1..4, 2 for sym27; 1: a pass per step; 0, the "
-        "default: strata's measured choice (7pt: 3; radius-2 star: 2 in float32; else 1), "
+        "is u <- u + c (A u) (the explicit heat step with c = kappa dt for the default +Laplacian "
+        "A, c > 0, or weighted Jacobi), 'repeat' is u <- A u. x: a Field (updated in place and "
+        "returned) or a C-contiguous 3D float32/float64 NumPy, CuPy or PyTorch array (copied; a "
+        "new array of the same kind is returned). fuse: steps per trip through memory on the GPU "
+        "(temporal blocking: 2..4 for stars of radius 1..4, 2 for sym27; 1: a pass per step; 0, "
+        "the default: strata's measured choice (7pt: 3; radius-2 star: 2 in float32; else 1), "
         "see docs/performance.md); the same result bits whatever the value. "
-        "stencil, bc and coeffs as in strata.apply.");
+        "stencil, bc, coeffs, h and nonfinite as in strata.apply (a Field holds the result even "
+        "when the call raises).");
   m.def("release_scratch",
         [] {
           Scratch<float>::release();

@@ -34,6 +34,40 @@ PyField from_array(nb::handle a, int ghost) {
   return o.precision == Precision::f32 ? make(float{}) : make(double{});
 }
 
+// np.asarray(field): NumPy 2's protocol, __array__(dtype=None, copy=None).
+nb::object host_array(nb::handle self, nb::handle dtype, nb::handle copy) {
+  PyField& f = nb::cast<PyField&>(self);
+  if (f.memory() != Memory::host)
+    throw nb::type_error(
+        "strata.Field: a CUDA Field cannot become a NumPy array without a copy to the host, "
+        "which strata does not make implicitly: copy it explicitly "
+        "(cupy.asnumpy(cupy.asarray(f)), torch.from_dlpack(f).cpu().numpy()), or use a host "
+        "Field (device='cpu')");
+  nb::object v = f.visit([&](auto& x) { return view(x, self, false); });
+  nb::module_ np = nb::module_::import_("numpy");
+  const bool convert = !dtype.is_none() && !np.attr("dtype")(dtype).equal(v.attr("dtype"));
+  if (convert) {
+    if (!copy.is_none() && !nb::cast<bool>(copy))
+      throw nb::value_error(("strata.Field: a " + std::string(dtype_name(f.precision())) +
+                             " Field cannot be seen as " +
+                             nb::cast<std::string>(nb::str(np.attr("dtype")(dtype))) +
+                             " without a copy (copy=False)")
+                                .c_str());
+    return v.attr("astype")(dtype);
+  }
+  if (!copy.is_none() && nb::cast<bool>(copy)) return v.attr("copy")();
+  return v;
+}
+
+// The CUDA view's interface (strata/_views.py), the Field itself the object consumers keep.
+nb::object cuda_interface(nb::handle self) {
+  PyField& f = nb::cast<PyField&>(self);
+  if (f.memory() == Memory::host)
+    throw nb::attribute_error(
+        "strata.Field: a host Field has no __cuda_array_interface__ (use np.asarray(f))");
+  return f.visit([&](auto& x) { return view(x, self, false); }).attr("__cuda_array_interface__");
+}
+
 }  // namespace
 
 void bind_field(nb::module_& m) {
@@ -67,7 +101,13 @@ void bind_field(nb::module_& m) {
                    "(nz, ny, nx): the interior's shape")
       .def_prop_ro("dtype", [](PyField& f) {
              return nb::module_::import_("numpy").attr("dtype")(dtype_name(f.precision()));
-           })
+           }, "numpy.dtype('float32') or numpy.dtype('float64')")
+      .def_prop_ro("ndim", [](PyField&) { return 3; }, "3: the interior is [z][y][x]")
+      .def_prop_ro("size",
+                   [](PyField& f) { return f.visit([](auto& x) { return x.extent().points(); }); },
+                   "nz * ny * nx: the interior's points")
+      .def("__len__", [](PyField& f) { return f.visit([](auto& x) { return x.extent().nz; }); },
+           "nz, as len() of the interior array")
       .def_prop_ro("ghost", [](PyField& f) { return f.visit([](auto& x) { return x.ghost(); }); })
       .def_prop_ro("device", [](PyField& f) { return device_name(f.memory()); },
                    "'cpu' or 'cuda'")
@@ -102,6 +142,14 @@ void bind_field(nb::module_& m) {
            "The interior through DLPack (np.from_dlpack(f), torch.from_dlpack(f))")
       .def("__dlpack_device__",
            [](PyField& f) { return nb::make_tuple(f.memory() == Memory::host ? 1 : 2, 0); })
+      .def("__array__", &host_array, "dtype"_a = nb::none(), "copy"_a = nb::none(),
+           "The interior as a NumPy array (np.asarray(f)): for a host Field the strided view that "
+           "shares its memory (no copy unless copy=True or another dtype is asked for; copy=False "
+           "with another dtype raises ValueError). A CUDA Field raises TypeError: NumPy cannot "
+           "hold device memory, and strata does not copy it to the host behind your back")
+      .def_prop_ro("__cuda_array_interface__", &cuda_interface,
+                   "CUDA Fields only (version 3; an AttributeError on the host, so CuPy and Numba "
+                   "see a host Field as no CUDA array): the interior's pointer, shape and strides")
       .def_static("from_array", &from_array, "a"_a, "ghost"_a = kDefaultGhost,
                   "A new Field holding a copy of a C-contiguous 3D float32/float64 array, on "
                   "the array's device (NumPy/host -> 'cpu', CuPy/PyTorch CUDA -> 'cuda')")

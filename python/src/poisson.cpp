@@ -26,7 +26,8 @@ nb::dict report_dict(const PoissonReport& r) {
                    "rel_residual", r.rel_residual, "convergence_factor", r.convergence_factor,
                    "residuals", r.residuals, "setup_ms", r.setup_ms, "solve_ms", r.solve_ms,
                    "iterations_per_s", r.iterations_per_s, "gb_per_s", r.gb_per_s,
-                   "levels", levels, "message", r.message);
+                   "levels", levels, "message", r.message, "rhs_mean", r.rhs_mean, "warnings",
+                   r.warnings);
 }
 
 template <class T>

@@ -2,6 +2,7 @@
 // directory, with progress and Ctrl-C through Python. _wave_simulate steps a Solver in
 // memory and hands back the seismogram, the receiver positions and, if asked, the final
 // wavefield as a Field. Both release the GIL while stepping.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -29,7 +30,7 @@ wave::Config parse(const std::string& text, bool is_path, const std::vector<std:
 nb::dict progress_dict(const wave::Progress& p) {
   return make_dict("step", p.step, "first_step", p.first_step, "last_step", p.last_step,
                    "elapsed_s", p.elapsed_s, "gpts_per_s", p.gpts_per_s, "eta_s", p.eta_s,
-                   "final", p.final);
+                   "final", p.final, "text", wave::to_text(p));
 }
 
 // A (rows, cols) float64 NumPy array that owns `v`.
@@ -122,6 +123,54 @@ nb::dict py_simulate(const std::string& config, bool is_path, const std::vector<
   return d;
 }
 
+std::vector<wave::Vec3> points(const std::vector<std::vector<double>>& xyz, const char* what) {
+  std::vector<wave::Vec3> v;
+  for (const std::vector<double>& p : xyz) {
+    if (p.size() != 3)
+      throw Error(std::string(what) + ": each position needs 3 coordinates (x, y, z) in metres");
+    v.push_back({p[0], p[1], p[2]});
+  }
+  return v;
+}
+
+// The seismogram picture's horizontal axis: (values, label, metres).
+nb::tuple py_receiver_axis(const std::vector<std::vector<double>>& receivers,
+                           const std::vector<std::vector<double>>& sources) {
+  std::vector<wave::Source> src;
+  for (const wave::Vec3& p : points(sources, "sources")) src.push_back({p});
+  wave::ReceiverAxis a = wave::receiver_axis(points(receivers, "receivers"), src);
+  const std::size_t n = a.values.size();
+  std::vector<double> values = std::move(a.values);
+  auto* owned = new std::vector<double>(std::move(values));
+  nb::capsule owner(owned, [](void* q) noexcept { delete static_cast<std::vector<double>*>(q); });
+  const std::size_t shape[1] = {n};
+  return nb::make_tuple(nb::ndarray<nb::numpy, double>(owned->data(), 1, shape, owner), a.label,
+                        a.metres);
+}
+
+// The model on a picture's plane, with what a plot of it draws.
+nb::dict py_model_slice(const std::string& config, bool is_path,
+                        const std::vector<std::string>& overrides, int axis,
+                        std::optional<int> index) {
+  const wave::Config cfg = parse(config, is_path, overrides);
+  wave::ModelSlice m =
+      wave::model_slice(cfg, axis < 0 ? cfg.png_axis : axis, axis < 0 ? cfg.png_index : index);
+  std::vector<double> rec, src;
+  for (const wave::Vec3& r : wave::receiver_positions(cfg)) rec.insert(rec.end(), {r.x, r.y, r.z});
+  for (const wave::Source& s : cfg.sources)
+    src.insert(src.end(), {s.position.x, s.position.y, s.position.z});
+  const std::size_t nrec = rec.size() / 3, nsrc = src.size() / 3;
+  nb::dict absorbing;  // face: width in points, for the faces with absorbing layers
+  for (int f = 0; f < 6; ++f)
+    if (cfg.faces[std::size_t(f)] == wave::FaceKind::pml)
+      absorbing[wave::kFaceNames[std::size_t(f)]] = cfg.pml_width;
+  return make_dict("velocity",
+                   numpy_matrix(std::move(m.velocity), std::size_t(m.rows), std::size_t(m.cols)),
+                   "axis", m.axis, "index", m.index, "spacing", cfg.spacing, "receivers",
+                   numpy_matrix(std::move(rec), nrec, 3), "sources",
+                   numpy_matrix(std::move(src), nsrc, 3), "absorbing", absorbing);
+}
+
 }  // namespace
 
 void bind_wave(nb::module_& m) {
@@ -130,7 +179,16 @@ void bind_wave(nb::module_& m) {
         "`strata wave`: runs a configuration into its output directory; returns report.json's text");
   m.def("_wave_simulate", &py_simulate, "config"_a, "is_path"_a, "overrides"_a, "on_progress"_a.none(),
         "progress_interval_s"_a, "wavefield"_a,
-        "Steps a configuration in memory; returns a dict of arrays (see strata.wave.simulate)");
+        "Steps a configuration in memory; returns a dict of arrays (strata.wave.run without "
+        "out_dir)");
+  m.def("_wave_receiver_axis", &py_receiver_axis, "receivers"_a, "sources"_a,
+        "The seismogram picture's horizontal axis: (values, label, in metres); see "
+        "wave::receiver_axis");
+  m.def("_wave_model_slice", &py_model_slice, "config"_a, "is_path"_a, "overrides"_a, "axis"_a,
+        "index"_a.none(),
+        "The velocity on a plane (axis < 0: output.png's) with the sources and receivers");
+  m.def("_picture_library", &wave::picture_library,
+        "What draws the run's annotated pictures (\"cairo 1.16.0\"), or \"\" when they are plain");
 }
 
 }  // namespace strata::python

@@ -7,9 +7,12 @@ CuPy and PyTorch.
 >>> lap = strata.apply("7pt", f, bc="neumann")       # a new Field
 >>> strata.norm2(lap)
 
-Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files.
-Submodules: strata.poisson (solve), strata.wave (run, simulate), strata.plot (matplotlib),
-strata.bench (timings).
+Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files; a Field is an
+array to NumPy (np.asarray(f), copy-free on the host), CuPy and PyTorch (DLPack, and
+__cuda_array_interface__ on the GPU). The default stencils compute +Lap(u) (+2 on x**2);
+strata.poisson.solve solves -Lap(u) = f.
+Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (pictures with
+matplotlib, imported only when one is drawn), strata.bench (timings).
 """
 from ._strata import (Field, apply, cpu_fft_available, cpu_fft_unavailable_reason, cuda_available,
                       cuda_unavailable_reason, dot, max_abs, norm2, release_scratch, steps, sum,
@@ -18,5 +21,14 @@ from . import bench, poisson, wave
 
 __all__ = ["Field", "apply", "cpu_fft_available", "cpu_fft_unavailable_reason", "cuda_available",
            "cuda_unavailable_reason", "dot", "max_abs", "norm2", "release_scratch", "steps", "sum",
-           "synchronize", "bench", "poisson", "wave"]
+           "synchronize", "bench", "plot", "poisson", "wave"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # strata.plot on first use: `python -m strata.plot` then runs a module not yet imported
+    # (runpy warns otherwise), and matplotlib is imported only when a picture is drawn.
+    if name == "plot":
+        import importlib
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'strata' has no attribute {name!r}")

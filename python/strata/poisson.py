@@ -1,6 +1,7 @@
 """strata.poisson.solve: -Lap(u) = f on a box with the library's solvers (docs/poisson.md
 for the discretisation). Long solves release the GIL; Ctrl-C stops them with
 KeyboardInterrupt and returns nothing."""
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Tuple
 
@@ -28,6 +29,8 @@ class Report:
     iterations_per_s: float = 0.0
     gb_per_s: float = 0.0
     levels: List[Tuple[int, int, int]] = field(default_factory=list)
+    rhs_mean: float = 0.0
+    warnings: List[str] = field(default_factory=list)
 
 
 def _as_precision(f, precision):
@@ -54,7 +57,10 @@ def solve(f, bc: str = "dirichlet", solver: str = "mg", rtol: float = -1.0, atol
 
     f: a strata.Field (u is a new Field of its dtype and device) or a C-contiguous 3D
     NumPy/CuPy/PyTorch array (copied in; u is returned as the same kind of array).
-    bc: 'dirichlet[:VALUE]' (vertex-centred), 'neumann', 'periodic' (f's mean is removed).
+    bc: 'dirichlet[:VALUE]' (vertex-centred), 'neumann', 'periodic'. On Neumann and periodic
+    grids a solution exists only when f has zero mean: the solve runs on f - mean(f), with a
+    RuntimeWarning (and Report.warnings, Report.rhs_mean) when the mean removed is above the
+    tolerance; a constant f raises ValueError.
     solver: jacobi, mg, fmg, cg, mgcg, fft (the periodic fd7 problem only, a direct solve:
     KissFFT on the CPU where built with it (strata.cpu_fft_available()), cuFFT on the GPU).
     rtol < 0: 1e-6 or the precision's floor.
@@ -67,4 +73,7 @@ def solve(f, bc: str = "dirichlet", solver: str = "mg", rtol: float = -1.0, atol
     u, r = _strata._poisson_solve(f, bc, solver, float(rtol), float(atol), op, int(max_iter), smoother,
                                   bool(mixed), float(h),
                                   on_iteration)
-    return u, Report(**r)
+    report = Report(**r)
+    for w in report.warnings:
+        warnings.warn(f"strata.poisson.solve: {w}", RuntimeWarning, stacklevel=2)
+    return u, report

@@ -5,6 +5,8 @@ Stepping releases the GIL; Ctrl-C raises KeyboardInterrupt. In memory nothing is
 a run directory the files already written are whole and no results are written after it."""
 import json
 import os
+import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -38,21 +40,50 @@ def _config_arg(config):
     raise TypeError(f"strata.wave: config must be a dict or a path, got {type(config).__name__}")
 
 
+class _ProgressLine:
+    """The CLI's progress line on sys.stderr: rewritten in place on a terminal, one plain line
+    per call elsewhere; then the caller's own on_progress, if any."""
+
+    def __init__(self, then):
+        self.then, self.terminal = then, sys.stderr.isatty()
+
+    def __call__(self, p):
+        line = "strata.wave.run: " + p["text"]
+        if self.terminal:
+            sys.stderr.write("\r" + line + "   " + ("\n" if p["final"] else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        if self.then is not None:
+            self.then(p)
+
+
 def run(config: Union[dict, str, os.PathLike], on_progress: Optional[Callable[[dict], None]] = None,
         wavefield: bool = False, out_dir: Optional[str] = None, overwrite: bool = False,
         overrides: Sequence[str] = (), progress_interval_s: float = 1.0,
-        on_warning: Optional[Callable[[str], None]] = None) -> Result:
+        on_warning: Optional[Callable[[str], None]] = None, progress: Optional[bool] = None) -> Result:
     """Runs a wave configuration. on_progress(dict) gets step, last_step, elapsed_s,
     gpts_per_s, eta_s, final about every progress_interval_s; an exception raised in it
-    stops the run. overrides: "key.path=VALUE" strings, as the CLI's --set.
+    stops the run. progress: the CLI's progress line (step, %, Gpts/s, elapsed, ETA) on
+    sys.stderr, updated in place: None (the default) shows it when stderr is a terminal and
+    stays quiet otherwise (a notebook, a batch log, a pipe), True always (a plain line per
+    progress_interval_s where stderr is no terminal), False never. The run's warnings go to
+    on_warning(str), or by default to warnings.warn (RuntimeWarning).
+    overrides: "key.path=VALUE" strings, as the CLI's --set.
     out_dir: write the run directory there (as `strata wave`), then read its results back."""
     text, is_path = _config_arg(config)
     overrides = list(overrides)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress:
+        on_progress = _ProgressLine(on_progress)
+    if on_warning is None:
+        def on_warning(w):
+            warnings.warn(f"strata.wave.run: {w}", RuntimeWarning, stacklevel=3)
     if out_dir is None:
         r = _strata._wave_simulate(text, is_path, overrides, on_progress, float(progress_interval_s), wavefield)
         for w in r["warnings"]:
-            if on_warning is not None:
-                on_warning(w)
+            on_warning(w)
         n = r["seismogram"].shape[0]
         return Result(seismogram=r["seismogram"], receivers=r["receivers"],
                       times=np.arange(n) * r["sample_interval"], dt=r["dt"], spacing=r["spacing"],

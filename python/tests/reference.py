@@ -18,7 +18,9 @@ def laplacian_star(radius):
     return c
 
 
-FE27 = [8.0 / 3, 0.0, -1.0 / 6, -1.0 / 12]
+# The trilinear finite-element +Laplacian (sym27's default): minus the paper's stiffness
+# stencil 8/3, 0, -1/6, -1/12 (+Lap, as the central differences above).
+FE27 = [-8.0 / 3, 0.0, 1.0 / 6, 1.0 / 12]
 
 
 def weights(kind, coeffs):

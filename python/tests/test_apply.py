@@ -129,3 +129,65 @@ def test_an_array_32_wide_is_taken_whatever_its_alignment(rng):
     a[...] = rng.standard_normal(a.shape)
     got = strata.apply("7pt", a, bc="periodic")
     _check(got, a, "star", laplacian_star(1), "periodic")
+
+
+# One sign convention for every default stencil: +Lap(u) = u_xx + u_yy + u_zz, exact on
+# quadratics (+2 on x**2, y**2, z**2; 0 on xy, yz, xz), scaled by 1/h**2 for spacing h.
+QUADRATICS = {
+    "x**2": (lambda z, y, x: x * x, 2.0), "y**2": (lambda z, y, x: y * y, 2.0),
+    "z**2": (lambda z, y, x: z * z, 2.0), "xy": (lambda z, y, x: x * y, 0.0),
+    "yz": (lambda z, y, x: y * z, 0.0), "xz": (lambda z, y, x: x * z, 0.0),
+    "x**2 - 3 y**2 + z**2 + xy": (lambda z, y, x: x * x - 3 * y * y + z * z + x * y, -2.0),
+}
+
+
+@pytest.mark.parametrize("h", [1.0, 0.25])
+@pytest.mark.parametrize("poly", list(QUADRATICS))
+@pytest.mark.parametrize("name", ["7pt", "star1", "star2", "star3", "star4", "sym27"])
+def test_every_default_stencil_gives_plus_the_laplacian(name, poly, h):
+    p, lap = QUADRATICS[poly]
+    r = 4
+    n = (8 + 2 * r, 9 + 2 * r, 10 + 2 * r)  # the points r from the faces see only the polynomial
+    z, y, x = np.meshgrid(*(np.arange(k) * h for k in n), indexing="ij")
+    got = strata.apply(name, p(z, y, x), bc="neumann", h=h)[r:-r, r:-r, r:-r]
+    np.testing.assert_allclose(got, lap, rtol=0, atol=1e-8, err_msg=f"{name} on {poly}, h = {h}")
+
+
+def test_h_scales_the_default_and_is_refused_with_coefficients(rng):
+    a = rng.standard_normal((6, 7, 8))
+    for name in ("7pt", "star3", "sym27"):
+        np.testing.assert_allclose(strata.apply(name, a, h=0.5), 4 * strata.apply(name, a), rtol=1e-13)
+    with pytest.raises(ValueError, match="default Laplacians only"):
+        strata.apply("7pt", a, coeffs=[-6.0, 1.0], h=0.5)
+    with pytest.raises(ValueError, match="spacing"):
+        strata.apply("7pt", a, h=0.0)
+    np.testing.assert_allclose(strata.steps("sym27", a, 2, c=0.01, h=0.5), strata.steps("sym27", a, 2, c=0.04),
+                               rtol=1e-13, atol=1e-13)
+
+
+# A result holding NaN or Inf says so, as the CLI does: an error with how many and where
+# (nonfinite="raise", the default), a warning and the result ("warn", --allow-nonfinite), or
+# no check ("ignore").
+def test_a_nonfinite_result_raises_warns_or_is_ignored():
+    a = np.ones((3, 4, 5), dtype=np.float32)
+    with pytest.raises(FloatingPointError, match=r"the result holds 60 non-finite values of 60 .*the input is "
+                                                 r"finite: the computation overflows f32"):
+        strata.apply("7pt", a, coeffs=[3e38, 3e38])
+    with pytest.warns(RuntimeWarning, match="the result holds 60 non-finite"):
+        got = strata.apply("7pt", a, coeffs=[3e38, 3e38], nonfinite="warn")
+    assert np.isinf(got).all()
+    assert np.isinf(strata.apply("7pt", a, coeffs=[3e38, 3e38], nonfinite="ignore")).all()
+    b = np.zeros((3, 4, 5))
+    b[1, 2, 3] = np.nan
+    with pytest.raises(FloatingPointError, match=r"the result holds 7 non-finite values of 60 .*the first -?nan at "
+                                                 r"\(x, y, z\) = \(3, 2, 0\); the input holds 1 non-finite value of 60"):
+        strata.apply("7pt", b, bc="neumann")
+    f = strata.Field((3, 4, 5))
+    f.interior[1, 2, 3] = np.inf
+    out = strata.Field((3, 4, 5))
+    with pytest.raises(FloatingPointError, match="out holds it"):
+        strata.apply("7pt", f, out=out)
+    with pytest.raises(FloatingPointError, match="strata.steps: the result holds"):
+        strata.steps("7pt", f, 2, c=0.1)
+    with pytest.raises(ValueError, match="allowed 'raise', 'warn', 'ignore'"):
+        strata.apply("7pt", a, nonfinite="maybe")

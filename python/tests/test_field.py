@@ -94,3 +94,37 @@ def test_from_array_refuses_what_it_cannot_copy():
         strata.Field.from_array(np.zeros((4, 4, 4), dtype=np.int64))
     with pytest.raises(ValueError, match="C-contiguous"):
         strata.Field.from_array(np.zeros((4, 4, 8))[..., ::2])
+
+
+# A Field is an array to NumPy: shape, dtype, ndim, size and len as the interior's, and
+# np.asarray(f) the interior itself (no copy), honouring NumPy 2's copy= and dtype.
+def test_a_field_is_an_array_to_numpy(rng):
+    f = strata.Field((3, 4, 5), dtype="float32", ghost=2)
+    f.interior[...] = rng.standard_normal((3, 4, 5))
+    assert (f.shape, f.dtype, f.ndim, f.size, len(f)) == ((3, 4, 5), np.float32, 3, 60, 3)
+    a = np.asarray(f)
+    assert a.shape == (3, 4, 5) and a.dtype == np.float32 and a.ctypes.data == f.data_ptr
+    assert np.shares_memory(a, f.interior)
+    a[1, 2, 3] = 9.0
+    assert f.interior[1, 2, 3] == 9.0
+    assert np.max(f) == f.interior.max() and isinstance(np.max(f), np.floating)
+    assert np.sum(f) == pytest.approx(float(f.interior.sum(dtype=np.float64)), rel=1e-6)
+    assert np.array_equal(np.add(f, 1), f.interior + 1)  # ufuncs take it
+    c = np.array(f)  # np.array copies by default
+    assert not np.shares_memory(c, f.interior) and np.array_equal(c, f.interior)
+    assert np.asarray(f, dtype=np.float32).ctypes.data == f.data_ptr
+    d = np.asarray(f, dtype=np.float64)
+    assert d.dtype == np.float64 and np.array_equal(d, f.interior)
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        assert np.asarray(f, copy=False).ctypes.data == f.data_ptr
+        assert not np.shares_memory(np.asarray(f, copy=True), f.interior)
+        with pytest.raises(ValueError, match="without a copy"):
+            np.asarray(f, dtype=np.float64, copy=False)
+    assert f.__array__().ctypes.data == f.data_ptr
+    assert not hasattr(f, "__cuda_array_interface__")  # a host Field is no CUDA array
+    g = strata.Field((2, 2, 2))
+    v = np.asarray(g)
+    del g
+    gc.collect()
+    v[...] = 1.0  # the array keeps the Field alive
+    assert v.sum() == 8.0

@@ -83,6 +83,16 @@ def _torch():
     return pytest.importorskip("torch")
 
 
+def test_torch_takes_a_host_field_itself():
+    t = _torch()
+    f = strata.Field((2, 3, 4))
+    x = t.from_dlpack(f)
+    assert x.shape == (2, 3, 4) and x.data_ptr() == f.data_ptr
+    x.fill_(1.5)
+    assert strata.sum(f) == 1.5 * 24
+    assert t.as_tensor(np.asarray(f)).data_ptr() == f.data_ptr
+
+
 def test_torch_cpu_tensors_are_taken_and_returned_as_tensors():
     t = _torch()
     x = t.randn(5, 6, 7, dtype=t.float64)
@@ -160,3 +170,32 @@ def test_torch_shares_a_cuda_field_both_ways():
     gc.collect()
     x.add_(1.0)
     assert float(x.sum()) == 3.0 * 120
+
+
+@gpu
+def test_a_cuda_field_itself_is_a_cupy_and_torch_array_and_numpy_refuses_it():
+    f = strata.Field((4, 5, 6), dtype="float32", device="cuda")
+    cai = f.__cuda_array_interface__
+    assert cai["shape"] == (4, 5, 6) and cai["data"][0] == f.data_ptr and cai["version"] == 3
+    assert f.__dlpack_device__() == (2, 0)
+    assert (f.shape, f.ndim, f.size, len(f)) == ((4, 5, 6), 3, 120, 4)
+    with pytest.raises(TypeError, match="without a copy to the host"):
+        np.asarray(f)
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    if cp is not None:
+        v = cp.asarray(f)                      # the Field's own __cuda_array_interface__
+        w = cp.from_dlpack(f)                  # the Field's own __dlpack__
+        assert v.data.ptr == w.data.ptr == f.data_ptr
+        v[...] = 2.0
+        assert strata.sum(f) == 2.0 * 120
+    try:
+        import torch as t
+    except ImportError:
+        return
+    x = t.from_dlpack(f)
+    assert x.device.type == "cuda" and x.data_ptr() == f.data_ptr and x.shape == (4, 5, 6)
+    x.fill_(3.0)
+    assert strata.sum(f) == 3.0 * 120

@@ -21,3 +21,45 @@ def test_the_module_exports_only_its_init_function():
     assert "PyInit__strata" in names
     others = [n for n in names if n != "PyInit__strata"]
     assert not others, f"{len(others)} more exported symbols, e.g. {others[:5]}"
+
+
+def _documented_names():
+    """Every strata.NAME(.NAME...) the package's docstrings mention."""
+    import inspect
+    import re
+    import strata.bench
+    import strata.plot
+    import strata.poisson
+    import strata.wave
+    texts = []
+    for mod in (strata, strata._strata, strata.poisson, strata.wave, strata.bench, strata.plot):
+        texts.append(mod.__doc__ or "")
+        for _, obj in inspect.getmembers(mod):
+            if callable(obj) and getattr(obj, "__module__", "").startswith("strata"):
+                texts.append(obj.__doc__ or "")
+                for _, meth in inspect.getmembers(obj):
+                    texts.append(getattr(meth, "__doc__", "") or "")
+    names = set()
+    for t in texts:
+        if isinstance(t, str):
+            names.update(re.findall(r"\bstrata(?:\.[A-Za-z_][A-Za-z0-9_]*)+", t))
+    return names
+
+
+def test_every_name_the_docstrings_mention_exists():
+    import importlib
+    missing = []
+    for name in sorted(_documented_names()):
+        parts = name.split(".")
+        obj = importlib.import_module("strata")
+        for i, part in enumerate(parts[1:], start=1):
+            if hasattr(obj, part):
+                obj = getattr(obj, part)
+                continue
+            try:
+                obj = importlib.import_module(".".join(parts[: i + 1]))
+            except ImportError:
+                if part not in ("py", "md", "json", "hpp", "cpp"):  # a file name, not an attribute
+                    missing.append(name)
+                break
+    assert not missing, f"docstrings mention what does not exist: {missing}"

@@ -1,7 +1,10 @@
 """strata.poisson.solve: converges on a manufactured problem, returns the same kind as f,
-a report with the residual history, clear errors, and a callback that can stop it; the fft
-solver on the CPU against NumPy's FFT and multigrid (skipped, saying why, in a build without
-the CPU's FFT, where it is refused naming the package)."""
+a report with the residual history, clear errors, and a callback that can stop it; on
+Neumann and periodic grids a mean is removed with a warning and a constant f refused; the
+fft solver on the CPU against NumPy's FFT and multigrid (skipped, saying why, in a build
+without the CPU's FFT, where it is refused naming the package)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -62,6 +65,27 @@ def test_an_exception_in_the_callback_stops_the_solve(rng):
     assert seen == [1, 2]
 
 
+# On Neumann and periodic grids -Lap(u) = f needs a zero-mean f: a mean is removed with a
+# RuntimeWarning (and Report.warnings, Report.rhs_mean), a constant f is refused; never
+# u = 0 "converged" without a word.
+@pytest.mark.parametrize("bc", ["neumann", "periodic"])
+def test_a_mean_on_a_null_space_is_warned_about_and_a_constant_refused(bc):
+    n = 12
+    x = (np.arange(n) + 0.5) / n
+    Z, Y, X = np.meshgrid(x, x, x, indexing="ij")
+    g = np.cos(2 * np.pi * X) * np.cos(2 * np.pi * Y)
+    with pytest.warns(RuntimeWarning, match="f has mean 0.5"):
+        u, r = strata.poisson.solve(g + 0.5, bc=bc, rtol=1e-10)
+    assert r.converged and len(r.warnings) == 1 and r.rhs_mean == pytest.approx(0.5)
+    v, _ = strata.poisson.solve(g, bc=bc, rtol=1e-10)
+    np.testing.assert_allclose(u, v, atol=1e-8)
+    with pytest.raises(ValueError, match=r"f is constant \(mean 2\)"):
+        strata.poisson.solve(np.full((n, n, n), 2.0), bc=bc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        strata.poisson.solve(np.full((n, n, n), 2.0), bc="dirichlet")  # a mean is ordinary there
+
+
 def _numpy_spectral_solve(f, h):
     """-Lap_h u = f on the periodic 7-point grid by NumPy's FFT, in float64: u's spectrum is
     f's over the operator's eigenvalues, the mean mode dropped (u has zero mean)."""
@@ -81,10 +105,12 @@ needs_cpu_fft = pytest.mark.skipif(not strata.cpu_fft_available(),
 @pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-12), (np.float32, 1e-4)])
 def test_fft_on_the_cpu_matches_numpys_fft(rng, dtype, tol):
     f = rng.standard_normal((12, 10, 16)).astype(dtype)  # [z][y][x], odd and even lengths mixed
-    f[5, 3, 7] += 4.0  # and a mean, which the solve removes
-    u, r = strata.poisson.solve(f, bc="periodic", solver="fft")
+    f[5, 3, 7] += 4.0  # and a mean, which the solve removes, saying so as every solver does
+    with pytest.warns(RuntimeWarning, match="f has mean"):
+        u, r = strata.poisson.solve(f, bc="periodic", solver="fft")
     assert isinstance(u, np.ndarray) and u.dtype == dtype and u.shape == f.shape
     assert r.converged and r.direct, r.message
+    assert len(r.warnings) == 1 and r.rhs_mean == pytest.approx(float(f.mean(dtype=np.float64)), rel=tol)
     ref = _numpy_spectral_solve(f, h=1.0 / f.shape[2])  # the default spacing: x extent 1
     assert np.abs(u - ref).max() <= tol * np.abs(ref).max()
     assert abs(float(u.mean())) <= tol * np.abs(ref).max()
@@ -93,8 +119,11 @@ def test_fft_on_the_cpu_matches_numpys_fft(rng, dtype, tol):
 @needs_cpu_fft
 def test_fft_on_the_cpu_matches_multigrid(rng):
     f = rng.standard_normal((9, 14, 11))
-    u_fft, r = strata.poisson.solve(f, bc="periodic", solver="fft")
-    u_mg, r_mg = strata.poisson.solve(f, bc="periodic", solver="mg", rtol=1e-11)
+    f -= f.mean()  # compatible: neither solve has a mean to remove or to warn about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        u_fft, r = strata.poisson.solve(f, bc="periodic", solver="fft")
+        u_mg, r_mg = strata.poisson.solve(f, bc="periodic", solver="mg", rtol=1e-11)
     assert r.converged and r_mg.converged, (r.message, r_mg.message)
     assert np.abs(u_fft - u_mg).max() <= 1e-8 * np.abs(u_mg).max()
     with pytest.raises(ValueError, match="periodic 7-point"):

@@ -61,3 +61,29 @@ def test_a_stop_in_progress_leaves_no_results(tmp_path):
     assert not (d / "seismogram.npy").exists() and not (d / "report.json").exists()
     with pytest.raises(KeyboardInterrupt):
         strata.wave.run(_config(400), on_progress=stop, progress_interval_s=1e-9)
+
+
+# Progress: the CLI's line on stderr, by default only when stderr is a terminal (pytest's
+# capture is none), always with progress=True, never with False; the caller's on_progress
+# is called either way.
+def test_progress_shows_in_a_terminal_only_unless_asked(capsys):
+    seen = []
+    strata.wave.run(_config(20), on_progress=seen.append, progress_interval_s=0)
+    assert capsys.readouterr().err == "" and seen and seen[-1]["final"]
+    assert "step 20/20" in seen[-1]["text"]
+    seen.clear()
+    strata.wave.run(_config(20), progress=True, on_progress=seen.append, progress_interval_s=0)
+    err = capsys.readouterr().err
+    assert "strata.wave.run: step 20/20  100.0%" in err and "ETA" in err and seen
+    strata.wave.run(_config(20), progress=False, progress_interval_s=0)
+    assert capsys.readouterr().err == ""
+
+
+def test_a_runs_warnings_reach_python(tmp_path):
+    cfg = _config(10)
+    cfg["sources"][0]["position"] = [15, 120, 120]  # inside the absorbing layer (6 points of 10 m)
+    with pytest.warns(RuntimeWarning, match="strata.wave.run: sources.0 lies inside an absorbing layer"):
+        strata.wave.run(cfg)
+    heard = []
+    strata.wave.run(cfg, on_warning=heard.append)
+    assert heard

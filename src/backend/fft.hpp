@@ -5,9 +5,20 @@
 // backends evaluate, the operator's symbol, is written once in fft_symbol.hpp.
 #pragma once
 
+#include <string>
+
+#include "strata/device.hpp"
 #include "strata/field.hpp"
 
 namespace strata {
+
+// The refusal of the fft solver on the CPU in a build without the CPU's FFT (KissFFT),
+// naming the package: said before any work by the solver's option checks
+// (solvers/poisson/solve.cpp, the CLI's check_poisson_options) and by src/cpu/nofft where a
+// solve reaches the backend anyway.
+inline std::string cpu_fft_refusal() {
+  return "the fft solver cannot solve on the CPU: " + cpu_fft_unavailable_reason();
+}
 
 namespace cpu {
 #include "backend/fft_api.inc"

@@ -29,11 +29,7 @@ std::string Boundary::describe() const {
   switch (kind) {
     case BoundaryKind::neumann: return "neumann";
     case BoundaryKind::periodic: return "periodic";
-    case BoundaryKind::dirichlet: {
-      std::ostringstream s;
-      s << "dirichlet:" << value;
-      return s.str();
-    }
+    case BoundaryKind::dirichlet: return "dirichlet:" + format_number(value);
   }
   return "?";
 }

@@ -10,9 +10,10 @@
 
 namespace strata {
 
-std::string Extent::str() const {
+std::string Extent::xyz() const {
   return std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
 }
+std::string Extent::str() const { return xyz() + " (x,y,z)"; }
 
 namespace {
 std::ptrdiff_t round_up(std::ptrdiff_t v, std::ptrdiff_t m) { return (v + m - 1) / m * m; }

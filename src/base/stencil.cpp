@@ -73,6 +73,29 @@ Stencil Stencil::from_name(std::string_view kind, int radius, std::span<const do
   throw Error("unknown stencil '" + std::string(kind) + "': allowed 7pt, star, sym27, box27");
 }
 
+Stencil Stencil::named(std::string_view kind, int radius,
+                       std::optional<std::span<const double>> coeffs, double h) {
+  require(std::isfinite(h) && h > 0, "grid spacing h must be a positive finite number");
+  if (radius == 0) radius = 1;
+  if (coeffs) {
+    require(h == 1,
+            "the grid spacing scales the default Laplacians only: with coefficients given, put "
+            "the 1/h^2 into them (or leave the spacing at 1)");
+    return from_name(kind, radius, *coeffs);
+  }
+  if (kind == "box27")
+    throw Error("box27 has no default: give its 27 coefficients K[dz+1][dy+1][dx+1] in C order "
+                "(--coeffs, coeffs=)");
+  if (kind == "sym27" && radius == 1) return fe27(h);
+  if (kind == "7pt" && radius == 1) return laplacian(2, h);
+  if (kind == "star") {
+    require(radius >= 1 && radius <= kMaxRadius,
+            "star radius " + std::to_string(radius) + " is not supported: allowed 1..4");
+    return laplacian(2 * radius, h);
+  }
+  return from_name(kind, radius, {});  // the same message for a bad kind or radius
+}
+
 Stencil Stencil::laplacian(int order, double h) {
   require(order == 2 || order == 4 || order == 6 || order == 8,
           "Laplacian order " + std::to_string(order) + " is not supported: allowed 2, 4, 6, 8");
@@ -92,7 +115,8 @@ Stencil Stencil::laplacian(int order, double h) {
 
 Stencil Stencil::fe27(double h) {
   require(std::isfinite(h) && h > 0, "grid spacing h must be a positive finite number");
-  return sym27(8.0 / 3 * h, 0.0, -1.0 / 6 * h, -1.0 / 12 * h);
+  const double s = 1.0 / (h * h);
+  return sym27(-8.0 / 3 * s, 0.0, 1.0 / 6 * s, 1.0 / 12 * s);
 }
 
 std::array<double, 27> Stencil::as_box27() const {
@@ -132,12 +156,12 @@ std::string Stencil::name() const {
 }
 
 std::string Stencil::describe() const {
-  std::ostringstream s;
-  s.precision(17);
-  s << name() << " [";
-  for (std::size_t i = 0; i < coeffs_.size(); ++i) s << (i ? "," : "") << coeffs_[i];
-  s << "]";
-  return s.str();
+  std::string s = name() + " [";
+  for (std::size_t i = 0; i < coeffs_.size(); ++i) {
+    if (i) s += ',';  // appended, not "," + ...: GCC 12 flags that with a bogus -Wrestrict
+    s += format_number(coeffs_[i]);
+  }
+  return s + "]";
 }
 
 }  // namespace strata

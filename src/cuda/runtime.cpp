@@ -225,23 +225,24 @@ const Probe& probe() {
 bool cuda_available() { return probe().count > 0; }
 std::string cuda_unavailable_reason() { return cuda_available() ? "" : probe().reason; }
 
-std::vector<DeviceInfo> cuda_devices() {
-  std::vector<DeviceInfo> out;
-  for (int i = 0; i < probe().count; ++i) {
-    cudaDeviceProp p{};
-    STRATA_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
-    DeviceInfo d;
-    d.index = i;
-    d.name = p.name;
-    d.cc_major = p.major;
-    d.cc_minor = p.minor;
-    d.multiprocessors = p.multiProcessorCount;
-    d.total_memory = p.totalGlobalMem;
-    d.l2_bytes = std::size_t(p.l2CacheSize);
-    int clock = 0;
-    cudaDeviceGetAttribute(&clock, cudaDevAttrMemoryClockRate, i);
-    d.memory_clock_khz = clock;
-    cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i);
+namespace {
+// Device i's properties; its free memory where `with_free` (a context on it).
+DeviceInfo device_info(int i, bool with_free) {
+  cudaDeviceProp p{};
+  STRATA_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+  DeviceInfo d;
+  d.index = i;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.multiprocessors = p.multiProcessorCount;
+  d.total_memory = p.totalGlobalMem;
+  d.l2_bytes = std::size_t(p.l2CacheSize);
+  int clock = 0;
+  cudaDeviceGetAttribute(&clock, cudaDevAttrMemoryClockRate, i);
+  d.memory_clock_khz = clock;
+  cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i);
+  if (with_free) {
     int prev = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&prev));
     STRATA_CUDA_CHECK(cudaSetDevice(i));
@@ -249,9 +250,24 @@ std::vector<DeviceInfo> cuda_devices() {
     STRATA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     STRATA_CUDA_CHECK(cudaSetDevice(prev));
     d.free_memory = free;
-    out.push_back(d);
   }
+  return d;
+}
+}  // namespace
+
+std::vector<DeviceInfo> cuda_devices() {
+  std::vector<DeviceInfo> out;
+  for (int i = 0; i < probe().count; ++i) out.push_back(device_info(i, true));
   return out;
+}
+
+int cuda_device_count() { return probe().count; }
+
+DeviceInfo cuda_current_device() {
+  require(cuda_available(), "no GPU: " + cuda_unavailable_reason());
+  int i = 0;
+  STRATA_CUDA_CHECK(cudaGetDevice(&i));
+  return device_info(i, true);
 }
 
 void require_device_memory(std::size_t bytes, const std::string& what) {

@@ -3,6 +3,7 @@
 // handed to the backend that owns the memory through the seam in backend/rows.hpp. This is
 // the only place that chooses between them.
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -249,6 +250,28 @@ FiniteReport<T> check_finite(const T* data, std::size_t n, Memory m, Stream st) 
 }
 
 template <class T>
+std::string describe(const FiniteReport<T>& r, std::size_t points) {
+  char b[256];
+  const std::string where = r.x >= 0 ? "(x, y, z) = (" + std::to_string(r.x) + ", " +
+                                           std::to_string(r.y) + ", " + std::to_string(r.z) + ")"
+                                     : "index " + std::to_string(r.index);
+  const double share = points ? 100.0 * double(r.count) / double(points) : 0.0;
+  std::snprintf(b, sizeof b, "%zu non-finite value%s of %zu (%.3g%%), the first %g at %s", r.count,
+                r.count == 1 ? "" : "s", points, share, double(r.value), where.c_str());
+  return b;
+}
+
+template <class T>
+std::string nonfinite_result(const FiniteReport<T>& result, const FiniteReport<T>* input,
+                             std::size_t points) {
+  const std::string held = "the result holds " + describe(result, points);
+  if (!input) return held;
+  if (!input->all_finite) return held + "; the input holds " + describe(*input, points);
+  return held + "; the input is finite: the computation overflows " + to_string(precision_of<T>) +
+         " on these values";
+}
+
+template <class T>
 void fill(Field<T>& f, scalar_t<T> value, Stream st) {
   check_field("fill", f);
   fill_of(shape_of(f), operand(f), value, f.memory(), st);
@@ -350,6 +373,9 @@ double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream s
   template T max(const T*, std::size_t, Memory, Stream);                                    \
   template FiniteReport<T> check_finite(const Field<T>&, Stream);                           \
   template FiniteReport<T> check_finite(const T*, std::size_t, Memory, Stream);             \
+  template std::string describe(const FiniteReport<T>&, std::size_t);                      \
+  template std::string nonfinite_result(const FiniteReport<T>&, const FiniteReport<T>*,     \
+                                        std::size_t);                                       \
   template void fill(Field<T>&, scalar_t<T>, Stream);                                       \
   template void fill(T*, std::size_t, scalar_t<T>, Memory, Stream);                         \
   template void copy_interior(const Field<T>&, Field<T>&, Stream);                          \

@@ -77,6 +77,12 @@ Peers peers(const ProcessGrid& grid, const Subdomain& box, int axis, bool wrap) 
 
 void connect_device(const ProcessGrid& grid, const Subdomain& box) {
   if (grid.ranks() == 1) return;
+  // A rank's neighbours depend on the process grid alone (the wrap included), and every
+  // device DistField is made by every rank in the same order: once per grid is enough, and
+  // every rank skips the same calls (a multigrid hierarchy makes some forty fields).
+  static std::vector<std::array<int, 3>> connected;
+  if (std::find(connected.begin(), connected.end(), grid.dims) != connected.end()) return;
+  connected.push_back(grid.dims);
   // Every neighbour a fill may talk to, the periodic wrap included, per split axis.
   std::vector<int> lo, hi;
   for (int a = 0; a < 3; ++a) {
@@ -165,6 +171,10 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 }
 
 }  // namespace detail
+
+void connect_gpus(const ProcessGrid& grid, Extent global) {
+  detail::connect_device(grid, Subdomain::of(grid, global, Job::get().rank()));
+}
 
 template <class T>
 DistField<T>::DistField(Extent global, const ProcessGrid& grid, int ghost, Memory memory)

@@ -35,6 +35,12 @@ ProcessGrid ProcessGrid::parse(const std::string& text) {
   return ProcessGrid{{px, py, pz}};
 }
 
+bool ProcessGrid::fits(Extent global, int min_width) const {
+  for (int a = 0; a < 3; ++a)
+    if (dims[a] > 1 && thinnest(extent_of(global, a), dims[a]) < min_width) return false;
+  return true;
+}
+
 void ProcessGrid::require_fits(Extent global, int ranks_, int min_width, const std::string& what) const {
   if (ranks() != ranks_)
     throw Error(what + ": process grid " + str() + " has " + std::to_string(ranks()) + " boxes but the job has " +
@@ -62,10 +68,7 @@ ProcessGrid ProcessGrid::choose(Extent global, int ranks_, int min_width) {
       if ((ranks_ / pz) % py) continue;
       const int px = ranks_ / pz / py;
       const ProcessGrid g{{px, py, pz}};
-      bool fits = true;
-      for (int a = 0; a < 3; ++a)
-        fits = fits && (g.dims[a] == 1 || thinnest(extent_of(global, a), g.dims[a]) >= min_width);
-      if (!fits) continue;
+      if (!g.fits(global, min_width)) continue;
       const double cost = double(px - 1) * global.ny * global.nz + double(py - 1) * global.nx * global.nz +
                           double(pz - 1) * global.nx * global.ny;
       if (cost < best_cost) best_cost = cost, best = g;

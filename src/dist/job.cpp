@@ -1,9 +1,15 @@
 // The job's parts that do not depend on MPI: the instance, the derived collectives (in
 // rank order, so results do not depend on MPI's reduction order), the validation
 // agreement and GPU binding. src/dist/mpi/job.cpp or src/dist/nompi/job.cpp has the rest.
+#include <dirent.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "base/runtime.hpp"
+#include "dist/transport.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 
@@ -58,15 +64,75 @@ void Job::begin() {
   if (first_failed(false) >= 0) throw PeerFailed();
 }
 
-int Job::bind_gpu() {
-  const int count = int(cuda_devices().size());
-  if (count == 0) throw Error("no GPU for rank " + std::to_string(rank_) + ": " + cuda_unavailable_reason());
-  if (local_size_ > count)
+namespace {
+
+// The GPUs this process may use, counted without starting CUDA: the entries of
+// CUDA_VISIBLE_DEVICES where it is set (`entries` gets them), else the NVIDIA device nodes
+// /dev/nvidiaN this process may open (a container shows only the GPUs it was given); -1
+// when neither can be read.
+int gpus_without_cuda(std::vector<std::string>& entries) {
+  if (const char* list = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string item;
+    for (const char* c = list;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        if (!item.empty()) entries.push_back(item);
+        item.clear();
+        if (*c == '\0') break;
+      } else if (*c != ' ') {
+        item += *c;
+      }
+    }
+    return int(entries.size());
+  }
+  DIR* dev = ::opendir("/dev");
+  if (!dev) return -1;
+  int count = 0;
+  while (const dirent* e = ::readdir(dev)) {
+    const std::string name = e->d_name;
+    if (name.size() > 6 && name.compare(0, 6, "nvidia") == 0 &&
+        name.find_first_not_of("0123456789", 6) == std::string::npos &&
+        ::access(("/dev/" + name).c_str(), R_OK | W_OK) == 0)
+      ++count;
+  }
+  ::closedir(dev);
+  return count;
+}
+
+}  // namespace
+
+void Job::narrow_gpus(int index) {
+  if (narrowed_) return;
+  if (const char* keep = std::getenv("STRATA_VISIBLE_GPUS"); keep && std::string(keep) == "all") return;
+  std::vector<std::string> entries;
+  const int count = gpus_without_cuda(entries);
+  // Too few GPUs for this rank: leave every one visible, so that every rank of the host sees
+  // the same count and bind_gpu says how many ranks the host can take.
+  if (count <= index) return;
+  const char* was = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string value = entries.empty() ? std::to_string(index) : entries[std::size_t(index)];
+  visibility_ = "CUDA_VISIBLE_DEVICES=" + value + (was ? " (was " + std::string(was) + ")" : " (was unset)");
+  ::setenv("CUDA_VISIBLE_DEVICES", value.c_str(), 1);
+  narrowed_ = true;
+}
+
+void Job::bind_gpu() {
+  const int count = cuda_device_count();
+  if (count == 0)
+    throw Error("no GPU for rank " + std::to_string(rank_) + (narrowed_ ? " (" + visibility_ + ")" : "") + ": " +
+                cuda_unavailable_reason());
+  // Narrowed, this rank sees its own GPU alone; otherwise it takes the local_rank-th.
+  if (!narrowed_ && local_size_ > count)
     throw Error(std::to_string(local_size_) + " ranks on host " + host_ + " but only " + std::to_string(count) +
                 " GPU" + (count == 1 ? "" : "s") + ": strata runs one rank per GPU (mpirun -np " +
                 std::to_string(count) + "), or use --device cpu");
-  runtime::set_device(local_rank_);
-  return local_rank_;
+  runtime::set_device(narrowed_ ? 0 : local_rank_);
 }
+
+bool Job::gpu_per_rank() const {
+  const bool mine = cuda_available() && (narrowed_ || local_size_ <= cuda_device_count());
+  return first_failed(!mine) < 0;
+}
+
+Transports transports() { return {detail::host_transport(), detail::device_transport()}; }
 
 }  // namespace strata::dist

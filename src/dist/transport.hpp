@@ -35,5 +35,7 @@ void prepare_device(std::span<const int> lo_peers, std::span<const int> hi_peers
 
 // "NCCL 2.28.3" or why device exchange is unavailable.
 std::string device_transport();
+// The MPI library's own name and version ("Open MPI v4.1.6, ...") or why there is none.
+std::string host_transport();
 
 }  // namespace strata::dist::detail

@@ -112,6 +112,26 @@ void require_writable_directory(const std::string& dir, const std::string& shown
     throw Error("cannot write " + shown + ": cannot create files in directory '" + dir + "': " + std::strerror(errno));
 }
 
+// The directory a new file goes into: an existing writable one, or one that does not exist
+// yet whose nearest existing ancestor is a directory where it can be created (AtomicFile
+// creates the missing ones when it opens, and removes them again if it never commits).
+void require_creatable_directory(const std::string& dir, const std::string& shown) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT)
+    return require_writable_directory(dir, shown);
+  fs::path p = fs::absolute(dir);
+  while (p.has_relative_path() && ::stat(p.c_str(), &st) != 0) {
+    if (errno != ENOENT)
+      throw Error("cannot write " + shown + ": '" + p.string() + "': " + std::strerror(errno));
+    p = p.parent_path();
+  }
+  if (!S_ISDIR(st.st_mode))
+    throw Error("cannot write " + shown + ": '" + p.string() + "' is not a directory");
+  if (::faccessat(AT_FDCWD, p.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+    throw Error("cannot write " + shown + ": cannot create directory '" + dir + "' in '" +
+                p.string() + "': " + std::strerror(errno));
+}
+
 }  // namespace
 
 OutputTarget check_output(const std::string& path) {
@@ -166,7 +186,7 @@ OutputTarget check_output(const std::string& path) {
   // Nothing there: a new file, where a dangling symlink points if the path is one.
   t.resolved = follow_links(path, shown);
   const std::string via = t.resolved == path ? shown : shown + " (a link to '" + t.resolved + "')";
-  require_writable_directory(parent_of(t.resolved), via);
+  require_creatable_directory(parent_of(t.resolved), via);
   t.kind = OutputTarget::Kind::create;
   return t;
 }
@@ -201,6 +221,7 @@ void AtomicFile::open_temporary() {
   temp_name += ".tmp.XXXXXX";
   // The name is registered before the file exists (not mkstemp, which creates it first): a
   // signal at any moment finds every temporary that may be on disk in the registry.
+  make_parent_directories();
   const std::string stem = (fs::path(parent_of(target_.resolved)) / temp_name).string();
   static std::atomic<unsigned> sequence{0};
   std::mt19937 random(std::random_device{}() ^ (unsigned(::getpid()) << 8) ^ sequence++);
@@ -237,6 +258,26 @@ void AtomicFile::open_temporary() {
   if (::fchmod(fd, mode) != 0) fail("cannot set the file mode", errno);
 }
 
+void AtomicFile::make_parent_directories() {
+  std::vector<fs::path> missing;
+  for (fs::path p = fs::absolute(parent_of(target_.resolved)); p.has_relative_path();
+       p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) break;
+    missing.push_back(p);
+  }
+  for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
+    if (::mkdir(d->c_str(), 0777) == 0) created_dirs_.push_back(d->string());
+    else if (errno != EEXIST) fail("cannot create directory '" + d->string() + "'", errno);
+  }
+}
+
+void AtomicFile::remove_created_directories() noexcept {
+  // rmdir removes a directory only when it is empty: one that has gained files stays.
+  for (auto d = created_dirs_.rbegin(); d != created_dirs_.rend(); ++d) ::rmdir(d->c_str());
+  created_dirs_.clear();
+}
+
 void AtomicFile::drop_temporary() noexcept {
   if (temp_path_.empty()) return;
   ::unlink(temp_path_.c_str());  // before leaving the registry: a signal in between finds it
@@ -246,7 +287,10 @@ void AtomicFile::drop_temporary() noexcept {
 
 AtomicFile::~AtomicFile() {
   if (file_) std::fclose(file_);
-  if (!committed_) drop_temporary();
+  if (!committed_) {
+    drop_temporary();
+    remove_created_directories();
+  }
 }
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
@@ -323,6 +367,7 @@ void AtomicFile::fail(const std::string& what, int err) {
   if (file_) std::fclose(file_);
   file_ = nullptr;
   drop_temporary();
+  if (!committed_) remove_created_directories();
   throw Error("cannot write '" + path_ + "': " + what + ": " + std::strerror(err));
 }
 

@@ -65,19 +65,4 @@ double abs_quantile(std::span<const double> values, double q) {
   return peak > 0 ? peak : 1.0;
 }
 
-Image render(std::span<const double> values, int width, int height, Colormap map, double clip, int sx, int sy) {
-  require(values.size() == std::size_t(width) * height, "render: value count does not match the image");
-  Image im;
-  im.width = width * sx;
-  im.height = height * sy;
-  im.rgb.resize(std::size_t(im.width) * im.height * 3);
-  for (int y = 0; y < im.height; ++y)
-    for (int x = 0; x < im.width; ++x) {
-      const double v = values[std::size_t(y / sy) * width + x / sx];
-      const auto c = std::isnan(v) ? std::array<unsigned char, 3>{0, 0, 0} : colour(map, 0.5 + 0.5 * v / clip);
-      std::copy(c.begin(), c.end(), im.rgb.begin() + (std::ptrdiff_t(y) * im.width + x) * 3);
-    }
-  return im;
-}
-
 }  // namespace strata::io

@@ -1,13 +1,11 @@
-// Colour maps and the rendering of a 2D array of signed values into an image: values are
-// scaled symmetrically by a clip level (a quantile of |value|), so zero is the map's middle
-// (white in "seismic"), and small images are enlarged by whole pixels to be readable.
+// Colour maps (piecewise-linear ramps), and the clip level of signed data: a quantile of
+// |value|, so that a symmetric range [-clip, clip] puts zero at the map's middle (white in
+// "seismic"). io/figure.hpp draws with them.
 #pragma once
 
 #include <array>
 #include <span>
 #include <string>
-
-#include "io/png.hpp"
 
 namespace strata::io {
 
@@ -17,10 +15,5 @@ std::array<unsigned char, 3> colour(Colormap map, double t);  // t in [0, 1], cl
 
 // The q-quantile of |values| (q in (0, 1]); 1 when every value is 0.
 double abs_quantile(std::span<const double> values, double q);
-
-// values: row-major height x width. Maps [-clip, clip] onto the colour map; NaN is black.
-// Each value becomes a block of `sx` x `sy` pixels.
-Image render(std::span<const double> values, int width, int height, Colormap map, double clip,
-             int sx = 1, int sy = 1);
 
 }  // namespace strata::io

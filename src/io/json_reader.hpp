@@ -14,12 +14,14 @@
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -126,13 +128,26 @@ inline json parse(std::string_view text, const std::string& origin) {
   }
 }
 
+// Where values came from when they do not all come from the text `origin` names: dotted key
+// paths an override wrote (or created on its way), each with the words naming the override
+// ("--set time.steps=-5"), the last written last.
+using Origins = std::vector<std::pair<std::string, std::string>>;
+
 class ObjectReader {
 public:
-  // `path` is the dotted key of this object ("" for the root); `origin` names the text.
-  ObjectReader(const json& j, std::string path, std::string origin)
-      : j_(j), path_(std::move(path)), origin_(std::move(origin)) {
-    if (!j_.is_object()) fail_at(path_.empty() ? "the top level" : "'" + path_ + "'",
-                                 "must be an object {...}, got " + show(j_));
+  // `path` is the dotted key of this object ("" for the root); `origin` names the text; a
+  // message about a key at or under a path in `origins` names that path's origin instead.
+  ObjectReader(const json& j, std::string path, std::string origin,
+               std::shared_ptr<const Origins> origins = nullptr)
+      : j_(j), path_(std::move(path)), origin_(std::move(origin)), origins_(std::move(origins)) {
+    if (!j_.is_object())
+      fail_path(path_, path_.empty() ? "the top level" : "'" + path_ + "'",
+                "must be an object {...}, got " + show(j_));
+  }
+  // The reader of the object `j` under `key` of this one (a section, or element i of a list
+  // when key is "name.i"), with the same origins.
+  ObjectReader child(const json& j, const std::string& key) const {
+    return {j, key_path(key), origin_, origins_};
   }
 
   std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
@@ -236,27 +251,37 @@ public:
       if (seen_.count(it.key())) continue;
       std::string allowed;
       for (const auto& k : seen_) allowed += (allowed.empty() ? "" : ", ") + k;
-      fail_at("unknown key '" + key_path(it.key()) + "'",
-              "allowed keys" + (path_.empty() ? std::string(" at the top level") : " in '" + path_ + "'") +
-                  ": " + allowed);
+      const std::string where = path_.empty() ? " at the top level" : " in '" + path_ + "'";
+      fail_path(key_path(it.key()), "unknown key '" + key_path(it.key()) + "'",
+                "allowed keys" + where + ": " + allowed);
     }
   }
 
   [[noreturn]] void missing(const std::string& key, const std::string& what) const {
-    fail_at("key '" + key_path(key) + "' is required", what);
+    fail_path(key_path(key), "key '" + key_path(key) + "' is required", what);
   }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    fail_at("key '" + key_path(key) + "'", what);
+    fail_path(key_path(key), "key '" + key_path(key) + "'", what);
   }
   [[noreturn]] void fail_at(const std::string& where, const std::string& what) const {
-    throw Error(origin_ + ": " + where + ": " + what);
+    fail_path(path_, where, what);
   }
 
 private:
+  // The message for the value at `path`: from the override that wrote it or what holds it.
+  [[noreturn]] void fail_path(const std::string& path, const std::string& where,
+                              const std::string& what) const {
+    std::string origin = origin_;
+    if (origins_)
+      for (const auto& [p, o] : *origins_)
+        if (path == p || path.rfind(p + ".", 0) == 0) origin = o;
+    throw Error(origin + ": " + where + ": " + what);
+  }
+
   double check_number(const std::string& key, const json& v, double lo, double hi, bool lo_open,
                       bool hi_open) const {
-    const std::string range = std::string(lo_open ? "(" : "[") + fmt(lo) + ", " + fmt(hi) +
-                              (hi_open ? ")" : "]");
+    const std::string range = std::string(lo_open ? "(" : "[") + format_number(lo) + ", " +
+                              format_number(hi) + (hi_open ? ")" : "]");
     if (!v.is_number()) fail(key, "must be a number in " + range + ", got " + show(v));
     const double d = v.get<double>();
     const bool ok = std::isfinite(d) && (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
@@ -275,15 +300,10 @@ private:
     if (i < lo || i > hi) fail(key, "must be a whole number in " + range + ", got " + show(v));
     return i;
   }
-  static std::string fmt(double d) {
-    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-    char b[32];
-    std::snprintf(b, sizeof b, "%g", d);
-    return b;
-  }
 
   const json& j_;
   std::string path_, origin_;
+  std::shared_ptr<const Origins> origins_;
   std::set<std::string> seen_;
 };
 

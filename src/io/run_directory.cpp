@@ -28,16 +28,21 @@ std::string temporary_of(const std::string& name) {
   return name.substr(1, at - 1);
 }
 
-bool numbered(const std::string& name, const RunFiles& f) {
-  if (name.compare(0, f.subdir_prefix.size(), f.subdir_prefix) != 0) return false;
-  for (const std::string& suffix : f.subdir_suffixes) {
-    if (name.size() <= f.subdir_prefix.size() + suffix.size() ||
+bool numbered(const std::string& name, const RunSubdir& d) {
+  if (name.compare(0, d.prefix.size(), d.prefix) != 0) return false;
+  for (const std::string& suffix : d.suffixes) {
+    if (name.size() <= d.prefix.size() + suffix.size() ||
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
       continue;
-    const std::string digits = name.substr(f.subdir_prefix.size(), name.size() - f.subdir_prefix.size() - suffix.size());
+    const std::string digits =
+        name.substr(d.prefix.size(), name.size() - d.prefix.size() - suffix.size());
     if (digits.find_first_not_of("0123456789") == std::string::npos) return true;
   }
   return false;
+}
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 struct Contents {
@@ -49,28 +54,32 @@ struct Contents {
 Contents survey(const std::string& dir, const RunFiles& f) {
   Contents c;
   std::error_code ec;
-  auto ours = [&](const std::string& name, bool in_subdir) {
-    return in_subdir ? numbered(name, f) : std::find(f.files.begin(), f.files.end(), name) != f.files.end();
+  // subdir: the RunSubdir the name is in (null: the directory itself).
+  auto ours = [&](const std::string& name, const RunSubdir* subdir) {
+    return subdir ? listed(subdir->files, name) || numbered(name, *subdir) : listed(f.files, name);
   };
-  auto classify = [&](const std::string& name, bool in_subdir) {
+  auto classify = [&](const std::string& name, const RunSubdir* subdir) {
     const std::string of = temporary_of(name);
-    const bool temp = !of.empty() && ours(of, in_subdir);
-    const std::string rel = in_subdir ? f.subdir + "/" + name : name;
-    if (ours(name, in_subdir) || temp) c.run.push_back(rel);
-    else c.foreign.push_back(rel);
+    const bool temp = !of.empty() && ours(of, subdir);
+    const std::string rel = subdir ? subdir->name + "/" + name : name;
+    if (ours(name, subdir) || temp)
+      c.run.push_back(rel);
+    else
+      c.foreign.push_back(rel);
     if (temp) c.stale.push_back(rel);
   };
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name == kLock) continue;
-    if (std::find(f.run_dirs.begin(), f.run_dirs.end(), name) != f.run_dirs.end() && e.is_directory(ec) &&
-        !e.is_symlink(ec))
-      continue;
-    if (!f.subdir.empty() && name == f.subdir && e.is_directory(ec) && !e.is_symlink(ec)) {
-      for (const auto& s : fs::directory_iterator(e.path(), ec)) classify(s.path().filename().string(), true);
+    if (listed(f.run_dirs, name) && e.is_directory(ec) && !e.is_symlink(ec)) continue;
+    const auto sub = std::find_if(f.subdirs.begin(), f.subdirs.end(),
+                                  [&](const RunSubdir& d) { return d.name == name; });
+    if (sub != f.subdirs.end() && e.is_directory(ec) && !e.is_symlink(ec)) {
+      for (const auto& s : fs::directory_iterator(e.path(), ec))
+        classify(s.path().filename().string(), &*sub);
       continue;
     }
-    classify(name, false);
+    classify(name, nullptr);
   }
   if (ec) throw Error("cannot list output directory '" + dir + "': " + ec.message());
   std::sort(c.run.begin(), c.run.end());
@@ -159,6 +168,11 @@ RunDirectory::RunDirectory(const std::string& dir, const RunFiles& files, Mode m
       for (const std::string& rel : c.run)
         if (!fs::remove(fs::path(dir) / rel, ec) && ec)
           throw Error("cannot remove the previous run's '" + (fs::path(dir) / rel).string() + "': " + ec.message());
+      for (const RunSubdir& d :
+           files.subdirs)  // the subdirectories it emptied (never one with other files)
+        if (fs::is_directory(fs::symlink_status(fs::path(dir) / d.name, ec)) &&
+            fs::is_empty(fs::path(dir) / d.name, ec))
+          fs::remove(fs::path(dir) / d.name, ec);
     } else {
       for (const std::string& rel : c.run)
         if (std::find(c.stale.begin(), c.stale.end(), rel) == c.stale.end()) previous_.push_back(rel);

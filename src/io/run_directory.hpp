@@ -11,11 +11,20 @@
 
 namespace strata::io {
 
+// A subdirectory of a run's outputs, and the names of its files: `files`, and
+// <prefix><digits><suffix> for each of `suffixes` (numbered snapshots).
+struct RunSubdir {
+  std::string name;
+  std::vector<std::string> files;
+  std::string prefix;
+  std::vector<std::string> suffixes;
+};
+
 struct RunFiles {
-  std::vector<std::string> files;          // names directly in the directory
-  std::string subdir;                      // one subdirectory of outputs ("" for none)
-  std::vector<std::string> subdir_suffixes;  // its files: <prefix><digits><suffix>
-  std::string subdir_prefix;
+  std::vector<std::string> files;  // names directly in the directory
+  // Subdirectories of outputs (snapshots/; plots/, which `python -m strata.plot` writes):
+  // their files are the run's, removed by overwrite with the subdirectory if it is left empty.
+  std::vector<RunSubdir> subdirs;
   // Subdirectories that are runs of their own (the shots of `strata wave --shots`): each is
   // checked, locked and emptied by its own RunDirectory, so here they are neither entered
   // nor removed, and do not make the directory count as holding files.

@@ -60,6 +60,8 @@ void set_device(int index) {
 
 bool cuda_available() { return false; }
 std::vector<DeviceInfo> cuda_devices() { return {}; }
+int cuda_device_count() { return 0; }
+DeviceInfo cuda_current_device() { throw Error("no GPU: built without CUDA"); }
 std::string cuda_unavailable_reason() { return "built without CUDA"; }
 void require_device_memory(std::size_t, const std::string& what) {
   throw Error(what + ": strata was built without CUDA, so no device memory is available");

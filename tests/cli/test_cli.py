@@ -219,7 +219,25 @@ with tempfile.TemporaryDirectory() as tmp:
     for args in (["--help"], ["--version"], ["info"], ["apply", "--help"], ["bench", "--help"], ["demo", "--help"]):
         r = run(*args)
         check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
-    check("no verb is an error", run().returncode != 0)
+    # Bare `strata` lists the verbs, one line each, and exits 0 (like --help).
+    r = run()
+    verbs = ["info", "apply", "bench", "demo", "lab", "poisson", "wave"]
+    listed = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ") and line.split()}
+    check("bare strata exits 0", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
+    check("bare strata lists every verb with a line of description",
+          all(v in listed and len(listed[v].split()) >= 3 and len(listed[v]) <= 110 for v in verbs), r.stdout)
+    # A mistyped verb or option names what was probably meant.
+    r = run("aply", "--in", good)
+    check("a mistyped verb gets did-you-mean", r.returncode == 1 and "did you mean 'apply'" in r.stderr, r.stderr)
+    r = run("apply", "--stencl", "7pt", "--in", good, "--out", out)
+    check("a mistyped option gets did-you-mean", r.returncode != 0 and
+          "strata apply: unknown option '--stencl' (did you mean '--stencil'?)" in r.stderr, r.stderr)
+    r = run("wave", "--config", good, "--overwite")
+    check("a mistyped flag gets did-you-mean", r.returncode != 0 and "did you mean '--overwrite'" in r.stderr,
+          r.stderr)
+    r = run("poisson", "--n", "8", "--zzz", "1")
+    check("an option with no near name is named alone", r.returncode != 0 and
+          "unknown option '--zzz'" in r.stderr and "did you mean" not in r.stderr, r.stderr)
     r = run("frobnicate")
     check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
           and "wave" in r.stderr, r.stderr)
@@ -287,6 +305,9 @@ with tempfile.TemporaryDirectory() as tmp:
             "--warmup", "0", "--json", js)
     check("bench poisson,steps on the cpu runs", r.returncode == 0, r.stderr[-500:])
     check("bench poisson,steps on the cpu never says cuda", "cuda" not in r.stderr.lower(), r.stderr)
+    check("bench poisson,steps rows are printed once, in the table (none on stderr)",
+          not [line for line in r.stderr.splitlines() if "skipped" not in line and line.split()[:1] and
+               line.split()[0].startswith(("vcycle_", "solve_", "fft_", "steps"))], r.stderr)
     rows = json.load(open(js))["results"] if r.returncode == 0 else []
     by = {(x["kernel"], x["variant"], x["precision"]) for x in rows}
     fft_rows = {("fft_periodic_fd7", "kissfft", "f32"), ("fft_periodic_fd7", "kissfft", "f64")}
@@ -308,5 +329,63 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the solves converge and report their error",
           solves and all(x["extra"]["converged"] or x["variant"] == "fmg" for x in solves)
           and all(0 < x["extra"]["error_rel_l2"] < 0.1 for x in solves), str([x["extra"] for x in solves])[:500])
+
+    # `strata bench` prints each row once: in its table on stdout, and not again on stderr.
+    r = run("bench", "--device", "cpu", "--kernel", "7pt", "--size", "8", "--reps", "1", "--warmup", "0",
+            "--precision", "f32")
+    rows = [line for line in (r.stdout + r.stderr).splitlines() if line.split()[:1] == ["7pt"]
+            or line.strip().startswith("7pt ")]
+    check("bench prints each row once", r.returncode == 0 and len(rows) == 1, r.stdout + r.stderr)
+    check("bench's table says its shape order", "shape (x,y,z)" in r.stdout and "8x8x8" in r.stdout, r.stdout)
+
+    # One sign convention: every default stencil computes +Lap(u), exact on quadratics: +2 on
+    # x^2, y^2, z^2, 0 on xy (sym27 gave -2), scaled by 1/h^2 with --spacing h.
+    n, rr = 12, 4  # the points rr from the faces see only the polynomial
+    for name, poly, lap in [("x2", lambda z, y, x: x * x, 2.0), ("y2", lambda z, y, x: y * y, 2.0),
+                            ("z2", lambda z, y, x: z * z, 2.0), ("xy", lambda z, y, x: x * y, 0.0)]:
+        src = os.path.join(tmp, f"poly_{name}.npy")
+        write_npy(src, (n, n, n), [poly(z, y, x) for z in range(n) for y in range(n) for x in range(n)], "<f8")
+        for stencil in (["--stencil", "7pt"], ["--stencil", "star", "--radius", "2"],
+                        ["--stencil", "star", "--radius", "3"], ["--stencil", "star", "--radius", "4"],
+                        ["--stencil", "sym27"]):
+            for h in ("1", "0.5"):
+                dst = os.path.join(tmp, "lap.npy")
+                spacing = ["--spacing", h] if h != "1" else []
+                r = run("apply", "--in", src, "--out", dst, "--device", "cpu", "--bc", "neumann", *spacing, *stencil)
+                if r.returncode != 0:
+                    check(f"{stencil} on {name} runs", False, r.stderr)
+                    continue
+                raw = open(dst, "rb").read()
+                hl = struct.unpack("<H", raw[8:10])[0]
+                vals = struct.unpack(f"<{n ** 3}d", raw[10 + hl:])
+                want = lap / float(h) ** 2
+                inner = [vals[(z * n + y) * n + x] for z in range(rr, n - rr) for y in range(rr, n - rr)
+                         for x in range(rr, n - rr)]
+                check(f"{' '.join(stencil[1:])} on {name} at h={h} is +Lap ({want})",
+                      all(abs(v - want) < 1e-8 for v in inner), f"got {inner[:3]}")
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "-6,1", "--spacing", "2")
+    check("--spacing with --coeffs is refused", r.returncode != 0 and "default Laplacians only" in r.stderr, r.stderr)
+    r = run("apply", "--help")
+    check("apply --help states the sign", "+Lap(u)" in r.stdout and "-Lap" in r.stdout, r.stdout)
+
+    # Coefficients and values print with the digits that matter (shortest round trip).
+    r = run("apply", "--in", good, "--out", out, "--device", "cpu", "--coeffs", "-0.6,0.1", "--bc",
+            "dirichlet:0.3333333333333333")
+    check("coefficients print as given", "7pt [-0.6,0.1], dirichlet:0.3333333333333333 boundary" in r.stdout,
+          r.stdout)
+    check("shapes say their order", "5x4x3 (x,y,z)" in r.stdout, r.stdout)
+
+    # Missing parent directories of an output are created, as strata wave's directory is;
+    # a run that fails creates none.
+    nested = os.path.join(tmp, "new", "deeper", "lap.npy")
+    r = run("apply", "--in", good, "--out", nested, "--device", "cpu", "--json", os.path.join(tmp, "j", "r.json"))
+    check("apply creates the parents of --out and --json", r.returncode == 0 and os.path.exists(nested)
+          and os.path.exists(os.path.join(tmp, "j", "r.json")), r.stderr)
+    r = run("apply", "--in", nan_in, "--out", os.path.join(tmp, "none", "x.npy"), "--device", "cpu")
+    check("a failed apply creates no directory", r.returncode == 1 and not os.path.exists(os.path.join(tmp, "none")),
+          r.stderr)
+    blocked = os.path.join(good, "sub", "x.npy")
+    r = run("apply", "--in", good, "--out", blocked, "--device", "cpu")
+    check("a parent that is a file is refused", r.returncode != 0 and "not a directory" in r.stderr, r.stderr)
 
 finish()

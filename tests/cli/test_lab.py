@@ -34,8 +34,15 @@ with tempfile.TemporaryDirectory() as d:
     if len(names) >= 2:
         r = run_strata("lab", names[0], names[1], "--plot", png)
         check("--plot of two experiments refused", r.returncode != 0 and "one experiment" in r.stderr, r.stderr)
-    r = run_strata("lab", names[0], "--small", "--json", os.path.join(d, "missing", "r.json"))
+    with tempfile.NamedTemporaryFile() as plain:  # a file: no directory can be made under it
+        r = run_strata("lab", names[0], "--small", "--json", os.path.join(plain.name, "missing", "r.json"))
     check("unwritable --json refused before any run", r.returncode != 0 and "r.json" in r.stderr, r.stderr)
+    if has_gpu:  # a missing directory is created, as for every output
+        nested = os.path.join(d, "new", "r.json")
+        r = run_strata("lab", names[0], "--small", "--reps", "2", "--json", nested)
+        check("--json creates its missing directory", r.returncode == 0 and os.path.exists(nested), r.stderr)
+        os.remove(nested)
+        os.rmdir(os.path.dirname(nested))
     if not has_gpu:
         r = run_strata("lab", names[0], "--small", "--json", js)
         check("no GPU: refused with the reason", r.returncode != 0 and "needs a GPU" in r.stderr, r.stderr)

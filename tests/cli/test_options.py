@@ -41,16 +41,23 @@ quick_marker = "GB/s"  # a benchmark table or a solve report would hold it
 
 with tempfile.TemporaryDirectory() as tmp:
     out, js = os.path.join(tmp, "u.npy"), os.path.join(tmp, "r.json")
-    missing = os.path.join(tmp, "nodir", "r.json")
+    plain = os.path.join(tmp, "plain")
+    with open(plain, "w") as f:
+        f.write("a file, not a directory")
+    blocked = os.path.join(plain, "nodir", "r.json")  # its missing directory cannot be created
     cpu = ["--device", "cpu"]
 
     # Outputs are checked before the work: no u.npy from a run whose --json cannot be written.
-    refused("poisson --json into a missing directory", ["poisson", *cpu, "--n", "15", "--out", out, "--json", missing],
-            "directory '" + os.path.join(tmp, "nodir") + "' does not exist", [out], quick=30)
-    refused("bench --json into a missing directory", ["bench", *cpu, "--size", "16", "--json", missing],
-            "does not exist", quick=30)
-    refused("demo --json into a missing directory", ["demo", *cpu, "--json", missing], "does not exist", quick=30)
-    check("demo refused before its checks", "checks" not in run_strata("demo", *cpu, "--json", missing).stdout)
+    refused("poisson --json under a file", ["poisson", *cpu, "--n", "15", "--out", out, "--json", blocked],
+            "cannot write '" + blocked + "'", [out], quick=30)
+    refused("bench --json under a file", ["bench", *cpu, "--size", "16", "--json", blocked], "not a directory",
+            quick=30)
+    refused("demo --json under a file", ["demo", *cpu, "--json", blocked], "not a directory", quick=30)
+    check("demo refused before its checks", "checks" not in run_strata("demo", *cpu, "--json", blocked).stdout)
+    # A missing directory is created (every verb, as strata wave's): the same checks pass.
+    nested = os.path.join(tmp, "made", "here", "r.json")
+    r = run_strata("poisson", *cpu, "--n", "7", "--json", nested)
+    check("poisson --json creates its missing directories", r.returncode == 0 and os.path.exists(nested), r.stderr)
     good = os.path.join(tmp, "in.npy")
     with open(good, "wb") as f:
         header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4, 5), }"

@@ -105,6 +105,19 @@ with tempfile.TemporaryDirectory() as tmp:
                                               "--set", "receivers.lines=[]", "--set", "receivers.points=[]"],
             "is available")
 
+    # A value an override gave is blamed on the override, not on the file.
+    refused("a bad --set names --set", ["--set", "time.steps=-5"], "--set time.steps=-5: key 'time.steps'")
+    r = run("--config", cfg, "--out-dir", out, "--set", "time.steps=-5")
+    check("a bad --set does not blame the file", cfg + ":" not in r.stderr, r.stderr)
+    refused("a bad --dt names --dt", ["--dt", "-1"], "--dt -1: key 'time.dt'")
+    refused("a bad --precision names it", ["--precision", "f16"], "--precision f16: key 'scheme.precision'")
+
+    # The output directory and its missing parents are created, as every verb's outputs.
+    nested = os.path.join(tmp, "runs", "today", "out")
+    r = run("--config", cfg, "--out-dir", nested, "--progress", "off", "--steps", "2")
+    check("--out-dir with missing parents is created", r.returncode == 0 and
+          os.path.exists(os.path.join(nested, "report.json")), r.stderr)
+
     # A successful tiny run.
     r = run("--config", cfg, "--out-dir", out, "--progress", "off")
     check("tiny run succeeds", r.returncode == 0, r.stderr)

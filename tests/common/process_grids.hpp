@@ -2,6 +2,7 @@
 // (z-slabs, y-slabs, x-slabs and the mixed ones), and a walk over one rank's box.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "common/require_gpu.hpp"
@@ -10,20 +11,35 @@
 
 // A distributed GPU test: a GPU visible and one for every rank of this host (the device run
 // launches one rank per GPU), each rank bound to its own; else the test skips, saying why.
-#define REQUIRE_GPU_PER_RANK()                                                                              \
-  REQUIRE_GPU();                                                                                            \
-  if (::strata::dist::Job::get().local_size() > int(::strata::cuda_devices().size()))                      \
-    GTEST_SKIP() << ::strata::dist::Job::get().local_size() << " ranks on " << ::strata::cuda_devices().size() \
-                 << " GPUs: one rank per GPU";                                                              \
+#define REQUIRE_GPU_PER_RANK()                                                                   \
+  if (!::strata::dist::Job::get().gpu_per_rank())                                                  \
+    GTEST_SKIP() << "not every rank has a GPU of its own ("                                         \
+                 << ::strata::dist::Job::get().local_size() << " ranks on this host; "             \
+                 << (::strata::cuda_available() ? "this rank has one" : ::strata::cuda_unavailable_reason()) \
+                 << "): one rank per GPU";                                                         \
   ::strata::dist::Job::get().bind_gpu()
 
 namespace strata::test {
 
-inline std::vector<dist::ProcessGrid> grids_of(int ranks) {
+// Every px x py x pz of `ranks` boxes, whether or not a grid accepts it.
+inline std::vector<dist::ProcessGrid> all_grids_of(int ranks) {
   std::vector<dist::ProcessGrid> g;
   for (int pz = 1; pz <= ranks; ++pz)
     for (int py = 1; py <= ranks / pz; ++py)
       if (ranks % (pz * py) == 0) g.push_back(dist::ProcessGrid{{ranks / (pz * py), py, pz}});
+  return g;
+}
+
+// The ones the library accepts for `global` with `ghost` layers (ProcessGrid::fits, the rule
+// DistField applies): a test asks only for what strata's own rule allows at this rank count,
+// and the refused ones are tested as refusals (DistGrid.RefusesExactlyTheGridsThatDoNotFit).
+inline std::vector<dist::ProcessGrid> grids_of(int ranks, Extent global, int ghost) {
+  std::vector<dist::ProcessGrid> g;
+  for (const dist::ProcessGrid& p : all_grids_of(ranks))
+    if (p.fits(global, std::max(ghost, 1))) g.push_back(p);
+  if (g.empty())
+    ADD_FAILURE() << "no process grid of " << ranks << " ranks fits " << global.str() << " with " << ghost
+                  << " ghost layers: the test would check nothing";
   return g;
 }
 

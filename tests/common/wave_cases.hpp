@@ -26,7 +26,7 @@ inline wave::Config wave_config(Extent n, int order, Precision p, const std::str
   c.precision = p;
   c.device = device;
   for (auto& f : c.faces) f = wave::FaceKind::rigid;
-  c.seismogram_png = false;
+  c.seismogram_png = c.model_png = false;
   return c;
 }
 

@@ -123,12 +123,42 @@ TEST_F(AtomicFileTest, CommitReplacesExistingFile) {
   EXPECT_NE(error_of([&] { out.write("x", 1); }).find("already committed"), std::string::npos);
 }
 
-TEST_F(AtomicFileTest, MissingDirectoryThrows) {
+// One rule for every output (strata apply's --out, --json, strata wave's directory): missing
+// parent directories are created, when the file is written; a file never committed takes
+// the directories it created with it.
+TEST_F(AtomicFileTest, MissingParentDirectoriesAreCreatedWithTheFile) {
   const std::string path = file("no/such/dir/out.bin");
-  const std::string msg = error_of([&] { AtomicFile out(path); });
-  EXPECT_NE(msg.find(path), std::string::npos) << msg;
-  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
-  EXPECT_TRUE(listing().empty());
+  EXPECT_EQ(strata::io::check_output(path).kind, strata::io::OutputTarget::Kind::create);
+  EXPECT_TRUE(listing().empty()) << "check_output creates nothing";
+  {
+    AtomicFile abandoned(path);
+    abandoned.write("x", 1);
+  }
+  EXPECT_TRUE(listing().empty()) << "an abandoned file leaves no directory behind";
+  fs::create_directories(file("no"));
+  put(file("no/keep"), "k");
+  {
+    AtomicFile abandoned(path);
+  }
+  EXPECT_EQ(listing(), std::set<std::string>{"no"}) << "a directory that was there stays";
+  EXPECT_FALSE(fs::exists(file("no/such")));
+  AtomicFile out(path);
+  out.write("new", 3);
+  out.commit();
+  EXPECT_EQ(slurp(path), "new");
+}
+
+TEST_F(AtomicFileTest, AParentThatIsAFileOrUnwritableIsRefused) {
+  put(file("plain"), "p");
+  const std::string msg = error_of([&] { AtomicFile out(file("plain/sub/out.bin")); });
+  EXPECT_NE(msg.find("not a directory"), std::string::npos) << msg;
+  fs::create_directories(file("locked"));
+  fs::permissions(file("locked"), fs::perms(0555));
+  const std::string denied =
+      as_unprivileged([&] { return error_of([&] { AtomicFile out(file("locked/sub/out.bin")); }); });
+  EXPECT_NE(denied.find("cannot create directory"), std::string::npos) << denied;
+  EXPECT_NE(denied.find("Permission denied"), std::string::npos) << denied;
+  EXPECT_FALSE(fs::exists(file("locked/sub")));
 }
 
 // Root ignores permission bits, so as root the attempt runs as `nobody`, in a child.

@@ -98,3 +98,19 @@ TEST(Field, DeviceFieldWithoutGpuSaysWhy) {
     EXPECT_TRUE(m.find("CUDA") != std::string::npos || m.find("GPU") != std::string::npos) << m;
   }
 }
+
+// A printed grid size says its order, so it is never mistaken for a NumPy shape (nz, ny, nx).
+TEST(Extent, PrintedSizesSayTheirAxisOrder) {
+  const Extent n{64, 48, 32};
+  EXPECT_EQ(n.str(), "64x48x32 (x,y,z)");
+  EXPECT_EQ(n.xyz(), "64x48x32");
+  // Messages take it: a copy between extents that differ names both with their order.
+  Field<float> a(n), b({64, 48, 30});
+  std::string m;
+  try {
+    copy(a, b);
+  } catch (const Error& e) {
+    m = e.what();
+  }
+  EXPECT_NE(m.find("64x48x32 (x,y,z) to 64x48x30 (x,y,z)"), std::string::npos) << m;
+}

@@ -525,10 +525,15 @@ TEST_F(NpyTest, WriteRejectsMismatchedShape) {
   EXPECT_FALSE(fs::exists(path));
 }
 
-TEST_F(NpyTest, WriteIntoMissingDirectoryThrows) {
+TEST_F(NpyTest, WriteIntoMissingDirectoryCreatesIt) {
   const std::string path = file("missing/dir/x.npy");
-  expect_error(path, [&] { npy_write<float>(path, std::vector<float>(2), Shape{2}); },
-               {"does not exist"});
+  npy_write<float>(path, std::vector<float>(2, 1.5f), Shape{2});
+  Shape shape;
+  EXPECT_EQ(npy_read<float>(path, shape), std::vector<float>(2, 1.5f));
+  // A write that fails leaves no directory it made.
+  const std::string bad = file("other/dir/x.npy");
+  expect_error(bad, [&] { npy_write<float>(bad, std::vector<float>(5), Shape{2, 3}); }, {"holds 6 values"});
+  EXPECT_FALSE(fs::exists(file("other")));
 }
 
 TEST_F(NpyTest, FailedWriteLeavesOldFileAndNoTemporary) {

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "strata/error.hpp"
 #include "strata/stencil.hpp"
@@ -60,15 +62,44 @@ TEST(Stencil, LaplacianCoefficientsSumToZeroAndScaleWithH) {
   EXPECT_THROW(Stencil::laplacian(2, std::nan("")), Error);
 }
 
-TEST(Stencil, FeStencilIsThePapers) {
+// +Laplacian, as laplacian(): minus the paper's stiffness stencil 8/3, 0, -1/6, -1/12, over h^2.
+TEST(Stencil, FeStencilIsMinusThePapersOverHSquared) {
   const Stencil s = Stencil::fe27();
   ASSERT_EQ(s.kind(), StencilKind::sym27);
-  EXPECT_DOUBLE_EQ(s.coeffs()[0], 8.0 / 3);
-  EXPECT_DOUBLE_EQ(s.coeffs()[1], 0.0);
-  EXPECT_DOUBLE_EQ(s.coeffs()[2], -1.0 / 6);
-  EXPECT_DOUBLE_EQ(s.coeffs()[3], -1.0 / 12);
-  // row sum: 8/3 + 12*(-1/6) + 8*(-1/12) = 0
+  EXPECT_EQ(s.coeffs()[0], -(8.0 / 3));  // exactly the negation: results are the old ones negated, bit for bit
+  EXPECT_EQ(s.coeffs()[1], 0.0);
+  EXPECT_EQ(s.coeffs()[2], 1.0 / 6);
+  EXPECT_EQ(s.coeffs()[3], 1.0 / 12);
+  // row sum: -8/3 + 12/6 + 8/12 = 0
   EXPECT_NEAR(s.coeffs()[0] + 6 * s.coeffs()[1] + 12 * s.coeffs()[2] + 8 * s.coeffs()[3], 0, 1e-15);
+  const Stencil half = Stencil::fe27(0.5);
+  for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(half.coeffs()[i], 4 * s.coeffs()[i]) << i;
+  EXPECT_THROW(Stencil::fe27(0.0), Error);
+}
+
+// One sign for every default: the centre weight is negative (+Lap), as laplacian(2)'s -6.
+TEST(Stencil, EveryDefaultIsPlusLaplacianWithANegativeCentre) {
+  for (const char* kind : {"7pt", "star", "sym27"})
+    for (int radius = 1; radius <= (std::string(kind) == "star" ? 4 : 1); ++radius) {
+      const Stencil s = Stencil::named(kind, radius, std::nullopt);
+      EXPECT_LT(s.coeffs()[0], 0) << s.describe();
+      const Stencil h2 = Stencil::named(kind, radius, std::nullopt, 0.25);
+      EXPECT_DOUBLE_EQ(h2.coeffs()[0], 16 * s.coeffs()[0]) << "1/h^2 with h = 0.25: " << h2.describe();
+    }
+}
+
+TEST(Stencil, NamedTakesDefaultsOrCoefficientsAndRefusesWhatItCannotMean) {
+  const double c2[] = {-6, 1};
+  EXPECT_EQ(Stencil::named("7pt", 0, c2).coeffs()[0], -6);
+  EXPECT_EQ(Stencil::named("star", 3, std::nullopt).radius(), 3);
+  EXPECT_EQ(Stencil::named("star", 0, std::nullopt).radius(), 1);  // radius 0: the kind's own
+  EXPECT_NE(error_of([&] { Stencil::named("7pt", 1, c2, 0.5); }).find("default Laplacians only"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("box27", 1, std::nullopt); }).find("27 coefficients"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("7pt", 2, std::nullopt); }).find("radius"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("star", 5, std::nullopt); }).find("allowed 1..4"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("sym27", 2, std::nullopt); }).find("radius 1"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("9pt", 1, std::nullopt); }).find("unknown stencil"), std::string::npos);
+  EXPECT_NE(error_of([] { Stencil::named("7pt", 1, std::nullopt, -1); }).find("spacing"), std::string::npos);
 }
 
 TEST(Stencil, AsBox27PlacesEveryCoefficient) {
@@ -93,4 +124,16 @@ TEST(Stencil, NamesAndDescriptions) {
   EXPECT_EQ(Stencil::laplacian(8).name(), "star4");
   EXPECT_EQ(Stencil::fe27().name(), "sym27");
   EXPECT_NE(Stencil::laplacian7().describe().find("7pt ["), std::string::npos);
+}
+
+// Coefficients print with the digits that matter: the shortest text that reads back as the
+// same double, never 6 fixed digits (1/3 -> 0.333333) nor 17 (0.1 -> 0.10000000000000001).
+TEST(Stencil, DescriptionsPrintTheShortestRoundTrip) {
+  const double c[] = {-0.6, 0.1};
+  EXPECT_EQ(Stencil::star(1, c).describe(), "7pt [-0.6,0.1]");
+  EXPECT_EQ(Stencil::fe27().describe(), "sym27 [-2.6666666666666665,0,0.16666666666666666,0.08333333333333333]");
+  for (double v : {1.0 / 3, 0.1, 2.5e-300, 1e38, -7.0})
+    EXPECT_EQ(std::stod(format_number(v)), v) << format_number(v);
+  EXPECT_EQ(format_number(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(format_number(-7.0), "-7");
 }

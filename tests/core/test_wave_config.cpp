@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -172,6 +175,39 @@ TEST(WaveConfig, ConfigurationFileMustBeAFile) {
   const std::string missing = error_of([&] { wave::parse_config_file(dir + "/no-such-config.json"); });
   EXPECT_NE(missing.find("no-such-config.json"), std::string::npos) << missing;
   EXPECT_NE(missing.find("No such file"), std::string::npos) << missing;
+}
+
+// A bad value is blamed on what gave it: an override's own words ("--set time.steps=-5",
+// "--dt -1"), also for what it created on its way (a new source without a position); the
+// file's values stay the file's.
+TEST(WaveConfig, ErrorsFromAnOverrideNameTheOverrideNotTheFile) {
+  const std::string path = ::testing::TempDir() + "/strata_origin.json";
+  {
+    std::ofstream(path) << R"({"time": {"steps": 5}, "sources": [{"position": [1, 2, 3]}]})";
+  }
+  const auto set = [](const std::string& text) { return wave::Override{text, "--set " + text}; };
+  const std::vector<wave::Override> steps = {set("time.steps=-5")};
+  const std::string m = error_of([&] { wave::parse_config_file(path, steps); });
+  EXPECT_EQ(m.rfind("--set time.steps=-5: key 'time.steps': must be a whole number", 0), 0u) << m;
+  const std::vector<wave::Override> dt = {{"time.dt=-1", "--dt -1"}};
+  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, dt); }).rfind("--dt -1: key 'time.dt'", 0), 0u);
+  const std::vector<wave::Override> new_source = {set("sources.1.frequency=12")};
+  const std::string created = error_of([&] { wave::parse_config_file(path, new_source); });
+  EXPECT_EQ(created.rfind("--set sources.1.frequency=12: key 'sources.1.position' is required", 0), 0u) << created;
+  const std::vector<wave::Override> unknown = {set("time.stepz=3")};
+  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, unknown); }).rfind("--set time.stepz=3: unknown key", 0), 0u);
+  const std::vector<wave::Override> shape = {set("grid.shape")};
+  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, shape); }).rfind("--set grid.shape: must look like", 0), 0u);
+  // The file's own mistake, beside a good override, is the file's.
+  {
+    std::ofstream(path) << R"({"time": {"steps": -5}})";
+  }
+  const std::vector<wave::Override> order = {set("scheme.order=4")};
+  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, order); }).rfind(path + ": key 'time.steps'", 0), 0u);
+  // Plain strings (Python's overrides=) are named as overrides.
+  const std::string plain = error_of([] { wave::parse_config("{}", std::vector<std::string>{"time.steps=-5"}); });
+  EXPECT_EQ(plain.rfind("override 'time.steps=-5': key 'time.steps'", 0), 0u) << plain;
+  std::remove(path.c_str());
 }
 
 TEST(WaveConfig, CommentsAreAllowed) {

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "strata/testing/manufactured.hpp"
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
+#include "strata/vector_ops.hpp"
 
 using namespace strata;
 
@@ -90,6 +93,60 @@ TEST(PoissonCpu, NullSpacesGiveTheZeroMeanSolutionWhateverTheStart) {
         for (int x = 0; x < n.nx; ++x) diff = std::max(diff, std::fabs(u1(x, y, z) - u2(x, y, z)));
     EXPECT_LT(diff, 1e-8) << bc.describe();
   }
+}
+
+// A Neumann or periodic f with a mean has no solution: the mean is removed and said (a
+// warning through on_warning and the report), never silently; a constant f, all of it in the
+// null space, is refused instead of returning u = 0 as converged. Dirichlet: no such thing.
+TEST(PoissonCpu, AMeanOnANullSpaceIsWarnedAboutAndAConstantIsRefused) {
+  const Extent n{16, 12, 10};
+  for (const Boundary& bc : {Boundary::neumann(), Boundary::periodic()})
+    for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::cg, PoissonMethod::jacobi}) {
+      const std::string what = bc.describe() + " " + std::string(to_string(m));
+      PoissonOptions o = options(PoissonOperator::fd7, bc, m);
+      o.rtol = 1e-8;
+      o.max_iter = m == PoissonMethod::jacobi ? 100000 : 200;
+      std::vector<std::string> heard;
+      o.on_warning = [&](const std::string& w) { heard.push_back(w); };
+      Field<double> f(n, 1), u(n, 1), g(n, 1), v(n, 1);
+      const double h = poisson_spacing(bc, n.nx);
+      poisson::manufactured<double>(bc, h, g, nullptr);  // zero mean
+      for (int z = 0; z < n.nz; ++z)
+        for (int y = 0; y < n.ny; ++y)
+          for (int x = 0; x < n.nx; ++x) f(x, y, z) = g(x, y, z) + 0.25;
+      const PoissonReport r = solve_poisson(o, f, u);
+      ASSERT_EQ(r.warnings.size(), 1u) << what;
+      EXPECT_EQ(heard, r.warnings) << what;
+      EXPECT_NE(r.warnings[0].find("f has mean 0.25"), std::string::npos) << r.warnings[0];
+      EXPECT_NEAR(r.rhs_mean, 0.25, 1e-12) << what;
+      // What was solved: the zero-mean part, as if it had been given.
+      heard.clear();
+      const PoissonReport rg = solve_poisson(o, g, v);
+      EXPECT_TRUE(rg.warnings.empty() && heard.empty()) << what << ": " << (heard.empty() ? "" : heard[0]);
+      double diff = 0;
+      for (int z = 0; z < n.nz; ++z)
+        for (int y = 0; y < n.ny; ++y)
+          for (int x = 0; x < n.nx; ++x) diff = std::max(diff, std::fabs(u(x, y, z) - v(x, y, z)));
+      EXPECT_LT(diff, 1e-6) << what;
+      // A constant: refused, naming the mean and the condition.
+      fill(f, 1.5);
+      const std::string m1 = [&] {
+        try {
+          solve_poisson(o, f, u);
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+        return std::string("no error");
+      }();
+      EXPECT_NE(m1.find("f is constant (mean 1.5)"), std::string::npos) << what << ": " << m1;
+      EXPECT_NE(m1.find("zero mean"), std::string::npos) << m1;
+    }
+  // Dirichlet: a mean is an ordinary right-hand side.
+  PoissonOptions o = options(PoissonOperator::fd7, Boundary::dirichlet(0));
+  Field<double> f(n, 1), u(n, 1);
+  fill(f, 1.5);
+  const PoissonReport r = solve_poisson(o, f, u);
+  EXPECT_TRUE(r.converged && r.warnings.empty()) << r.message;
 }
 
 TEST(PoissonCpu, EveryMethodReachesTheSameSolution) {

@@ -3,6 +3,11 @@
 // equivalences sym27 == box27, star radius 1 == 7pt.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "common/test_util.hpp"
 #include "strata/testing/verify.hpp"
 #include "cpu/cpu.hpp"
@@ -100,6 +105,49 @@ TEST(StencilCpu, LaplaciansAreExactOnPolynomialsOfTheirOrder) {
     const auto beyond = verify::laplacian_exactness<double>(s, order + 2, n, h, Memory::host);
     EXPECT_FALSE(beyond.ok()) << "order " << order << " looks exact on degree " << order + 2;
   }
+  // The finite-element Laplacian (sym27's default): the same sign, exact on cubics.
+  const double h = 1.0 / 24;
+  const Extent n{24, 17, 13};
+  const auto fe = verify::laplacian_exactness<double>(Stencil::fe27(h), 3, n, h, Memory::host);
+  EXPECT_TRUE(fe.ok()) << "fe27: " << fe.str();
+  EXPECT_FALSE(verify::laplacian_exactness<double>(Stencil::fe27(h), 4, n, h, Memory::host).ok());
+}
+
+// One sign convention: every default stencil, as the CLI and Python build it (Stencil::named),
+// gives +Lap(u) where it is exact: +2 on x^2, y^2 and z^2, 0 on xy, yz and xz, 2 + 2 - 4 on
+// a mixed quadratic, at the grid spacing asked for. (sym27 gave -2: the opposite sign.)
+TEST(StencilCpu, EveryDefaultStencilGivesPlusTheLaplacianOnQuadratics) {
+  struct Quadratic {
+    const char* name;
+    double xx, yy, zz, xy, yz, xz;  // p = xx x^2 + yy y^2 + zz z^2 + xy x y + yz y z + xz x z
+    double laplacian() const { return 2 * (xx + yy + zz); }
+  };
+  const Quadratic polys[] = {{"x^2", 1, 0, 0, 0, 0, 0}, {"y^2", 0, 1, 0, 0, 0, 0}, {"z^2", 0, 0, 1, 0, 0, 0},
+                             {"xy", 0, 0, 0, 1, 0, 0},  {"yz", 0, 0, 0, 0, 1, 0},  {"xz", 0, 0, 0, 0, 0, 1},
+                             {"x^2 + y^2 - 2 z^2 + 3xy - yz", 1, 1, -2, 3, -1, 0}};
+  const Extent n{11, 9, 7};
+  for (const double h : {1.0, 0.25})
+    for (const auto& [kind, radius] : std::vector<std::pair<const char*, int>>{
+             {"7pt", 1}, {"star", 1}, {"star", 2}, {"star", 3}, {"star", 4}, {"sym27", 1}}) {
+      const Stencil s = Stencil::named(kind, radius, std::nullopt, h);
+      for (const Quadratic& p : polys) {
+        Field<double> u(n, s.radius()), out(n, s.radius());
+        const int g = s.radius();
+        for (int z = -g; z < n.nz + g; ++z)
+          for (int y = -g; y < n.ny + g; ++y)
+            for (int x = -g; x < n.nx + g; ++x) {
+              const double X = x * h, Y = y * h, Z = z * h;
+              u(x, y, z) = p.xx * X * X + p.yy * Y * Y + p.zz * Z * Z + p.xy * X * Y + p.yz * Y * Z + p.xz * X * Z;
+            }
+        apply_interior(s, u, out);
+        double worst = 0;
+        for (int z = 0; z < n.nz; ++z)
+          for (int y = 0; y < n.ny; ++y)
+            for (int x = 0; x < n.nx; ++x) worst = std::max(worst, std::fabs(out(x, y, z) - p.laplacian()));
+        EXPECT_LT(worst, 1e-9) << s.describe() << " on " << p.name << " at h = " << h << ": want "
+                               << p.laplacian() << ", got " << out(0, 0, 0);
+      }
+    }
 }
 
 TEST(StencilCpu, Sym27EqualsBox27WithTheSame27Weights) {

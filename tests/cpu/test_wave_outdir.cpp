@@ -87,6 +87,35 @@ TEST(WaveOutputDir, OverwriteReplacesEveryFileOfThePreviousRun) {
   EXPECT_EQ(files_in(out), before);
 }
 
+// `python -m strata.plot RUN_DIR` draws into RUN_DIR/plots: a later run with overwrite
+// removes those pictures with the run they showed (and the emptied folder), but refuses
+// when plots/ holds anything else.
+TEST(WaveOutputDir, OverwriteRemovesThePlotsOfThePreviousRun) {
+  test::TempDir dir("wave-outdir");
+  const std::string out = dir / "out";
+  wave::run(small(out), wave::RunOptions{});
+  fs::create_directories(out + "/plots");
+  for (const std::string name :
+       {"model.png", "u_000005.png", "u_000020.png", "seismogram_density.png",
+        "seismogram_wiggle.png", ".model.png.tmp.a1b2c3"})
+    std::ofstream(out + "/plots/" + name) << "picture";
+  wave::Config next = small(out);
+  wave::RunOptions o = wave::RunOptions{};
+  o.overwrite = true;
+  EXPECT_EQ(test::error_of([&] { wave::run(next, o); }), "");
+  EXPECT_FALSE(fs::exists(out + "/plots")) << "the previous run's plots were left";
+  EXPECT_NE(test::error_of([&] { wave::run(next, wave::RunOptions{}); }).find("is not empty"),
+            std::string::npos);
+
+  fs::create_directories(out + "/plots");
+  std::ofstream(out + "/plots/model.png") << "picture";
+  std::ofstream(out + "/plots/figure1.pdf") << "mine";
+  const auto before = files_in(out);
+  const std::string m = test::error_of([&] { wave::run(next, o); });
+  EXPECT_NE(m.find("holds files strata did not write (plots/figure1.pdf)"), std::string::npos) << m;
+  EXPECT_EQ(files_in(out), before);
+}
+
 TEST(WaveOutputDir, DirectoryInUseByAnotherRunIsRefused) {
   test::TempDir dir("wave-outdir");
   const std::string out = dir / "out";

@@ -75,11 +75,20 @@ with tempfile.TemporaryDirectory() as d:
 
     src = os.path.join(d, "in4.npy")
     out = os.path.join(d, "out.npy")
+    # A header that claims more than any host holds (a sparse file: 512 GiB of f64 that take
+    # no disk): the memory check is made before the ranks start, so one message says so.
+    huge = os.path.join(d, "huge.npy")
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4096, 4096, 4096), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(huge, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.truncate(10 + len(header) + 8 * 4096 ** 3)
     # Bad input: one message (not one per rank), exit 1, nothing written.
     cli_checks.bad_input(lambda args: run(args, np_),
                          ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
                           (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "mpirun -np %d" % (np_ + 1)),
-                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ"))
+                          (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ"),
+                          (["--in", huge, "--out", out], "memory"))
                          + (((["--in", src, "--out", out, "--steps", "3", "--fuse", "3"], "one pass"),)
                             if np_ > 1 else ()), out, failures)
     cli_checks.no_temporaries(d, failures)

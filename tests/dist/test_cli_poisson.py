@@ -61,7 +61,10 @@ with tempfile.TemporaryDirectory() as d:
                           (["--operator", "fe27"], "--operator fd7"),
                           (["--solver", "fft", "--bc", "periodic"], "one process only"),
                           (["--grid", "1x1x%d" % (np_ + 1)], "process grid"),
-                          (["--grid", "bogus"], "PXxPYxPZ")), out, failures)
+                          (["--grid", "bogus"], "PXxPYxPZ"),
+                          # Checks the solver makes are made before the job starts.
+                          (["--rtol", "0"], "--rtol 0 needs a positive --atol"),
+                          (["--pre", "0", "--post", "0"], "smoothing steps")), out, failures)
     # The ranks write their parts of --out in parallel: a pipe is refused before any work.
     fifo = os.path.join(d, "pipe.npy")
     os.mkfifo(fifo)

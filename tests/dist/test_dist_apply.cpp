@@ -68,7 +68,7 @@ void check_all(Extent global, Memory memory) {
   const Job& job = Job::get();
   for (const Stencil& s : stencils())
     for (const Boundary& bc : boundaries())
-      for (const ProcessGrid& grid : grids_of(job.size())) {
+      for (const ProcessGrid& grid : grids_of(job.size(), global, s.radius())) {
         const int ghost = s.radius();
         Field<T> whole(global, ghost), want(global, ghost);
         test::fill_random(whole, 42);
@@ -95,7 +95,7 @@ template <class T>
 void check_ghosts(Extent global, Memory memory, int ghost, int width, std::uint64_t seed) {
   const Job& job = Job::get();
   for (const Boundary& bc : boundaries())
-    for (const ProcessGrid& grid : grids_of(job.size())) {
+    for (const ProcessGrid& grid : grids_of(job.size(), global, ghost)) {
       Field<T> whole(global, width);
       test::fill_random(whole, seed);
       fill_ghosts(whole, bc, width);
@@ -123,6 +123,9 @@ void check_ghosts(Extent global, Memory memory, int ghost, int width, std::uint6
 
 // Awkward sizes: no axis divisible by 2, 3 or 4, every box at least 4 thick for star4.
 constexpr Extent kGlobal{19, 17, 23};
+// On the GPU: every axis at least 48 points, so that every process grid of 1 to 4 ranks
+// leaves boxes 12 thick, the ghosts of the device's fused radius-4 steps (3 R).
+constexpr Extent kGpuGlobal{70, 49, 53};
 
 TEST(DistApply, BitIdenticalToOneProcessCpuF32) { check_all<float>(kGlobal, Memory::host); }
 TEST(DistApply, BitIdenticalToOneProcessCpuF64) { check_all<double>(kGlobal, Memory::host); }
@@ -138,7 +141,7 @@ TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
   // The CLI gives a field the stencil's radius; a library user may keep the default 4.
   const Job& job = Job::get();
   const Stencil s = test::random_stencil(StencilKind::box27, 1, 15);
-  for (const ProcessGrid& grid : grids_of(job.size())) {
+  for (const ProcessGrid& grid : grids_of(job.size(), kGlobal, 4)) {
     Field<float> whole(kGlobal, 4), want(kGlobal, 4);
     test::fill_random(whole, 9);
     apply(s, whole, want, Boundary::neumann());
@@ -154,9 +157,9 @@ TEST(DistApply, WiderGhostsThanTheStencilNeeds) {
 
 TEST(DistApply, BitIdenticalToOneProcessGpu) {
   REQUIRE_GPU_PER_RANK();
-  check_all<float>({70, 37, 45}, Memory::device);
-  check_all<double>({70, 37, 45}, Memory::device);
-  for (int width : {1, 4}) check_ghosts<float>({70, 37, 45}, Memory::device, 4, width, 300 + width);
+  check_all<float>(kGpuGlobal, Memory::device);
+  check_all<double>(kGpuGlobal, Memory::device);
+  for (int width : {1, 4}) check_ghosts<float>(kGpuGlobal, Memory::device, 4, width, 300 + width);
 }
 
 // dist::apply_steps against strata::apply_steps on the whole grid in one process (on the
@@ -169,9 +172,9 @@ void check_steps(Extent global, Memory memory) {
   for (const Stencil& s : stencils())
     for (const Boundary& bc : boundaries())
       for (const StepOptions& o : updates)
-        for (int steps : {2, 3})
-          for (const ProcessGrid& grid : grids_of(job.size())) {
-            const int ghost = s.radius() * (memory == Memory::device ? 3 : 1);  // periodic fused passes: k R
+        for (int steps : {2, 3}) {
+          const int ghost = s.radius() * (memory == Memory::device ? 3 : 1);  // periodic fused passes: k R
+          for (const ProcessGrid& grid : grids_of(job.size(), global, ghost)) {
             Field<T> whole(global, ghost), want(global, ghost);
             test::fill_random(whole, 43);
             copy(whole, want);
@@ -190,13 +193,14 @@ void check_steps(Extent global, Memory memory) {
                                          std::to_string(steps) +
                                          (o.update == StepUpdate::relax ? " relax" : " repeat") + " steps");
           }
+        }
 }
 
 TEST(DistSteps, BitIdenticalToOneProcessCpu) {
   check_steps<float>(kGlobal, Memory::host);
   check_steps<double>({23, 19, 17}, Memory::host);
   // A wrong scratch is refused on every rank alike.
-  const ProcessGrid grid = grids_of(Job::get().size()).front();
+  const ProcessGrid grid = grids_of(Job::get().size(), kGlobal, 2).front();
   DistField<float> u(kGlobal, grid, 1), thin(kGlobal, grid, 2);
   EXPECT_THROW(dist::apply_steps(Stencil::laplacian(2), u, thin, Boundary::neumann(), 1), Error);
   EXPECT_THROW(dist::apply_steps(Stencil::laplacian(2), u, u, Boundary::neumann(), 1), Error);
@@ -204,15 +208,15 @@ TEST(DistSteps, BitIdenticalToOneProcessCpu) {
 
 TEST(DistSteps, BitIdenticalToOneProcessGpu) {
   REQUIRE_GPU_PER_RANK();
-  check_steps<float>({70, 37, 45}, Memory::device);
-  check_steps<double>({70, 37, 45}, Memory::device);
+  check_steps<float>(kGpuGlobal, Memory::device);
+  check_steps<double>(kGpuGlobal, Memory::device);
 }
 
 TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
   const Job& job = Job::get();
   Field<double> whole(kGlobal, 1);
   test::fill_random(whole, 7);
-  for (const ProcessGrid& grid : grids_of(job.size())) {
+  for (const ProcessGrid& grid : grids_of(job.size(), kGlobal, 1)) {
     DistField<double> f(kGlobal, grid, 1);
     const dist::Subdomain& b = f.box();
     each_point(b, [&](int x, int y, int z, int gx, int gy, int gz) { f.local()(x, y, z) = whole(gx, gy, gz); });
@@ -242,6 +246,38 @@ TEST(ProcessGrid, ChoosesLeastSurfaceAndPrefersZ) {
   EXPECT_THROW(ProcessGrid::parse("1x1x2x"), Error);
 }
 
+// The process grids a test leaves out (test::grids_of) are the ones DistField refuses, on
+// every rank alike, with a message naming the split, the thickness and the ghost layers;
+// every other grid of the rank count is accepted.
+TEST(ProcessGrid, RefusesExactlyTheGridsThatDoNotFit) {
+  const Job& job = Job::get();
+  const Extent global{40, 9, 5};  // z is thin: from 2 ranks on some split leaves boxes too thin
+  int refused = 0;
+  for (int ghost : {1, 3})
+    for (const ProcessGrid& grid : test::all_grids_of(job.size())) {
+      if (grid.fits(global, ghost)) {
+        EXPECT_NO_THROW((DistField<float>(global, grid, ghost))) << "grid " << grid.str() << ", ghost " << ghost;
+        continue;
+      }
+      ++refused;
+      try {
+        DistField<float> f(global, grid, ghost);
+        ADD_FAILURE() << "grid " << grid.str() << " with " << ghost << " ghost layers was accepted";
+      } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("process grid " + grid.str() + " splits"), std::string::npos) << m;
+        EXPECT_NE(m.find("thinner than the " + std::to_string(ghost) + " ghost layers"), std::string::npos) << m;
+      }
+    }
+  if (job.size() > 1) {
+    EXPECT_GT(refused, 0) << "the refusal was never exercised";
+  }
+  // The case that once failed on 4 GPUs: y of 37 points cut 4 ways leaves 9 < 12 layers.
+  EXPECT_FALSE((ProcessGrid{{1, 4, 1}}).fits({70, 37, 45}, 12));
+  EXPECT_TRUE((ProcessGrid{{1, 4, 1}}).fits({70, 49, 53}, 12));
+  EXPECT_TRUE((ProcessGrid{{1, 1, 1}}).fits({1, 1, 1}, 12));  // nothing split: nothing to fit
+}
+
 TEST(ProcessGrid, BoxesTileTheGridWithoutGapsOrOverlap) {
   for (const Extent n : {Extent{19, 17, 23}, Extent{7, 5, 3}, Extent{100, 1, 1}})
     for (const ProcessGrid& g : {ProcessGrid{{1, 1, 3}}, ProcessGrid{{2, 1, 1}}, ProcessGrid{{1, 1, 1}}}) {
@@ -266,7 +302,7 @@ void check_take_box(Memory from, Memory to) {
   test::fill_random(whole, 77);
   Field<double> src(global, 1, from);
   copy(whole, src);
-  for (const ProcessGrid& grid : test::grids_of(Job::get().size())) {
+  for (const ProcessGrid& grid : test::grids_of(Job::get().size(), global, 1)) {
     const dist::Subdomain b = dist::Subdomain::of(grid, global, Job::get().rank());
     Field<double> poison(b.local, 1);
     for (int z = -1; z <= b.local.nz; ++z)

@@ -3,7 +3,9 @@
 // lengths included; the other ranks get nothing.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "strata/dist.hpp"
 
@@ -34,6 +36,38 @@ TEST(DistJob, GatherTextOfEmptyTexts) {
   if (!job.root()) return;
   ASSERT_EQ(all.size(), std::size_t(job.size()));
   for (int r = 0; r < job.size(); ++r) EXPECT_EQ(all[std::size_t(r)], r % 2 ? "odd" : "");
+}
+
+// Job::start narrows CUDA_VISIBLE_DEVICES to this rank's GPU before anything starts CUDA.
+// CTest's dist.gpu_visibility runs this with a list of made-up GPU names (nothing here
+// starts CUDA) in CUDA_VISIBLE_DEVICES and the same list in STRATA_TEST_GPU_LIST: local rank
+// l keeps entry l alone; a rank beyond the list leaves it as it was, so that every rank of
+// an over-full host sees the same GPUs and bind_gpu refuses them alike.
+TEST(DistJob, StartNarrowsTheVisibleGpusToTheRanksOwn) {
+  const char* list = std::getenv("STRATA_TEST_GPU_LIST");
+  if (!list) GTEST_SKIP() << "run by CTest's dist.gpu_visibility, which sets STRATA_TEST_GPU_LIST";
+  std::vector<std::string> entries;
+  std::string item;
+  for (const char* c = list;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      entries.push_back(item);
+      item.clear();
+      if (*c == '\0') break;
+    } else {
+      item += *c;
+    }
+  }
+  const Job& job = Job::get();
+  const char* now = std::getenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_NE(now, nullptr);
+  if (job.local_rank() < int(entries.size())) {
+    EXPECT_EQ(std::string(now), entries[std::size_t(job.local_rank())]) << "local rank " << job.local_rank();
+    EXPECT_EQ(job.gpu_visibility(),
+              "CUDA_VISIBLE_DEVICES=" + entries[std::size_t(job.local_rank())] + " (was " + list + ")");
+  } else {
+    EXPECT_EQ(std::string(now), std::string(list)) << "local rank " << job.local_rank() << " has no GPU of its own";
+    EXPECT_EQ(job.gpu_visibility(), "");
+  }
 }
 
 }  // namespace

@@ -121,20 +121,20 @@ const Extent kShapes[] = {{19, 17, 23}, {24, 20, 14}};
 TEST(DistPoisson, MultigridMatchesOneProcessF64) {
   for (const Extent n : kShapes)
     for (const Boundary& bc : kBoundaries)
-      for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
+      for (const ProcessGrid& grid : test::grids_of(Job::get().size(), n, 1))
         check<double>({PoissonMethod::mg, bc}, n, grid, 1e-10, 1e-9);
 }
 
 TEST(DistPoisson, MultigridCgMatchesOneProcessF64) {
   for (const Extent n : kShapes)
     for (const Boundary& bc : kBoundaries)
-      for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
+      for (const ProcessGrid& grid : test::grids_of(Job::get().size(), n, 1))
         check<double>({PoissonMethod::mgcg, bc}, n, grid, 1e-10, 1e-9);
 }
 
 TEST(DistPoisson, MixedPrecisionMultigridCgMatchesOneProcess) {
   for (const Boundary& bc : kBoundaries)
-    for (const ProcessGrid& grid : test::grids_of(Job::get().size()))
+    for (const ProcessGrid& grid : test::grids_of(Job::get().size(), {21, 18, 25}, 1))
       check<double>({PoissonMethod::mgcg, bc, true}, {21, 18, 25}, grid, 1e-10, 1e-9);
 }
 
@@ -173,7 +173,7 @@ TEST(DistPoisson, GpuMatchesOneGpu) {
   REQUIRE_GPU_PER_RANK();
   const Job& job = Job::get();
   const Extent n{70, 37, 45};
-  for (const ProcessGrid& grid : test::grids_of(job.size()))
+  for (const ProcessGrid& grid : test::grids_of(job.size(), n, 1))
     for (const Boundary& bc : kBoundaries) {
       for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
         for (long long gather : {1LL, 0LL}) check<double>({m, bc, false, gather}, n, grid, 1e-10, 1e-9, Memory::device);

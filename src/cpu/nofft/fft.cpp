@@ -2,14 +2,13 @@
 // (KissFFT, CMake's STRATA_CPU_FFT): refused, naming the package to install, so that the
 // dispatch and the solver need no #if. CMake compiles this file or src/cpu/fft.cpp.
 #include "backend/fft.hpp"
-#include "strata/device.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cpu {
 
 namespace {
 [[noreturn]] void refuse() {
-  throw Error("the fft solver cannot solve on the CPU: " + cpu_fft_unavailable_reason());
+  throw Error(cpu_fft_refusal());
 }
 }  // namespace
 

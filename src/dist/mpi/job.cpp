@@ -24,9 +24,18 @@ void check(int rc, const char* call) {
 
 
 
-Job& Job::start(int& argc, char**& argv) {
+Job& Job::start(int& argc, char**& argv, Gpus gpus) {
   Job& job = get();
-  if (job.mpi_ || !detail::launched_by_mpi()) return job;
+  if (job.mpi_) return job;
+  const bool mine = gpus == Gpus::mine;
+  if (!detail::launched_by_mpi()) {
+    if (mine) job.narrow_gpus(0);
+    return job;
+  }
+  // Before MPI_Init where the launcher says where this rank sits (an MPI built with CUDA
+  // may start it there), else from MPI's own count of the host's ranks just after.
+  const int launcher_local = detail::launcher_local_rank();
+  if (mine && launcher_local >= 0) job.narrow_gpus(launcher_local);
   int provided = 0;
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   job.mpi_ = true;
@@ -42,6 +51,7 @@ Job& Job::start(int& argc, char**& argv) {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   job.host_.assign(name, std::size_t(len));
+  if (mine && launcher_local < 0) job.narrow_gpus(job.local_rank_);
   return job;
 }
 

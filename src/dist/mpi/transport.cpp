@@ -1,12 +1,22 @@
 // Host halo exchange over MPI: every receive posted first, then every send, then one wait.
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 #include "dist/transport.hpp"
 #include "strata/error.hpp"
 
 namespace strata::dist::detail {
+
+std::string host_transport() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);  // may be called before MPI_Init
+  std::string v(text, std::size_t(len));
+  if (const std::size_t end = v.find_first_of(",\n"); end != std::string::npos) v.resize(end);
+  return v;
+}
 
 void exchange_host(std::span<const Leg> legs) {
   std::vector<MPI_Request> req;

@@ -9,13 +9,14 @@
 
 namespace strata::dist {
 
-Job& Job::start(int&, char**&) {
+Job& Job::start(int&, char**&, Gpus gpus) {
   Job& job = get();
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (const char* n = std::getenv(v); n && std::strcmp(n, "1") != 0)
       throw Error(std::string("started by an MPI launcher with ") + n +
                   " ranks, but this strata was built without MPI: rebuild with MPI (cmake finds "
                   "Open MPI's development package, e.g. libopenmpi-dev) or run one process");
+  if (gpus == Gpus::mine) job.narrow_gpus(0);
   return job;
 }
 

@@ -4,6 +4,10 @@
 
 namespace strata::dist::detail {
 
+std::string host_transport() {
+  return "none: this strata was built without MPI (it needs MPI's development files, e.g. libopenmpi-dev)";
+}
+
 void exchange_host(std::span<const Leg> legs) {
   for (const Leg& l : legs)
     if (l.send_peer >= 0 || l.recv_peer >= 0)

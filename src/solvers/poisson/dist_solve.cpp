@@ -35,7 +35,7 @@ PoissonReport solve_poisson(const PoissonOptions& o, const DistField<T>& f, Dist
           "dist::solve_poisson: f and u must have the near-equal boxes of DistField(global, grid)");
   const std::string why = poisson_unsupported(o, f.grid(), f.global());
   require(why.empty(), why);
-  poisson::validate(o, f.global());
+  poisson::validate(o, f.global(), f.local().memory());
   poisson::Solve<T, DistField<T>> solve(o, f, u);
   return poisson::run(solve);
 }

@@ -34,12 +34,14 @@ struct StreamHolder {
   void* handle;
 };
 
-// v - mean(v) in place, using `tmp` for the constant.
+// v - mean(v) in place, using `tmp` for the constant; returns the mean removed.
 template <class V>
-void remove_mean(V& v, V& tmp, Stream s) {
+double remove_mean(V& v, V& tmp, Stream s) {
   using T = scalar_of<V>;
-  fill(tmp, T(sum(v, s) / double(global_extent(v).points())), s);
+  const double mean = sum(v, s) / double(global_extent(v).points());
+  fill(tmp, T(mean), s);
   axpy(T(-1), tmp, v, s);
+  return mean;
 }
 
 // The state of one solve that every method works on.
@@ -77,6 +79,7 @@ struct Solve {
   Stream s;
   bool singular;
   V rhs, r0, e, tmp;
+  double f_norm = 0, f_mean = 0;  // on null spaces: ||f|| and the mean removed from it
   PoissonReport rep;
   std::optional<Monitor> mon;  // made when the solve starts, after the setup
   // What the methods did, over the whole solve (restarts included): the cost models' counts.
@@ -123,8 +126,8 @@ std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>& S);  // float cycles under 
 template <class T>
 std::unique_ptr<Method<T>> make_fft(Solve<T>& S);
 
-// Checks the options against the grid (solve.cpp); throws Error.
-void validate(const PoissonOptions& o, Extent n);
+// Checks the options against the grid and where its fields live (solve.cpp); throws Error.
+void validate(const PoissonOptions& o, Extent n, Memory mem);
 // Runs the solve the options ask for: the method, its restarts, the report (solve.cpp).
 template <class T, class V>
 PoissonReport run(Solve<T, V>& S);

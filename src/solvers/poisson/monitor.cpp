@@ -33,7 +33,11 @@ bool Monitor::record(int it, double rnorm, const std::function<double()>& soluti
   const double prev = rep_.residuals.back();
   rep_.residuals.push_back(rel);
   rep_.iterations = it;
-  if (cb_) cb_({it, rel, prev > 0 ? rel / prev : 0});
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+  last_ = now;
+  rep_.iteration_ms.push_back(ms);
+  if (cb_) cb_({it, rel, prev > 0 ? rel / prev : 0, ms});
   if (!std::isfinite(rnorm))
     throw Error("the solve diverged at iteration " + std::to_string(it) +
                 ": the residual is not a finite number (NaN or Inf)");

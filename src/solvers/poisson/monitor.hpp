@@ -10,6 +10,7 @@
 // A plateau anywhere else is not a reason to stop (CG's residual is not monotone).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -64,6 +65,7 @@ private:
   PoissonReport& rep_;
   const std::function<void(const PoissonIteration&)>& cb_;
   Stop reason_ = Stop::max_iter;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   double best_ = 0, progress_mark_ = 0, start_ = 0;
   int since_progress_ = 0;
   bool smooth_phase_ = false;  // multigrid at the floor, following the residual's smooth part

@@ -9,11 +9,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "backend/fft.hpp"
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/method.hpp"
 #include "solvers/poisson/operator.hpp"
+#include "strata/device.hpp"
 #include "strata/error.hpp"
 
 namespace strata {
@@ -28,7 +31,10 @@ Solve<T, V>::Solve(const PoissonOptions& options, const V& f, V& solution)
       singular(o.bc.kind != BoundaryKind::dirichlet), rhs(like<T>(f)), r0(like<T>(f)), e(like<T>(f)),
       tmp(like<T>(f)) {
   copy_interior(f, rhs, s);
-  if (singular) remove_mean(rhs, tmp, s);  // the compatible right-hand side
+  if (singular) {  // the compatible right-hand side (check_compatible says what it cost)
+    f_norm = norm2(rhs, s);
+    f_mean = remove_mean(rhs, tmp, s);
+  }
 }
 
 namespace {
@@ -44,7 +50,7 @@ constexpr int kMaxRestarts = 3;
 
 }  // namespace
 
-void validate(const PoissonOptions& o, Extent n) {
+void validate(const PoissonOptions& o, Extent n, Memory mem) {
   require(o.pre >= 0 && o.post >= 0 && o.pre + o.post >= 1 && o.pre <= 32 && o.post <= 32,
           "smoothing steps must satisfy 0 <= pre, post <= 32 and pre + post >= 1");
   require(std::isfinite(o.rtol) && o.rtol < 1, "--rtol must be in [0, 1) (or negative for the default)");
@@ -54,10 +60,14 @@ void validate(const PoissonOptions& o, Extent n) {
   require(o.h >= 0 && std::isfinite(o.h), "the grid spacing must be positive (or 0 for automatic)");
   require(o.jacobi_omega >= 0 && o.jacobi_omega < 2, "the Jacobi damping must be in (0, 2)");
   require(o.fmg_cycles >= 0 && o.fmg_cycles <= 8, "FMG cycles per level must be in 0..8 (0: automatic)");
-  if (o.method == PoissonMethod::fft)
+  if (o.method == PoissonMethod::fft) {
     require(
         o.bc.kind == BoundaryKind::periodic && o.op == PoissonOperator::fd7,
         "the fft solver solves the periodic 7-point problem only (--bc periodic --operator fd7)");
+    // On the CPU it needs the CPU's FFT (KissFFT): refused here, before anything is read or
+    // allocated, in a build without it.
+    require(mem == Memory::device || build_info().cpu_fft, cpu_fft_refusal());
+  }
   if (o.bc.kind == BoundaryKind::periodic)
     require(n.nx >= 2 && n.ny >= 2 && n.nz >= 2, "a periodic grid needs at least 2 points per axis");
 }
@@ -74,6 +84,33 @@ double recompute_residual(Solve<T, V>& S) {
 
 }  // namespace
 
+// On Neumann and periodic grids -Lap(u) = f has a solution only when f has zero mean; the
+// solve runs on f - mean(f) (the Solve constructor removed it). When the part removed is
+// above the tolerance (no u could then meet it for f as given) the caller is warned; when
+// nothing but rounding is left, f lies in the null space (a constant) and the solve is
+// refused rather than returning u = 0 as converged.
+template <class T, class V>
+void check_compatible(Solve<T, V>& S, double projected_norm, double target) {
+  // NaN in f: the iteration says so, naming it.
+  if (!S.singular || S.f_norm == 0 || !std::isfinite(S.f_norm)) return;
+  const std::string bc = S.o.bc.kind == BoundaryKind::neumann ? "Neumann" : "periodic";
+  const std::string mean = format_number(S.f_mean);
+  if (projected_norm <= 8 * std::numeric_limits<T>::epsilon() * S.f_norm)
+    throw Error("f is constant (mean " + mean + "): on a " + bc +
+                " grid -Lap(u) = f has a solution only when f has zero mean (sum f = 0: the "
+                "sources balance), and a constant f minus its mean leaves nothing to solve. Give a "
+                "right-hand side with zero mean");
+  const double removed = std::fabs(S.f_mean) * std::sqrt(double(S.n.points()));
+  if (removed <= target) return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%%", 100 * removed / S.f_norm);
+  const std::string w = "f has mean " + mean + " (" + share + " of ||f||): on a " + bc +
+                        " grid -Lap(u) = f has a solution only when f has zero mean, so u solves "
+                        "-Lap(u) = f - " + mean + " (the mean removed)";
+  S.rep.warnings.push_back(w);
+  if (S.o.on_warning) S.o.on_warning(w);
+}
+
 template <class T, class V>
 PoissonReport run(Solve<T, V>& S) {
   const MethodEntry<T, V>& entry = method_entry<T, V>(S.o.method);
@@ -87,6 +124,8 @@ PoissonReport run(Solve<T, V>& S) {
   rep.rtol_default = S.o.rtol < 0;
   rep.rtol = rep.rtol_default ? 1e-6 : S.o.rtol;
   rep.atol = S.o.atol;
+  rep.rhs_mean = S.f_mean;
+  check_compatible(S, fnorm_raw, std::max(rep.rtol * S.f_norm, rep.atol));
   rep.direct = entry.direct;
   const std::unique_ptr<Method<T, V>> method = entry.make(S);
   rep.levels = method->levels(S);
@@ -153,13 +192,15 @@ STRATA_INSTANTIATE(double, dist::DistField<double>)
 
 }  // namespace poisson
 
+void check_poisson_options(const PoissonOptions& o, Extent n, Memory memory) { poisson::validate(o, n, memory); }
+
 template <class T>
 PoissonReport solve_poisson(const PoissonOptions& o, const Field<T>& f, Field<T>& u) {
   require(!f.empty() && !u.empty(), "solve_poisson: empty field");
   require(f.extent() == u.extent(), "solve_poisson: f is " + f.extent().str() + " but u is " + u.extent().str());
   require(f.memory() == u.memory(), "solve_poisson: f and u must both be host or both device fields");
   require(u.ghost() >= 1, "solve_poisson: u needs at least one ghost layer");
-  poisson::validate(o, f.extent());
+  poisson::validate(o, f.extent(), f.memory());
   poisson::Solve<T> solve(o, f, u);
   return poisson::run(solve);
 }

@@ -216,30 +216,41 @@ const Keys<Config>& boundary_keys() {
 
 const Keys<Config>& snapshot_keys() {
   static const Keys<Config> k = {
-      schema::integer<Config>("every", &Config::snapshot_every, 0, 100000000, "u every N steps (0: none) as:"),
+      schema::integer<Config>("every", &Config::snapshot_every, 0, 100000000,
+                              "u every N steps (0: none) as:"),
       schema::boolean<Config>("npy", &Config::snapshot_npy, "  snapshots/u_STEP.npy  (nz, ny, nx)"),
-      schema::boolean<Config>("vti", &Config::snapshot_vti, "  snapshots/u_STEP.vti  (VTK image data for ParaView)"),
-      schema::boolean<Config>("png", &Config::snapshot_png, "  snapshots/u_STEP.png  (the slice below)"),
+      schema::boolean<Config>("vti", &Config::snapshot_vti,
+                              "  snapshots/u_STEP.vti  (VTK image data for ParaView)"),
+      schema::boolean<Config>("png", &Config::snapshot_png,
+                              "  snapshots/u_STEP.png  (the plane below)"),
   };
   return k;
 }
 
 const Keys<Config>& png_keys() {
   static const Keys<Config> k = {
-      schema::choice<Config>("axis", &Config::png_axis, kAxes, "slice normal: {choices}"),
-      schema::optional_integer<Config>("index", &Config::png_index, 0, 1 << 20, "grid index along axis; null: the middle"),
-      schema::one_of<Config>("colormap", &Config::colormap, {"seismic", "viridis", "gray"}, "{choices}"),
-      schema::number<Config>("clip", &Config::png_clip, {0, 1, true, false}, "colour range: this quantile of |u|"),
+      schema::choice<Config>("axis", &Config::png_axis, kAxes,
+                             "the pictures' plane (snapshots, model): normal {choices}"),
+      schema::optional_integer<Config>("index", &Config::png_index, 0, 1 << 20,
+                                       "grid index along axis; null: the middle"),
+      schema::one_of<Config>("colormap", &Config::colormap, {"seismic", "viridis", "gray"},
+                             "{choices}"),
+      schema::number<Config>("clip", &Config::png_clip, {0, 1, true, false},
+                             "colour range: this quantile of |u|"),
   };
   return k;
 }
 
 const Keys<Config>& output_keys() {
   static const Keys<Config> k = {
-      schema::text<Config>("dir", &Config::out_dir, false, "created if missing; every file written atomically"),
+      schema::text<Config>("dir", &Config::out_dir, false,
+                           "created if missing; every file written atomically"),
       schema::section<Config>("snapshots", snapshot_keys()),
       schema::section<Config>("png", png_keys()),
-      schema::boolean<Config>("seismogram_png", &Config::seismogram_png, "seismogram.png next to seismogram.npy"),
+      schema::boolean<Config>("seismogram_png", &Config::seismogram_png,
+                              "seismogram.png next to seismogram.npy"),
+      schema::boolean<Config>("model_png", &Config::model_png,
+                              "model.png: the velocity on png's plane, the sources and receivers"),
       schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,
                               "checkpoint.strata every N steps and at the last (0: none)"),
   };
@@ -280,46 +291,74 @@ Config default_text_config() {
 }
 
 // "a.b.0.c=value": walks (and creates) the path, then stores value parsed as JSON, or as a
-// string when it is not JSON (so boundary.zmin=free needs no quotes).
-void apply_override(json& root, const std::string& text, const std::string& origin) {
+// string when it is not JSON (so boundary.zmin=free needs no quotes). Records in `origins`
+// the path written and every object or element created on the way, with o.origin.
+void apply_override(json& root, const Override& o, json_reader::Origins& origins) {
+  const std::string& text = o.text;
+  const std::string& origin = o.origin;
   const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw Error(origin + ": override '" + text + "' must look like key.path=VALUE");
+  if (eq == std::string::npos || eq == 0) throw Error(origin + ": must look like key.path=VALUE");
   const std::string path = text.substr(0, eq), value = text.substr(eq + 1);
   if (!json_reader::valid_utf8(text))
-    throw Error(origin + ": override of '" + json(path).dump(-1, ' ', false, json::error_handler_t::replace) +
-                "' is not valid UTF-8 text; configuration values (paths included) are recorded in JSON, which is "
-                "UTF-8: rename the file or directory");
+    throw Error(origin + ": the override of '" +
+                json(path).dump(-1, ' ', false, json::error_handler_t::replace) +
+                "' is not valid UTF-8 text; configuration values (paths included) are recorded in "
+                "JSON, which is UTF-8: rename the file or directory");
   json parsed = json::parse(value, nullptr, false);
   if (parsed.is_discarded()) parsed = value;
-  else if (parsed.is_structured()) parsed = json_reader::parse(value, origin + ": override '" + path + "'");
+  else if (parsed.is_structured()) parsed = json_reader::parse(value, origin);
   json* cur = &root;
   std::size_t start = 0;
+  bool created = false;  // from here down the path is new: the override's
   while (true) {
     const auto dot = path.find('.', start);
     const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty()) throw Error(origin + ": override '" + text + "' has an empty key in its path");
+    const std::string here = path.substr(0, dot);
+    if (part.empty()) throw Error(origin + ": the key path '" + path + "' has an empty key");
     const bool index = part.find_first_not_of("0123456789") == std::string::npos;
     if (index && cur->is_null()) *cur = json::array();
     if (index && cur->is_array()) {
       std::size_t i = 0;
       const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), i);
       if (ec != std::errc() || end != part.data() + part.size() || i > cur->size())
-        throw Error(origin + ": override '" + text + "': index " + part + " is past the end of an array of " +
-                    std::to_string(cur->size()) + " (an index may be at most the array's length, which appends)");
-      if (i == cur->size()) cur->push_back(nullptr);
+        throw Error(origin + ": index " + part + " is past the end of an array of " +
+                    std::to_string(cur->size()) +
+                    " (an index may be at most the array's length, which appends)");
+      if (i == cur->size()) cur->push_back(nullptr), created = true;
       cur = &(*cur)[i];
     } else {
       if (cur->is_null()) *cur = json::object();
       if (!cur->is_object())
-        throw Error(origin + ": override '" + text + "': '" + path.substr(0, start ? start - 1 : 0) +
-                    "' is not an object");
+        throw Error(origin + ": '" + path.substr(0, start ? start - 1 : 0) + "' is not an object");
+      created = created || !cur->contains(part);
       cur = &(*cur)[part];
     }
+    if (created && dot != std::string::npos) origins.emplace_back(here, origin);
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
   *cur = parsed;
+  origins.emplace_back(path, origin);
+}
+
+Config parse(std::string_view text, std::span<const Override> overrides,
+             const std::string& origin) {
+  json root = json_reader::parse(text, origin);
+  if (!root.is_object())  // before the overrides, which would turn a null into an object
+    ObjectReader(root, "", origin);
+  auto origins = std::make_shared<json_reader::Origins>();
+  for (const Override& o : overrides) apply_override(root, o, *origins);
+  Config c;
+  ObjectReader top(root, "", origin, origins);
+  schema::read_keys(config_keys(), top, c, origin);
+  top.finish();
+  return c;
+}
+
+std::vector<Override> named(std::span<const std::string> overrides) {
+  std::vector<Override> o;
+  for (const std::string& t : overrides) o.push_back({t, "override '" + t + "'"});
+  return o;
 }
 
 }  // namespace
@@ -338,19 +377,15 @@ const char* to_string(FaceKind k) { return kFaceKinds.name(k); }
 
 Config parse_config(std::string_view text, std::span<const std::string> overrides,
                     const std::string& origin) {
-  json root = json_reader::parse(text, origin);
-  if (!root.is_object())  // before the overrides, which would turn a null into an object
-    ObjectReader(root, "", origin);
-  for (const std::string& o : overrides) apply_override(root, o, origin);
-  Config c;
-  ObjectReader top(root, "", origin);
-  schema::read_keys(config_keys(), top, c, origin);
-  top.finish();
-  return c;
+  return parse(text, named(overrides), origin);
 }
 
 Config parse_config_file(const std::string& path, std::span<const std::string> overrides) {
-  return parse_config(json_reader::read_file(path, "configuration"), overrides, path);
+  return parse_config_file(path, named(overrides));
+}
+
+Config parse_config_file(const std::string& path, std::span<const Override> overrides) {
+  return parse(json_reader::read_file(path, "configuration"), overrides, path);
 }
 
 std::string to_json(const Config& c) { return schema::write_keys(config_keys(), c).dump(2); }

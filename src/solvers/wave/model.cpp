@@ -10,6 +10,24 @@
 
 namespace strata::wave {
 
+void inspect_model_file(const Config& c) {
+  const Extent n = c.shape;
+  NpyInfo info;
+  try {
+    info = npy_inspect(c.model_file);
+  } catch (const Error& e) {
+    throw Error(std::string("model.file: ") + e.what());
+  }
+  const std::vector<std::size_t> want = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
+  if (info.shape != want) {
+    std::string got;
+    for (std::size_t s : info.shape) got += (got.empty() ? "" : ", ") + std::to_string(s);
+    throw Error("model.file '" + c.model_file + "' has shape (" + got + "); grid.shape " + n.str() +
+                " needs (nz, ny, nx) = (" + std::to_string(n.nz) + ", " + std::to_string(n.ny) +
+                ", " + std::to_string(n.nx) + ")");
+  }
+}
+
 template <class T>
 VelocityModel<T> load_velocity(const Config& c) {
   const Extent n = c.shape;
@@ -26,20 +44,7 @@ VelocityModel<T> load_velocity(const Config& c) {
       m.planes[std::size_t(k)] = T(vel);
     }
   } else {
-    NpyInfo info;
-    try {
-      info = npy_inspect(c.model_file);
-    } catch (const Error& e) {
-      throw Error(std::string("model.file: ") + e.what());
-    }
-    const std::vector<std::size_t> want = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
-    if (info.shape != want) {
-      std::string got;
-      for (std::size_t s : info.shape) got += (got.empty() ? "" : ", ") + std::to_string(s);
-      throw Error("model.file '" + c.model_file + "' has shape (" + got + "); grid.shape " + n.str() +
-                  " needs (nz, ny, nx) = (" + std::to_string(n.nz) + ", " + std::to_string(n.ny) + ", " +
-                  std::to_string(n.nx) + ")");
-    }
+    inspect_model_file(c);
     std::vector<std::size_t> shape;
     m.dense = npy_read<T>(c.model_file, shape);
   }

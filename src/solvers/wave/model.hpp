@@ -25,4 +25,8 @@ struct VelocityModel {
 template <class T>
 VelocityModel<T> load_velocity(const Config& c);
 
+// A .npy model's file is readable and of the grid's shape (nz, ny, nx); throws Error naming
+// model.file otherwise.
+void inspect_model_file(const Config& c);
+
 }  // namespace strata::wave

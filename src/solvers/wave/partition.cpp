@@ -9,8 +9,9 @@ namespace strata::wave {
 
 std::string Partition::describe() const {
   const int r = grid.rank_of(box.coords);
+  // Recorded in checkpoints and compared on restart: the text stays what earlier runs wrote.
   return "rank " + std::to_string(r) + " of " + std::to_string(grid.ranks()) + ", process grid " + grid.str() +
-         ", box " + box.local.str() + " at (" + std::to_string(box.offset[0]) + ", " + std::to_string(box.offset[1]) +
+         ", box " + box.local.xyz() + " at (" + std::to_string(box.offset[0]) + ", " + std::to_string(box.offset[1]) +
          ", " + std::to_string(box.offset[2]) + ")";
 }
 

@@ -28,12 +28,13 @@
 
 #include "dispatch/copy_rate.hpp"
 #include "dist/exchange.hpp"
-#include "io/colormap.hpp"
+#include "io/figure.hpp"
 #include "io/json_reader.hpp"
 #include "io/npy_box.hpp"
 #include "io/run_directory.hpp"
 #include "io/vti.hpp"
 #include "solvers/wave/checkpoint.hpp"
+#include "solvers/wave/pictures.hpp"
 #include "solvers/wave/plan.hpp"
 #include "solvers/wave/run_files.hpp"
 #include "solvers/wave/solver.hpp"
@@ -107,18 +108,6 @@ std::string step_name(int step, int last) {
   return b;
 }
 
-// The slice a snapshot picture shows: x (or y) to the right, z (depth) or y downwards.
-struct Slice {
-  int axis = 1, index = 0, w = 0, h = 0;
-  explicit Slice(const Config& c) : axis(c.png_axis) {
-    const Extent n = c.shape;
-    const int len[3] = {n.nx, n.ny, n.nz};
-    index = c.png_index ? *c.png_index : len[axis] / 2;
-    w = axis == 0 ? n.ny : n.nx;
-    h = axis == 2 ? n.ny : n.nz;
-  }
-};
-
 // The slice's values in one box of the grid (dense u of that box at `offset`), as rows of
 // (q, r) pixels: q0, r0, width, height, then the values, x fastest. Empty where the box
 // does not meet the slice.
@@ -138,8 +127,9 @@ std::vector<double> slice_part(const std::vector<T>& u, Extent box, std::array<i
   return out;
 }
 
-void write_slice_png(const std::string& path, const std::vector<std::vector<double>>& parts, const Slice& sl,
-                     const Config& c) {
+// The snapshot picture from the slice's parts (slice_part of each rank's box).
+void write_slice_png(const std::string& path, const std::vector<std::vector<double>>& parts,
+                     const Slice& sl, const Config& c, int step, double time) {
   std::vector<double> s(std::size_t(sl.w) * sl.h);
   for (const std::vector<double>& part : parts) {
     if (part.empty()) continue;
@@ -147,21 +137,7 @@ void write_slice_png(const std::string& path, const std::vector<std::vector<doub
     for (int r = 0; r < rh; ++r)
       std::copy_n(part.begin() + 4 + std::ptrdiff_t(r) * qw, qw, s.begin() + std::ptrdiff_t(r0 + r) * sl.w + q0);
   }
-  const int scale = std::max(1, 512 / std::max(sl.w, sl.h));
-  const io::Colormap map = io::parse_colormap(c.colormap);
-  io::write_png(path, io::render(s, sl.w, sl.h, map, io::abs_quantile(s, c.png_clip), scale, scale));
-}
-
-// Time downwards, one column block per receiver; at most ~4096 samples each way.
-template <class T>
-void write_seismogram_png(const std::string& path, const std::vector<T>& tr, int rows, int nrec, const Config& c) {
-  const int rstep = std::max(1, (rows + 4095) / 4096), cstep = std::max(1, (nrec + 4095) / 4096);
-  const int h = (rows + rstep - 1) / rstep, w = (nrec + cstep - 1) / cstep;
-  std::vector<double> s(std::size_t(w) * h);
-  for (int r = 0; r < h; ++r)
-    for (int q = 0; q < w; ++q) s[std::size_t(r) * w + q] = double(tr[std::size_t(r) * rstep * nrec + std::size_t(q) * cstep]);
-  const int sx = std::max(1, std::min(16, 512 / w)), sy = std::max(1, std::min(4, 512 / h));
-  io::write_png(path, io::render(s, w, h, io::parse_colormap(c.colormap), io::abs_quantile(s, c.png_clip), sx, sy));
+  io::write_png(path, io::draw(snapshot_figure(c, sl, std::move(s), step, time)));
 }
 
 // The index of the first NaN or Inf in v (v.size() when there is none).
@@ -283,8 +259,9 @@ std::string non_finite_places(const std::vector<T>& u, Extent box, std::array<in
 // the whole grid that every rank writes its rows into, and the .png slice is gathered to
 // rank 0. Collective over the ranks. `wrote` records each file.
 template <class T, class Wrote>
-void write_snapshot(const std::string& base, const std::vector<T>& u, const Config& c, const Partition* part,
-                    const Ranks& ranks, Wrote&& wrote) {
+void write_snapshot(const std::string& base, const std::vector<T>& u, const Config& c,
+                    const Partition* part, const Ranks& ranks, int step, double time,
+                    Wrote&& wrote) {
   const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
   const double o = 0.5 * c.spacing;
   if (part) {
@@ -306,7 +283,7 @@ void write_snapshot(const std::string& base, const std::vector<T>& u, const Conf
     const Slice sl(c);
     const Extent box = part ? part->box.local : c.shape;
     const auto parts = ranks.gather(slice_part(u, box, part ? part->box.offset : std::array<int, 3>{0, 0, 0}, sl));
-    ranks.on_root([&] { write_slice_png(base + ".png", parts, sl, c); });
+    ranks.on_root([&] { write_slice_png(base + ".png", parts, sl, c, step, time); });
     wrote(base + ".png");
   }
 }
@@ -315,7 +292,13 @@ void write_snapshot(const std::string& base, const std::vector<T>& u, const Conf
 // of their own and freed before stepping; the source holds ones (never time on zeros).
 // Where the device has no room for them beside the run's fields, the ratio is left out.
 template <class T, class Warn>
-double copy_rate(const Extent& n, int ghost, Warn&& warn) {
+double copy_rate(const Extent& box, int ghost, Warn&& warn) {
+  // The box's planes, as many as make 2^26 points (256 MiB in f32, 5x the L2 of an H100 or
+  // H200): the rate is the same as over a whole large box, and a box of tens of GB is not
+  // allocated, set and copied again for a yardstick (2 s at 2400^3 over two GPUs).
+  const long long plane = (long long)box.nx * box.ny;
+  const int planes = int(std::min<long long>(box.nz, std::max<long long>(1, ((1LL << 26) + plane - 1) / plane)));
+  const Extent n{box.nx, box.ny, planes};
   const std::size_t bytes = 2 * Layout::make(n, ghost, sizeof(T)).bytes();
   try {
     require_device_memory(bytes, "the copy-rate measurement (two more " + n.str() + " fields)");
@@ -348,6 +331,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   for (const std::string& w : p.warnings) warn(w);
   if (c.sources.empty()) warn("no sources: u stays zero at every step (a run starts from u = 0)");
   if (p.receivers.empty()) warn("no receivers: no seismogram will be written");
+  if (const std::string w = plain_pictures_warning(c); !w.empty()) warn(w);
 
   // The GPU's copy kernel is the yardstick of the GPU kernels' rate; on the CPU the same
   // ratio says nothing (it varied 1.78, 0.039, 0.019 across similar runs): not measured.
@@ -359,6 +343,10 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
   const std::array<int, 3> box_offset = part ? part->box.offset : std::array<int, 3>{0, 0, 0};
   Clock::time_point t_phase = Clock::now();
   s.connect();  // the ranks' links, and u's first exchange
+  if (part) {
+    times.add_since("communicators", t_phase);
+    t_phase = Clock::now();
+  }
   if (p.device == "cuda") {
     rep.copy_gb_per_s = copy_rate<T>(box, p.radius, warn);
     times.add_since("copy_rate", t_phase);
@@ -367,16 +355,23 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 
   // Everything is valid: from here on files appear, in a directory this run holds locked
   // (by rank 0, for every rank).
+  auto wrote = [&](const std::string& path) {
+    if (std::find(rep.outputs.begin(), rep.outputs.end(), path) == rep.outputs.end())
+      rep.outputs.push_back(path);
+  };
   std::optional<io::RunDirectory> dir;
   const std::string snap_dir = path_join(c.out_dir, "snapshots");
   ranks.on_root([&] {
     dir.emplace(c.out_dir, run_files(ranks.size()), mode);
     if (mode == io::RunDirectory::Mode::resume) check_previous_run(*dir, p);
     if (c.snapshot_every > 0) make_dir(snap_dir);
+    // The model as the run sees it, before the first step: a look at the geometry early.
+    if (c.model_png) {
+      const std::string png = path_join(c.out_dir, "model.png");
+      io::write_png(png, io::draw(model_figure(c, p.receivers)));
+      wrote(png);
+    }
   });
-  auto wrote = [&](const std::string& path) {
-    if (std::find(rep.outputs.begin(), rep.outputs.end(), path) == rep.outputs.end()) rep.outputs.push_back(path);
-  };
 
   const double points = double(c.shape.points());
   ProgressClock progress{opt, rep.first_step, c.steps, points};
@@ -464,7 +459,8 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     require_finite();
     if (snap) {
       const Clock::time_point t_out = Clock::now();
-      write_snapshot(path_join(snap_dir, step_name(n, c.steps)), s.field_values(), c, part, ranks, wrote);
+      write_snapshot(path_join(snap_dir, step_name(n, c.steps)), s.field_values(), c, part, ranks,
+                     n, n * p.dt, wrote);
       times.add_since("snapshots", t_out);
     }
     if (check) {
@@ -506,7 +502,8 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
     wrote(recs);
     if (c.seismogram_png) {
       const std::string png = path_join(c.out_dir, "seismogram.png");
-      write_seismogram_png(png, tr, rows, nrec, c);
+      io::write_png(png,
+                    io::draw(seismogram_figure(c, p.receivers, tr, rows, p.dt * c.receiver_every)));
       wrote(png);
     }
   }
@@ -539,13 +536,14 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, io::RunDirectory::Mode mode, 
 }  // namespace
 
 io::RunFiles run_files(int ranks) {
-  io::RunFiles files = {
-      {"config.json", "report.json", "seismogram.npy", "seismogram.png", "receivers.npy", "checkpoint.strata"},
-      "snapshots",
-      {".npy", ".vti", ".png"},
-      "u_",
-      {}};
+  io::RunFiles files;
+  files.files = {"config.json",   "report.json", "seismogram.npy",   "seismogram.png",
+                 "receivers.npy", "model.png",   "checkpoint.strata"};
   for (int r = 1; r < ranks; ++r) files.files.push_back(rank_checkpoint("checkpoint.strata", r));
+  files.subdirs = {
+      {"snapshots", {}, "u_", {".npy", ".vti", ".png"}},
+      // python -m strata.plot's pictures (python/strata/plot.py writes these names)
+      {"plots", {"model.png", "seismogram_density.png", "seismogram_wiggle.png"}, "u_", {".png"}}};
   return files;
 }
 
@@ -639,6 +637,26 @@ std::string to_json(const Report& r) {
   return j.dump(2);
 }
 
+namespace {
+std::string clock_text(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char b[32];
+  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  return b;
+}
+}  // namespace
+
+std::string to_text(const Progress& p) {
+  const int total = p.last_step;
+  char line[256];
+  std::snprintf(line, sizeof line, "step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s",
+                p.step, total, total ? 100.0 * p.step / total : 100.0, p.gpts_per_s,
+                clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str());
+  return line;
+}
+
 std::string to_text(const Report& r) {
   char b[1024];
   std::ostringstream s;
@@ -649,8 +667,10 @@ std::string to_text(const Report& r) {
   s << "\n";
   char ppw[64] = "no source";
   if (r.plan.points_per_wavelength > 0) std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
-  std::snprintf(b, sizeof b, "  dt %.6g s (stability limit %.6g s, Courant number %.3f), v %.6g..%.6g m/s, %s\n", r.dt,
-                r.plan.dt_limit, r.plan.courant, r.plan.v_min, r.plan.v_max, ppw);
+  std::snprintf(b, sizeof b,
+                "  dt %s s (stability limit %s s, Courant number %.3f), v %s..%s m/s, %s\n",
+                format_number(r.dt).c_str(), format_number(r.plan.dt_limit).c_str(), r.plan.courant,
+                format_number(r.plan.v_min).c_str(), format_number(r.plan.v_max).c_str(), ppw);
   s << b;
   std::snprintf(b, sizeof b, "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point", r.wall_s,
                 r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point);

@@ -314,7 +314,7 @@ Key<S> section(std::string name, Keys<S> keys, std::function<void(ObjectReader&,
   k.read = [name, keys, check](ObjectReader& parent, S& s, const std::string& origin) {
     const auto* v = parent.find(name);
     if (!v) return;
-    ObjectReader r(*v, parent.key_path(name), origin);
+    ObjectReader r = parent.child(*v, name);
     read_keys(keys, r, s, origin);
     r.finish();
     if (check) check(r, s);
@@ -336,7 +336,7 @@ Key<S> list(std::string name, std::vector<E> S::*m, Keys<E> keys, std::string do
     std::vector<E>& out = s.*m;
     out.clear();
     for (std::size_t i = 0; i < a->size(); ++i) {
-      ObjectReader r((*a)[i], parent.key_path(name) + "." + std::to_string(i), origin);
+      ObjectReader r = parent.child((*a)[i], name + "." + std::to_string(i));
       E e{};
       read_keys(keys, r, e, origin);
       r.finish();
