@@ -3,6 +3,7 @@
 // and one JSON file. Rates use the declared optimal bytes per point, never measured bytes.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -59,6 +60,21 @@ struct Timing {
   int reps = 0;
 };
 Timing summarize(std::vector<double> ms);
+
+// The one host timer of the CPU benchmarks (the GPU's is cuda_timing.cuh): `warmup` untimed
+// calls, then `reps` timed ones on the steady clock; median and spread.
+template <class Run>
+Timing time_host(Run&& run, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) run();
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return summarize(ms);
+}
 
 // A result row before timing: what ran, where, on what; points default to the shape's.
 Result result_row(const std::string& device, const std::string& kernel, const std::string& variant,

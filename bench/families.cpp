@@ -17,14 +17,15 @@ const std::vector<Family>& families() {
       {"stencils", stencil_kernels(), stencils_cpu, stencils_cuda, true},
       {"reduce", {"sum", "dot", "max_abs"}, reduce_cpu, reduce_cuda, false},
       {"wave", {}, wave_cpu, wave_cuda, false},
-      {"steps", {}, nullptr, steps_cuda, false},
-      {"poisson", {}, nullptr, poisson_cuda, false},
+      {"steps", {}, steps_cpu, steps_cuda, false},
+      {"poisson", {}, poisson_cpu, poisson_cuda, false},
       {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;
 }
 
-std::vector<Selection> select(const std::string& names, bool cuda, int ranks, std::vector<std::string>& skipped) {
+std::vector<Selection> select(const std::string& names, int ranks,
+                              std::vector<std::string>& skipped) {
   const auto& fams = families();
   std::vector<Selection> pick(fams.size());
   std::vector<bool> whole(fams.size(), false);
@@ -36,9 +37,6 @@ std::vector<Selection> select(const std::string& names, bool cuda, int ranks, st
       const Family& fam = fams[f];
       if (k == "all" && fam.name == "dist" && ranks == 1) {
         skipped.push_back("dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)");
-        known = true;
-      } else if (k == "all" && fam.cpu == nullptr && !cuda) {
-        skipped.push_back(fam.name + " skipped: its benchmark times the GPU solvers (--device cuda)");
         known = true;
       } else if (k == "all" || k == fam.name) {
         pick[f].run = whole[f] = known = true;
@@ -56,11 +54,8 @@ std::vector<Selection> select(const std::string& names, bool cuda, int ranks, st
       throw Error("unknown kernel '" + k + "': allowed " + allowed + "all");
     }
   }
-  for (std::size_t f = 0; f < fams.size(); ++f) {
+  for (std::size_t f = 0; f < fams.size(); ++f)
     if (whole[f]) pick[f].kernels.clear();
-    if (pick[f].run && !fams[f].cpu && !cuda)
-      throw Error("--kernel " + fams[f].name + " benchmarks the GPU: it needs --device cuda");
-  }
   return pick;
 }
 

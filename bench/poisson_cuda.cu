@@ -1,79 +1,54 @@
 // Poisson benchmark on the GPU: V(2,2) cycle time (a captured cycle replayed, one event
 // pair per replay, median) at 257^3 and 513^3 grids (255^3 / 511^3 unknowns inside the
-// Dirichlet boundary), the 513^3 Dirichlet solves the issue sets targets for, and the cuFFT
-// spectral solve of the periodic 7-point problem at 512^3 for reference.
-#include <algorithm>
+// Dirichlet boundary), the smoothing pairs fused and single, the 513^3 Dirichlet solves the
+// issue sets targets for, and the cuFFT spectral solve of the periodic 7-point problem at
+// 512^3 for reference. The rows the CPU measures alike are in bench/poisson_rows.hpp.
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "base/runtime.hpp"
 #include "bench/cuda_timing.cuh"
 #include "bench/poisson.hpp"
-#include "dispatch/fft.hpp"
+#include "bench/poisson_rows.hpp"
 #include "dispatch/multigrid.hpp"
-#include "strata/testing/manufactured.hpp"
 #include "solvers/poisson/multigrid.hpp"
 #include "solvers/poisson/operator.hpp"
-#include "base/runtime.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
-#include "strata/reduce.hpp"
-#include "strata/vector_ops.hpp"
 
 namespace strata::bench {
 
 namespace {
 
+// A stream of its own for one row's work, destroyed with the row.
+struct RowStream {
+  RowStream() : handle(runtime::stream_create()) {}
+  ~RowStream() { runtime::stream_destroy(handle); }
+  RowStream(const RowStream&) = delete;
+  RowStream& operator=(const RowStream&) = delete;
+  PoissonBenchDevice device() const { return {Memory::device, "cuda", Stream{handle}}; }
+  void* handle;
+};
+
 Result base(const std::string& kernel, const std::string& variant, Precision p, Extent n) {
-  return result_row("cuda", kernel, variant, p, n, 0);
+  return poisson_row({Memory::device, "cuda", {}}, kernel, variant, p, n);
 }
 
-// One V(2,2) Chebyshev cycle of `op` on n unknowns, replayed from a graph; its smoothing
-// pairs fused on the levels of at least fuse_min_points points (the default policy, 0 for
-// every level that can, infinity for single steps only: the variant says which).
+// One V(2,2) cycle (poisson_rows.hpp) captured once as a CUDA graph and timed as replays.
 template <class T>
 Result vcycle(PoissonOperator op, Extent n, const Options& opt, double fuse_min_points = poisson::kFusedSmoothingMinPoints<T>,
               const char* variant = "V(2,2)-cheb-graph") {
-  const Boundary bc = Boundary::dirichlet(0.0);
-  const double h = poisson_spacing(bc, n.nx);
-  auto H = poisson::build_hierarchy<T>(op, bc.kind, n, h, Memory::device, 0.0);
-  Field<T> f(n, 1);
-  poisson::manufactured<T>(bc, h, f, nullptr);
-  copy(f, H.levels[0].f);
-  void* stream = runtime::stream_create();
-  const Stream s{stream};
-  poisson::Multigrid<T> M(H, Smoother::chebyshev, 2, 2, s, 1, fuse_min_points);
-  M.vcycle(0);  // initialises every kernel before capture
-  const double bytes_per_cycle = M.bytes();
-  void* graph = runtime::graph_capture(stream, [&] { M.vcycle(0); });
-  const Timing t = time_launches([&] { runtime::graph_launch(graph, stream); }, opt.warmup, opt.reps,
-                                 static_cast<cudaStream_t>(stream));
-  runtime::graph_destroy(graph);
-  runtime::stream_destroy(stream);
-
-  Result r = base(std::string("vcycle_") + std::string(to_string(op)), variant, precision_of<T>, n);
-  r.bytes_per_point_opt = bytes_per_cycle / double(n.points());  // counted traffic per finest point
-  set_rates(r, t);
-  r.extra["cycles_per_s"] = 1e3 / t.median_ms;
-  r.extra["ms_per_cycle"] = t.median_ms;
-  r.extra["levels"] = int(H.levels.size());
-  r.extra["grid_with_boundary"] = std::to_string(n.nx + 2) + "^3";
-
-  // The convergence factor of the same cycle, from a short solve in double: in fp32 the
-  // residual reaches its rounding floor (docs/poisson.md) within a few cycles and the
-  // measured factor would describe the floor, not the cycle.
-  PoissonOptions o;
-  o.op = op;
-  o.max_iter = 6;
-  o.rtol = 1e-14;
-  Field<double> f64(n, 1), df(n, 1, Memory::device), du(n, 1, Memory::device);
-  poisson::manufactured<double>(bc, h, f64, nullptr);
-  copy(f64, df);
-  const PoissonReport rep = solve_poisson(o, df, du);
-  r.extra["convergence_factor"] = rep.convergence_factor;
-  r.extra["convergence_factor_note"] = "6 V(2,2) cycles in fp64, geometric mean";
-  return r;
+  const RowStream rs;
+  const auto stream = static_cast<cudaStream_t>(rs.handle);
+  const auto replays = [&](poisson::Multigrid<T>& M) {
+    void* graph = runtime::graph_capture(rs.handle, [&] { M.vcycle(0); });
+    const Timing t = time_launches([&] { runtime::graph_launch(graph, rs.handle); }, opt.warmup,
+                                   opt.reps, stream);
+    runtime::graph_destroy(graph);
+    return t;
+  };
+  return vcycle_row<T>(rs.device(), op, n, replays, fuse_min_points, variant);
 }
 
 // One Chebyshev smoothing sweep of two steps (a Jacobi step, then a three-term step) on a
@@ -126,77 +101,13 @@ Result smoothing_pair(Extent n, const Options& opt) {
   return r;
 }
 
-// A full solve of the manufactured problem (built on the device), timed as a user's second
-// solve would be: one warm-up solve (kernel modules, graph capture, cuFFT plans), then the
-// median of three. Setup (the hierarchy) is reported apart, as the CLI does.
-template <class T>
-Result solve(PoissonOptions o, Extent n, const std::string& name, const Options&, Field<T>* solution = nullptr) {
-  o.h = poisson_spacing(o.bc, n.nx);
-  Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
-  poisson::manufactured<T>(o.bc, o.h, df, nullptr);
-  std::vector<double> times;
-  PoissonReport rep;
-  for (int k = 0; k < 4; ++k) {
-    fill(du, T(o.bc.kind == BoundaryKind::dirichlet ? o.bc.value : 0.0));
-    rep = solve_poisson(o, df, du);
-    if (k > 0) times.push_back(rep.solve_ms);
-  }
-  std::sort(times.begin(), times.end());
-  Result r = base(name, std::string(to_string(o.method)) + (o.mixed_precision ? "-mixed" : ""), precision_of<T>, n);
-  r.bytes_per_point_opt = 0;
-  r.median_ms = times[1];
-  r.min_ms = times.front();
-  r.max_ms = times.back();
-  r.reps = int(times.size());
-  r.gb_per_s = rep.gb_per_s;
-  r.extra = {{"setup_ms", rep.setup_ms},
-             {"solve_ms", times[1]},
-             {"iterations", rep.iterations},
-             {"rel_residual", rep.rel_residual},
-             {"converged", rep.converged},
-             {"rtol", o.rtol},
-             {"convergence_factor", rep.convergence_factor},
-             {"error_rel_l2", poisson::manufactured_error(o.bc, o.h, du).rel_l2},
-             {"message", rep.message},
-             {"timing", "median of 3 solves after a warm-up solve"}};
-  if (solution) *solution = std::move(du);
-  return r;
-}
-
-// ||u - u_h|| / ||u_h - u*||: what an approximate solution u adds to the discretisation
-// error of the exact discrete solution u_h (here an MG-CG solve to 1e-10), u* the
-// manufactured solution. A pass "reaches discretisation accuracy" when this is small; the
-// plain error ratio can even fall below 1 when the two errors partly cancel.
-template <class T>
-double algebraic_over_discretisation(const Field<T>& u, const Field<double>& uh, const Boundary& bc) {
-  const Extent n = u.extent();
-  const double h = poisson_spacing(bc, n.nx);
-  Field<double> d(n, 1, Memory::device), exact(n, 1, Memory::device), f(n, 1, Memory::device);
-  poisson::convert(u, d, Stream{});
-  axpy(-1.0, uh, d);
-  poisson::manufactured<double>(bc, h, f, &exact);
-  axpy(-1.0, uh, exact);
-  return norm2(d) / norm2(exact);
-}
-
 template <class T>
 Result fft(Extent n, const Options& opt) {
-  const Boundary bc = Boundary::periodic();
-  const double h = poisson_spacing(bc, n.nx);
-  Field<T> f(n, 1);
-  poisson::manufactured<T>(bc, h, f, nullptr);
-  Field<T> df(n, 1, Memory::device), du(n, 1, Memory::device);
-  copy(f, df);
-  void* stream = runtime::stream_create();
-  const Timing t = time_launches([&] { poisson::fft_solve(h, df, du, Stream{stream}); }, opt.warmup, opt.reps,
-                                 static_cast<cudaStream_t>(stream));
-  runtime::stream_destroy(stream);
-  Result r = base("fft_periodic_fd7", "cuFFT", precision_of<T>, n);
-  r.bytes_per_point_opt = 0;
-  set_rates(r, t);
-  r.extra["ms_per_solve"] = t.median_ms;
-  r.extra["note"] = "R2C + divide by the 7-point symbol + C2R, plans cached";
-  return r;
+  const RowStream rs;
+  const auto stream = static_cast<cudaStream_t>(rs.handle);
+  return fft_row<T>(rs.device(), n, "cuFFT", [&](const std::function<void()>& run) {
+    return time_launches(run, opt.warmup, opt.reps, stream);
+  });
 }
 
 }  // namespace
@@ -244,44 +155,20 @@ std::vector<Result> poisson_cuda(const Options& opt) {
         r.precision == precision_of<float>)
       r = target(r, "cycles_per_s >= 1500", 1500, r.extra["cycles_per_s"].get<double>() >= 1500);
 
+  const PoissonBenchDevice gpu{Memory::device, "cuda", {}};
   for (int m : {511, 512, 500}) {
-    const Extent big{m, m, m};
-    PoissonOptions o;
-    o.bc = Boundary::dirichlet(0.0);
-    o.method = PoissonMethod::mgcg;
-    o.mixed_precision = true;
-    o.max_iter = 40;
-    o.rtol = 1e-10;
-    Field<double> uh;
-    Result cg = solve<double>(o, big, "solve_dirichlet_fd7", opt, &uh);  // f64 CG, f32 V-cycles, to 1e-10
-    cg = target(cg, "solve_ms <= 80", 80, cg.median_ms <= 80 && cg.extra["converged"].get<bool>());
-    note(cg);
-    o.method = PoissonMethod::fmg;
-    o.mixed_precision = false;
-    o.max_iter = 1;
-    o.rtol = 1e-10;  // one pass whatever the residual: its error is what is measured
-    Field<float> uf;
-    Result fmg = solve<float>(o, big, "solve_dirichlet_fd7", opt, &uf);
-    const double ratio = algebraic_over_discretisation(uf, uh, o.bc);
-    fmg.extra["algebraic_over_discretisation"] = ratio;
-    fmg = target(fmg, "solve_ms <= 12, algebraic error <= 0.5 of the discretisation error", 12,
-                 fmg.median_ms <= 12 && ratio <= 0.5);
-    note(fmg);
-    if (m == 511) {
-      o.method = PoissonMethod::mg;
-      o.max_iter = 40;
-      o.rtol = -1;  // the default: 1e-6 or fp32's rounding floor
-      note(solve<float>(o, big, "solve_dirichlet_fd7", opt));  // fp32 multigrid, default tolerance
-      o.rtol = 1e-10;
-      note(solve<double>(o, big, "solve_dirichlet_fd7", opt));  // fp64 multigrid to 1e-10
-    }
+    DirichletSolves solves = dirichlet_solve_rows(gpu, {m, m, m}, m == 511);
+    const Result& cg = solves.mgcg;  // f64 CG, f32 V-cycles, to 1e-10
+    note(target(cg, "solve_ms <= 80", 80, cg.median_ms <= 80 && cg.extra["converged"].get<bool>()));
+    const Result& fmg = solves.fmg;
+    const double ratio = fmg.extra["algebraic_over_discretisation"].get<double>();
+    note(target(fmg, "solve_ms <= 12, algebraic error <= 0.5 of the discretisation error", 12,
+                fmg.median_ms <= 12 && ratio <= 0.5));
+    for (const Result& r : solves.mg) note(r);  // fp32 at the default tolerance, fp64 to 1e-10
   }
 
   note(fft<float>({512, 512, 512}, opt));
-  PoissonOptions p;
-  p.bc = Boundary::periodic();
-  p.rtol = 1e-5;
-  note(solve<float>(p, {512, 512, 512}, "solve_periodic_fd7", opt));
+  note(periodic_mg_row(gpu, {512, 512, 512}));
   return out;
 }
 

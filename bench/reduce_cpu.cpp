@@ -1,7 +1,6 @@
 // CPU reduction benchmark: the reference backend through the public API on 64 MiB inputs
 // (dot reads two 32 MiB halves), a parallel copy of the same array as the bandwidth
 // reference, and a Field sum over a 256^3 interior. Host clock, median of opt.reps.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,19 +16,6 @@
 namespace strata::bench {
 
 namespace {
-
-template <class F>
-Timing time_host(const Options& opt, F&& run) {
-  for (int i = 0; i < opt.warmup; ++i) run();
-  std::vector<double> ms;
-  for (int i = 0; i < opt.reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    const auto t1 = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  return summarize(ms);
-}
 
 // The benchmark's input values (hash01 of index + seed), filled in parallel.
 template <class T>
@@ -51,8 +37,9 @@ void run(const Options& opt, std::vector<Result>& out) {
   if (!opt.quiet) std::cerr << "reduce (cpu, " << to_string(p) << "): " << n << " values\n";
 
   // The reference: a parallel copy of the same array (read + write).
-  Result copy_ref = make_result("cpu", "copy", "ref", p, flat_shape, double(n), 2 * bytes,
-                                time_host(opt, [&] { copy(a.data(), b.data(), n, Memory::host); }));
+  Result copy_ref = make_result(
+      "cpu", "copy", "ref", p, flat_shape, double(n), 2 * bytes,
+      time_host([&] { copy(a.data(), b.data(), n, Memory::host); }, opt.warmup, opt.reps));
   compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
   out.push_back(copy_ref);
   double result = 0;
@@ -63,7 +50,8 @@ void run(const Options& opt, std::vector<Result>& out) {
   };
 
   if (wanted(opt, "sum")) {
-    const Timing t = time_host(opt, [&] { result = sum(a.data(), n, Memory::host); });
+    const Timing t =
+        time_host([&] { result = sum(a.data(), n, Memory::host); }, opt.warmup, opt.reps);
     // Checked once, outside the timing, against a plain long-double loop.
     long double ref = 0, abs = 0;
     for (T v : a) ref += v, abs += std::fabs(v);
@@ -76,8 +64,8 @@ void run(const Options& opt, std::vector<Result>& out) {
   }
   if (wanted(opt, "dot")) {
     const std::size_t half = n / 2;  // two halves of one buffer: the same bytes read as sum
-    const Timing t =
-        time_host(opt, [&] { result = dot(a.data(), a.data() + half, half, Memory::host); });
+    const Timing t = time_host([&] { result = dot(a.data(), a.data() + half, half, Memory::host); },
+                               opt.warmup, opt.reps);
     add(make_result("cpu", "dot", "ref", p, Extent{int(half), 1, 1}, double(half), 2 * bytes, t),
         {{"bytes_read", double(half) * 2 * bytes},
          {"inputs", "two halves of one array"},
@@ -85,14 +73,15 @@ void run(const Options& opt, std::vector<Result>& out) {
   }
   if (wanted(opt, "max_abs")) {
     T m = 0;
-    const Timing t = time_host(opt, [&] { m = max_abs(a.data(), n, Memory::host); });
+    const Timing t =
+        time_host([&] { m = max_abs(a.data(), n, Memory::host); }, opt.warmup, opt.reps);
     add(make_result("cpu", "max_abs", "ref", p, flat_shape, double(n), bytes, t),
         {{"bytes_read", double(n) * bytes}, {"value", double(m)}});
   }
   if (wanted(opt, "sum")) {
     Field<T> f(field_shape);
     fill(f, T(0.5));
-    const Timing t = time_host(opt, [&] { result = sum(f); });
+    const Timing t = time_host([&] { result = sum(f); }, opt.warmup, opt.reps);
     const double points = double(field_shape.points());
     add(make_result("cpu", "sum", "ref_field", p, field_shape, points, bytes, t),
         {{"bytes_read", points * bytes}, {"note", "interior bytes only"}});

@@ -1,6 +1,5 @@
 // CPU stencil benchmark: the reference backend's loops, timed with a steady clock, each
 // kernel against the CPU copy kernel on the same grid.
-#include <chrono>
 #include <cstdio>
 #include <algorithm>
 #include <random>
@@ -11,18 +10,6 @@
 namespace strata::bench {
 
 namespace {
-
-template <class F>
-Timing time_host(F&& f, int warmup, int reps) {
-  for (int i = 0; i < warmup; ++i) f();
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return summarize(ms);
-}
 
 template <class T>
 void run_precision(const Options& opt, const Extent& shape, std::vector<Result>& out) {

@@ -1,7 +1,4 @@
 // GPU benchmark of repeated steps (bench/steps.hpp).
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -16,36 +13,18 @@ namespace strata::bench {
 
 namespace {
 
-constexpr int kSteps = 12;
-constexpr double kC = 0.05;  // stable for every Laplacian below at h = 1
-
-Stencil stencil_named(const std::string& name) {
-  if (name == "7pt") return Stencil::laplacian(2);
-  if (name == "star2") return Stencil::laplacian(4);
-  if (name == "star4") return Stencil::laplacian(8);
-  return Stencil::fe27();
-}
-
-template <class T>
-void fill_host(Field<T>& f, std::uint64_t seed) {
-  for (std::size_t i = 0; i < f.layout().size; ++i) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    f.data()[i] = T(2.0 * double(seed >> 11) * 0x1p-53 - 1.0);
-  }
-}
-
 // One pass per step against the CPU, then k steps per pass against one pass per step on
 // the device (the same bits). Returns "" when both hold, else what failed.
 template <class T>
 std::string check(const Stencil& s, int fuse) {
-  const Extent n{67, 45, 37};
-  const Boundary bc = Boundary::dirichlet(0.25);
+  const Extent n = kStepsCheckShape;
+  const Boundary bc = kStepsBoundary;
   Field<T> h(n, 8);
-  fill_host(h, 17);
+  steps_fill(h, 17);
   Field<T> single(n, 8, Memory::device), fused(n, 8, Memory::device);
   copy(h, single);
   copy(h, fused);
-  StepOptions o{StepUpdate::relax, kC, 1};
+  StepOptions o = steps_options(1);
   apply_steps(s, single, bc, kSteps, o);
   Field<T> back(n, 8);
   copy(single, back);
@@ -89,26 +68,19 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
   }
   const Result ref = out.back();  // a copy: out grows below
   Field<T> scratch(shape, 8, Memory::device);  // allocated once, outside the timed calls
-  const bool all = opt.kernels.empty() || opt.kernels == std::vector<std::string>{"steps"};
-  for (const std::string name : {"7pt", "star2", "star4", "sym27"}) {
-    if (!all && std::find(opt.kernels.begin(), opt.kernels.end(), name) == opt.kernels.end()) continue;
-    const Stencil s = stencil_named(name);
+  for (const std::string& name : steps_stencils(opt)) {
+    const Stencil s = steps_stencil(name);
     for (int fuse = 1; fuse <= 4; ++fuse) {
       const std::string bad = check<T>(s, fuse);
       if (!bad.empty())
         throw Error("benchmark refused: steps " + name + " fuse " + std::to_string(fuse) + " (" +
                     to_string(precision_of<T>) + "): " + bad);
-      Result r = result_row("cuda", "steps:" + name, fuse == 1 ? "per-step" : "fuse " + std::to_string(fuse),
-                            precision_of<T>, shape, 2.0 * sizeof(T), double(shape.points()) * kSteps);
-      const StepOptions o{StepUpdate::relax, kC, fuse};
-      set_rates(r, time_launches([&] { apply_steps(s, u, scratch, Boundary::dirichlet(0.25), kSteps, o); }, opt.warmup,
-                                 opt.reps, nullptr));
-      compare_to(r, ref);
-      r.extra["steps"] = kSteps;
-      r.extra["fuse"] = fuse;
-      r.extra["validated"] = fuse == 1 ? "against the CPU's steps" : "bit for bit against one pass per step";
-      row_done(opt, r);
-      out.push_back(r);
+      const StepOptions o = steps_options(fuse);
+      const Timing t = time_launches([&] { apply_steps(s, u, scratch, kStepsBoundary, kSteps, o); },
+                                     opt.warmup, opt.reps, nullptr);
+      out.push_back(steps_row(
+          opt, "cuda", name, fuse, precision_of<T>, shape, t, ref,
+          fuse == 1 ? "against the CPU's steps" : "bit for bit against one pass per step"));
     }
   }
 }
@@ -117,16 +89,9 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
 
 std::vector<Result> steps_cuda(const Options& opt) {
   std::vector<Result> out;
-  const std::vector<Extent> shapes = opt.shapes.empty() ? std::vector<Extent>{{512, 512, 512}} : opt.shapes;
-  const std::vector<Precision> precisions =
-      opt.precisions.empty() ? std::vector<Precision>{Precision::f32, Precision::f64} : opt.precisions;
-  for (const Extent& shape : shapes)
-    for (Precision p : precisions) {
-      if (p == Precision::f32)
-        run_precision<float>(opt, shape, out);
-      else
-        run_precision<double>(opt, shape, out);
-    }
+  for_each_case(
+      opt, {Extent{512, 512, 512}}, {Precision::f32, Precision::f64},
+      [&](auto tag, const Extent& shape) { run_precision<decltype(tag)>(opt, shape, out); });
   return out;
 }
 

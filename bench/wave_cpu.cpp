@@ -1,8 +1,6 @@
 // CPU wave benchmark: the reference backend's whole step (rigid faces and free top, then
 // 16-point CPML on five faces) on 128^3 by default, against the CPU copy loop of the same
 // grid, host clock, median of the repetitions. Without CUDA, the GPU entry point explains.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include "bench/wave.hpp"
@@ -13,8 +11,6 @@ namespace strata::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 template <class T>
 void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
   auto base = [&](const std::string& kernel, const std::string& variant, double bpp) {
@@ -23,13 +19,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
   Result copy_ref = base("copy", "ref", 2.0 * sizeof(T));
   {
     Field<T> a(shape), b(shape);
-    std::vector<double> ms;
-    for (int i = 0; i < opt.warmup + opt.reps; ++i) {
-      const auto t0 = Clock::now();
-      cpu::copy_interior(a, b);
-      if (i >= opt.warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    set_rates(copy_ref, summarize(ms));
+    set_rates(copy_ref, time_host([&] { cpu::copy_interior(a, b); }, opt.warmup, opt.reps));
   }
   compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
   out.push_back(copy_ref);
@@ -50,14 +40,9 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     c.pml_width = pml ? width : 16;
     c.sources = {{{shape.nx * 5.0, shape.ny * 5.0, shape.nz * 5.0}, 10.0, 1.0, std::nullopt}};
     wave::Solver s(c);
-    std::vector<double> ms;
-    for (int i = 0; i < c.steps; ++i) {
-      const auto t0 = Clock::now();
-      s.advance(1);
-      if (i >= opt.warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
+    const Timing t = time_host([&] { s.advance(1); }, opt.warmup, opt.reps);
     Result r = base("wave_step", pml ? "cpml" + std::to_string(width) + "-free-top" : "rigid-free-top", 4.0 * sizeof(T));
-    set_rates(r, summarize(ms));
+    set_rates(r, t);
     compare_to(r, copy_ref);
     r.extra["radius"] = 4;
     row_done(opt, r);

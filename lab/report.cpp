@@ -23,8 +23,9 @@ Report run_stencil(const Options&);
 #else
 namespace {
 Report needs_cuda(const Options&) {
-  throw Error("strata lab runs its kernels on a GPU: this strata was built without the CUDA "
-              "backend (configure with nvcc on the PATH, or -DSTRATA_CUDA=ON)");
+  throw Error(
+      "the lab's experiments time CUDA kernels on a GPU: this strata was built without "
+      "the CUDA backend");
 }
 }  // namespace
 #define STRATA_LAB(fn) &needs_cuda

@@ -148,7 +148,9 @@ void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Devi
                   const dist::ProcessGrid* grid) {
   const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
   const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
-  const std::string advice = mem == Memory::host ? "use a smaller array or --device cuda" : "use a smaller array";
+  // --device cuda is advice only where a GPU can be used (a machine without one is never told to).
+  const std::string advice =
+      mem == Memory::host && cuda_available() ? "use a smaller array or --device cuda" : "use a smaller array";
   if (!grid) {
     const int ghost = one_process_steps<T>(a, s, bc, mem).ghost;
     const double field = double(Layout::make(n, ghost, sizeof(T)).bytes()), dense = double(n.points()) * sizeof(T);

@@ -1,6 +1,7 @@
 // strata info: what this build is and which GPUs it sees.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "apps/strata/commands.hpp"
 #include "strata/device.hpp"
@@ -19,6 +20,15 @@ int exit_code() { return g_exit_code; }
 void set_exit_code(int code) { g_exit_code = code; }
 std::chrono::steady_clock::time_point process_start() { return g_process_start; }
 
+namespace {
+// What a machine without a GPU can do (strata lab alone times GPU kernels; the fft solver
+// needs the CPU's FFT, which a build may lack).
+std::string cpu_runs(const BuildInfo& b) {
+  return std::string("the CPU backend runs every verb but `strata lab`, which needs a GPU") +
+         (b.cpu_fft ? "" : "; `poisson --solver fft` needs the CPU FFT too");
+}
+}  // namespace
+
 void add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show the build configuration and the CUDA devices visible");
   cmd->callback([] {
@@ -30,6 +40,10 @@ void add_info(CLI::App& app) {
               << "  compiler:      " << b.compiler << "\n"
               << "  CUDA backend:  "
               << (b.cuda ? "yes (architectures " + b.cuda_architectures + ")" : std::string("no"))
+              << "\n"
+              << "  CPU FFT:       "
+              << (b.cpu_fft ? std::string("yes (KissFFT: the fft solver runs on the CPU)")
+                            : "no (" + cpu_fft_unavailable_reason() + ")")
               << "\n";
     const dist::Transports t = dist::transports();
     std::cout << "  MPI:           " << t.mpi << "\n"
@@ -54,13 +68,12 @@ void add_info(CLI::App& app) {
               << "\n";
     for (const std::string& note : cache.notes) std::cout << "    " << note << "\n";
     if (!b.cuda) {
-      std::cout << "devices: no GPU (built without CUDA); the CPU backend runs everything\n";
+      std::cout << "devices: no GPU (built without CUDA); " << cpu_runs(b) << "\n";
       return;
     }
     const auto devs = cuda_devices();
     if (devs.empty()) {
-      std::cout << "devices: no GPU (" << cuda_unavailable_reason()
-                << "); the CPU backend runs everything\n";
+      std::cout << "devices: no GPU (" << cuda_unavailable_reason() << "); " << cpu_runs(b) << "\n";
       return;
     }
     for (const DeviceInfo& d : devs) {

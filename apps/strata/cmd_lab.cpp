@@ -79,10 +79,22 @@ void plot(const nlohmann::ordered_json& report, const std::string& png) {
              std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
 }
 
+// Every experiment is a ladder of CUDA kernels: said once, where they are listed.
+constexpr const char* kNeedsGpu = "each needs a GPU: they time CUDA kernels";
+
 std::string listing() {
   std::string s;
   for (const lab::Experiment& e : lab::experiments()) s += "  " + e.name + ": " + e.summary + "\n";
   return s;
+}
+
+// The refusal on a machine where no GPU can be used: the experiments asked for, by name.
+std::string no_gpu(const std::vector<const lab::Experiment*>& picked) {
+  std::string names;
+  for (const lab::Experiment* e : picked) names += (names.empty() ? "" : ", ") + e->name;
+  return "strata lab " + names + (picked.size() == 1 ? " needs" : " need") +
+         " a GPU (the experiments time CUDA kernels) and none can be used here: " +
+         cuda_unavailable_reason();
 }
 
 }  // namespace
@@ -93,7 +105,7 @@ void add_lab(CLI::App& app) {
       "lab",
       "The seed documents' experiments on this GPU: numbered kernel variants side by side, each "
       "checked against a CPU reference before it is timed, with the seeds' figures beside them "
-      "(docs/lab.md). `strata lab list` names them.");
+      "(docs/lab.md). Every experiment needs a GPU. `strata lab list` names them.");
   cmd->add_option("experiment", a->names, "one or more experiments, `all`, or `list`");
   cmd->add_option("--size", a->sizes,
                   "problem size (repeatable; each experiment says what its size means, e.g. the "
@@ -105,10 +117,13 @@ void add_lab(CLI::App& app) {
   cmd->add_flag("--small", a->small, "the test sizes: every variant run and checked in seconds");
   cmd->add_option("--json", a->json, "also write the report(s) as JSON to this file (atomically)");
   cmd->add_option("--plot", a->plot, "also draw one experiment's report as a PNG (needs python3 with matplotlib)");
-  cmd->footer("Experiments:\n" + listing());
+  cmd->footer(std::string("Experiments (") + kNeedsGpu + "):\n" + listing());
   cmd->callback([a] {
     if (a->names.empty() || (a->names.size() == 1 && a->names[0] == "list")) {
-      std::cout << "strata lab experiments:\n" << listing();
+      std::cout << "strata lab experiments (" << kNeedsGpu << "):\n" << listing();
+      if (!cuda_available())
+        std::cerr << "strata lab: no GPU can be used here (" << cuda_unavailable_reason()
+                  << "), so none of these can run on this machine\n";
       return;
     }
     std::vector<const lab::Experiment*> picked;
@@ -122,7 +137,7 @@ void add_lab(CLI::App& app) {
     if (!a->plot.empty() && picked.size() != 1)
       throw Error("--plot draws one experiment's report: run the experiments one at a time to plot each");
     check_outputs({{"--json", a->json}, {"--plot", a->plot}});  // before the runs, not after them
-    if (!cuda_available()) throw Error("strata lab times GPU kernels and needs a GPU: " + cuda_unavailable_reason());
+    if (!cuda_available()) throw Error(no_gpu(picked));
     lab::Options opt;
     for (long long s : a->sizes) opt.sizes.push_back(s);
     opt.reps = a->reps;

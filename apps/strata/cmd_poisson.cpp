@@ -281,7 +281,10 @@ void add_poisson(CLI::App& app) {
   cmd->add_option("--n", a->n, "N unknowns per axis (a cube)")->check(whole_number_in(1, 1 << 14));
   cmd->add_option("--operator", a->op, "fd7 (7-point finite differences) | fe27 (trilinear finite elements)")->capture_default_str();
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
-  cmd->add_option("--solver", a->solver, "mg | fmg | mgcg | cg | jacobi | fft (periodic fd7, GPU)")->capture_default_str();
+  cmd->add_option("--solver", a->solver,
+                  "mg | fmg | mgcg | cg | jacobi | fft (periodic fd7: cuFFT on the GPU, KissFFT "
+                  "on the CPU where built with it: strata info)")
+      ->capture_default_str();
   cmd->add_option("--smoother", a->smoother, "chebyshev | jacobi")->capture_default_str();
   cmd->add_option("--pre", a->pre, "smoothing steps before the coarse correction")->capture_default_str()
       ->check(whole_number_in(0, 32));

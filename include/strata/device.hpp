@@ -25,6 +25,7 @@ struct BuildInfo {
   bool cuda = false;        // CUDA backend compiled in
   std::string cuda_architectures;
   std::string compiler;
+  bool cpu_fft = false;     // the CPU's FFT (KissFFT) compiled in: the fft solver on host fields
 };
 
 const BuildInfo& build_info();
@@ -40,6 +41,9 @@ int cuda_device_count();
 DeviceInfo cuda_current_device();
 // Why cuda_available() is false, in words ("built without CUDA", "no CUDA device: ...").
 std::string cuda_unavailable_reason();
+// Why the fft Poisson solver cannot solve on the CPU in this build, naming what to install
+// ("" where it can, build_info().cpu_fft).
+std::string cpu_fft_unavailable_reason();
 
 // Throws Error, before anything is allocated, when `bytes` more device memory will not
 // fit in what the current device has free; `what` names the request in the message.

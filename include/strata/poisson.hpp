@@ -119,8 +119,9 @@ struct PoissonReport {
 };
 
 // The checks solve_poisson makes of its options before any work, for an n grid in
-// `memory`: throws Error saying what is wrong and what is allowed. A verb calls it before
-// it reads or allocates anything (under mpirun: before the ranks agree to start).
+// `memory` (the fft solver on host memory needs a build with the CPU's FFT): throws Error
+// saying what is wrong and what is allowed. A verb calls it before it reads or allocates
+// anything (under mpirun: before the ranks agree to start).
 void check_poisson_options(const PoissonOptions& options, Extent n, Memory memory);
 
 // Solves A u = f for u (u's interior is the initial guess; its ghosts are overwritten).

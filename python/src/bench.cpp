@@ -36,7 +36,7 @@ std::string bench_run(const std::string& kernels, const std::string& device, con
   opt.warmup = warmup;
   opt.quiet = true;
   std::vector<std::string> skipped;
-  const auto pick = bench::select(kernels, cuda, 1, skipped);  // an unknown name: strata.Error
+  const auto pick = bench::select(kernels, 1, skipped);  // an unknown name: strata.Error
   std::vector<bench::Result> results;
   {
     nb::gil_scoped_release unlocked;

@@ -74,6 +74,10 @@ void bind_field(nb::module_& m) {
   m.def("cuda_available", &cuda_available,
         "Whether this build has the CUDA backend and a CUDA device is visible");
   m.def("cuda_unavailable_reason", &cuda_unavailable_reason);
+  m.def("cpu_fft_available", [] { return build_info().cpu_fft; },
+        "Whether this build has the CPU's FFT (KissFFT): poisson.solve(solver='fft') on the CPU");
+  m.def("cpu_fft_unavailable_reason", &cpu_fft_unavailable_reason,
+        "Why the fft solver cannot solve on the CPU, naming the package to install ('' if it can)");
   m.def("synchronize", [] {
     nb::gil_scoped_release unlocked;
     device_synchronize();

@@ -14,12 +14,14 @@ strata.poisson.solve solves -Lap(u) = f.
 Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (pictures with
 matplotlib, imported only when one is drawn), strata.bench (timings).
 """
-from ._strata import (Field, apply, cuda_available, cuda_unavailable_reason, dot, max_abs, norm2,
-                      release_scratch, steps, sum, synchronize)
+from ._strata import (Field, apply, cpu_fft_available, cpu_fft_unavailable_reason, cuda_available,
+                      cuda_unavailable_reason, dot, max_abs, norm2, release_scratch, steps, sum,
+                      synchronize)
 from . import bench, poisson, wave
 
-__all__ = ["Field", "apply", "cuda_available", "cuda_unavailable_reason", "dot", "max_abs", "norm2",
-           "release_scratch", "steps", "sum", "synchronize", "bench", "plot", "poisson", "wave"]
+__all__ = ["Field", "apply", "cpu_fft_available", "cpu_fft_unavailable_reason", "cuda_available",
+           "cuda_unavailable_reason", "dot", "max_abs", "norm2", "release_scratch", "steps", "sum",
+           "synchronize", "bench", "plot", "poisson", "wave"]
 __version__ = "0.1.0"
 
 

@@ -43,12 +43,14 @@ def overhead(shape=(8, 8, 8), stencil="7pt", dtype="float32", device="cpu", repe
 
 def run(kernel="stencils", size=None, shape=None, precision="all", device="cpu", reps=20, warmup=3):
     """The benchmark families of `strata bench` (the same kernels, checks and timing as the
-    CLI): kernel is a comma-separated list of families (stencils, reduce, wave, poisson) or
-    their kernels (7pt, sum, ...), or "all"; size an edge N (or a list of them) and shape an
-    (nx, ny, nz) (or a list), default the family's own; precision "f32", "f64" or "all".
+    CLI): kernel is a comma-separated list of families (stencils, reduce, wave, steps,
+    poisson) or their kernels (7pt, sum, ...), or "all"; size an edge N (or a list of them)
+    and shape an (nx, ny, nz) (or a list), default the family's own; precision "f32", "f64"
+    or "all".
     Returns a list of dicts, one per timed row (kernel, variant, device, precision, shape,
     median_ms, gpts_per_s, gb_per_s, ratio_to_copy, ...), as `strata bench --json` writes.
-    A family that "all" leaves out (GPU-only ones on the CPU) is named in a warning."""
+    Every family runs on either device; one that "all" leaves out (dist, which times several
+    ranks) is named in a warning."""
     import json
     import warnings
 

@@ -61,7 +61,9 @@ def solve(f, bc: str = "dirichlet", solver: str = "mg", rtol: float = -1.0, atol
     grids a solution exists only when f has zero mean: the solve runs on f - mean(f), with a
     RuntimeWarning (and Report.warnings, Report.rhs_mean) when the mean removed is above the
     tolerance; a constant f raises ValueError.
-    solver: jacobi, mg, fmg, cg, mgcg, fft. rtol < 0: 1e-6 or the precision's floor.
+    solver: jacobi, mg, fmg, cg, mgcg, fft (the periodic fd7 problem only, a direct solve:
+    KissFFT on the CPU where built with it (strata.cpu_fft_available()), cuFFT on the GPU).
+    rtol < 0: 1e-6 or the precision's floor.
     precision: 'f32' or 'f64' to convert an array first (None: its own dtype).
     h: spacing (0: the box's x extent is 1). on_iteration(dict) is called after each
     iteration with iteration, rel_residual and factor; raising from it stops the solve.

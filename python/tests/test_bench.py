@@ -19,18 +19,31 @@ def test_run_gives_the_cli_rows_with_the_copy_reference():
     assert stencil["shape"] == [16, 16, 16]
 
 
-def test_run_all_on_the_cpu_names_what_it_leaves_out():
+def test_run_all_on_the_cpu_runs_every_family_but_dist():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = strata.bench.run("all", size=8, precision="f64", reps=1, warmup=0)
-    assert {r["kernel"] for r in rows} >= {"copy", "7pt", "sum"}
-    said = " ".join(str(w.message) for w in caught)
-    assert "poisson skipped" in said
+    fft = {"fft_periodic_fd7"} if strata.cpu_fft_available() else set()
+    assert {r["kernel"] for r in rows} >= {"copy", "7pt", "sum", "steps:7pt", "vcycle_fd7"} | fft
+    assert {r["device"] for r in rows} == {"cpu"}
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and "dist skipped" in said[0], said
+
+
+def test_run_poisson_on_the_cpu_gives_the_solver_rows():
+    rows = strata.bench.run("poisson", shape=(12, 10, 8), reps=2, warmup=0)
+    fft = [r for r in rows if r["kernel"] == "fft_periodic_fd7"]
+    if strata.cpu_fft_available():
+        assert {r["variant"] for r in fft} == {"kissfft"} and {r["precision"] for r in fft} == {"f32", "f64"}
+    else:  # the rows need the CPU's FFT; multigrid's row on the same problem still runs
+        assert not fft and any(r["kernel"] == "solve_periodic_fd7" for r in rows)
+    assert all(r["shape"] == [12, 10, 8] and r["median_ms"] > 0 for r in rows)
+    solves = [r for r in rows if r["kernel"].startswith("solve_")]
+    assert solves and all(0 < r["extra"]["error_rel_l2"] < 0.1 for r in solves)
 
 
 @pytest.mark.parametrize("kwargs, words", [
     (dict(kernel="nope"), "unknown kernel 'nope'"),
-    (dict(kernel="poisson"), "needs --device cuda"),
     (dict(kernel="7pt", device="gpu"), "allowed 'cpu', 'cuda'"),
     (dict(kernel="7pt", precision="f16"), "allowed 'f32', 'f64'"),
     (dict(kernel="7pt", shape=(0, 4, 4)), "positive"),

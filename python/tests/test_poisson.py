@@ -1,5 +1,10 @@
 """strata.poisson.solve: converges on a manufactured problem, returns the same kind as f,
-a report with the residual history, clear errors, and a callback that can stop it."""
+a report with the residual history, clear errors, and a callback that can stop it; on
+Neumann and periodic grids a mean is removed with a warning and a constant f refused; the
+fft solver on the CPU against NumPy's FFT and multigrid (skipped, saying why, in a build
+without the CPU's FFT, where it is refused naming the package)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,7 +81,57 @@ def test_a_mean_on_a_null_space_is_warned_about_and_a_constant_refused(bc):
     np.testing.assert_allclose(u, v, atol=1e-8)
     with pytest.raises(ValueError, match=r"f is constant \(mean 2\)"):
         strata.poisson.solve(np.full((n, n, n), 2.0), bc=bc)
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         strata.poisson.solve(np.full((n, n, n), 2.0), bc="dirichlet")  # a mean is ordinary there
+
+
+def _numpy_spectral_solve(f, h):
+    """-Lap_h u = f on the periodic 7-point grid by NumPy's FFT, in float64: u's spectrum is
+    f's over the operator's eigenvalues, the mean mode dropped (u has zero mean)."""
+    k = np.meshgrid(*[2 * np.pi * np.arange(n) / n for n in f.shape], indexing="ij")
+    lam = (6 - 2 * np.cos(k[0]) - 2 * np.cos(k[1]) - 2 * np.cos(k[2])) / h ** 2
+    lam[0, 0, 0] = 1.0
+    spectrum = np.fft.fftn(f.astype(np.float64)) / lam
+    spectrum[0, 0, 0] = 0.0
+    return np.fft.ifftn(spectrum).real
+
+
+needs_cpu_fft = pytest.mark.skipif(not strata.cpu_fft_available(),
+                                   reason=strata.cpu_fft_unavailable_reason())
+
+
+@needs_cpu_fft
+@pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-12), (np.float32, 1e-4)])
+def test_fft_on_the_cpu_matches_numpys_fft(rng, dtype, tol):
+    f = rng.standard_normal((12, 10, 16)).astype(dtype)  # [z][y][x], odd and even lengths mixed
+    f[5, 3, 7] += 4.0  # and a mean, which the solve removes, saying so as every solver does
+    with pytest.warns(RuntimeWarning, match="f has mean"):
+        u, r = strata.poisson.solve(f, bc="periodic", solver="fft")
+    assert isinstance(u, np.ndarray) and u.dtype == dtype and u.shape == f.shape
+    assert r.converged and r.direct, r.message
+    assert len(r.warnings) == 1 and r.rhs_mean == pytest.approx(float(f.mean(dtype=np.float64)), rel=tol)
+    ref = _numpy_spectral_solve(f, h=1.0 / f.shape[2])  # the default spacing: x extent 1
+    assert np.abs(u - ref).max() <= tol * np.abs(ref).max()
+    assert abs(float(u.mean())) <= tol * np.abs(ref).max()
+
+
+@needs_cpu_fft
+def test_fft_on_the_cpu_matches_multigrid(rng):
+    f = rng.standard_normal((9, 14, 11))
+    f -= f.mean()  # compatible: neither solve has a mean to remove or to warn about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        u_fft, r = strata.poisson.solve(f, bc="periodic", solver="fft")
+        u_mg, r_mg = strata.poisson.solve(f, bc="periodic", solver="mg", rtol=1e-11)
+    assert r.converged and r_mg.converged, (r.message, r_mg.message)
+    assert np.abs(u_fft - u_mg).max() <= 1e-8 * np.abs(u_mg).max()
+    with pytest.raises(ValueError, match="periodic 7-point"):
+        strata.poisson.solve(f, bc="neumann", solver="fft")
+
+
+@pytest.mark.skipif(strata.cpu_fft_available(), reason="built with the CPU's FFT: the tests above run")
+def test_fft_on_the_cpu_without_its_library_is_refused_naming_the_package(rng):
+    assert "libkissfft-dev" in strata.cpu_fft_unavailable_reason()
+    with pytest.raises(ValueError, match="libkissfft-dev"):
+        strata.poisson.solve(rng.standard_normal((6, 6, 6)), bc="periodic", solver="fft")

@@ -1,17 +1,31 @@
-// The spectral Poisson solve a backend may implement: only CUDA does (cuFFT, in
-// src/cuda/fft.cu; src/nocuda/fft.cpp refuses it in a build without CUDA). Host
-// declarations only; the dispatch (src/dispatch/fft.cpp) checks the fields first.
+// The spectral Poisson solve's seam, declared once in fft_api.inc for strata::cpu
+// (src/cpu/fft.cpp: KissFFT; src/cpu/nofft/fft.cpp refuses in a build without it) and
+// strata::cuda (src/cuda/fft.cu: cuFFT; src/nocuda/fft.cpp refuses in a build without CUDA).
+// src/dispatch/fft.cpp checks the fields and picks the backend. The mathematics both
+// backends evaluate, the operator's symbol, is written once in fft_symbol.hpp.
 #pragma once
 
+#include <string>
+
+#include "strata/device.hpp"
 #include "strata/field.hpp"
 
-namespace strata::cuda {
+namespace strata {
 
-// u = A^-1 f for A the periodic 7-point -Lap on spacing h (device fields, `stream` the CUDA stream).
-template <class T>
-void fft_solve(double h, const Field<T>& f, Field<T>& u, void* stream);
-// Creates the cached plans fft_solve will use for these fields.
-template <class T>
-void fft_prepare(const Field<T>& f, const Field<T>& u);
+// The refusal of the fft solver on the CPU in a build without the CPU's FFT (KissFFT),
+// naming the package: said before any work by the solver's option checks
+// (solvers/poisson/solve.cpp, the CLI's check_poisson_options) and by src/cpu/nofft where a
+// solve reaches the backend anyway.
+inline std::string cpu_fft_refusal() {
+  return "the fft solver cannot solve on the CPU: " + cpu_fft_unavailable_reason();
+}
 
-}  // namespace strata::cuda
+namespace cpu {
+#include "backend/fft_api.inc"
+}  // namespace cpu
+
+namespace cuda {
+#include "backend/fft_api.inc"
+}  // namespace cuda
+
+}  // namespace strata

@@ -1,4 +1,5 @@
-// build_info(): what this binary is, for `strata info`, --version and benchmark JSON.
+// build_info(): what this binary is, for `strata info`, --version and benchmark JSON; and
+// why the CPU has no FFT where it has none.
 #include "strata/device.hpp"
 
 namespace strata {
@@ -15,9 +16,17 @@ const BuildInfo& build_info() {
     b.cuda = STRATA_HAVE_CUDA;
     b.cuda_architectures = STRATA_CUDA_ARCHS;
     b.compiler = STRATA_CXX_COMPILER;
+    b.cpu_fft = STRATA_HAVE_CPU_FFT;
     return b;
   }();
   return info;
+}
+
+std::string cpu_fft_unavailable_reason() {
+  if (build_info().cpu_fft) return "";
+  return std::string("built without the CPU's FFT (") + STRATA_CPU_FFT_ABSENT +
+         "): install KissFFT (Debian/Ubuntu: libkissfft-dev) and configure again with "
+         "STRATA_CPU_FFT=AUTO or ON";
 }
 
 }  // namespace strata

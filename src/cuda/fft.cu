@@ -1,19 +1,19 @@
 // Spectral solve of the periodic 7-point Poisson problem with cuFFT: forward real-to-complex
 // transform of f straight from the padded Field layout, division by the operator's
-// eigenvalues, inverse transform into u. Plans and the spectrum buffer are cached per
-// shape (created on the first solve of a shape, reused after).
+// eigenvalues (backend/fft_symbol.hpp, shared with the CPU's KissFFT path), inverse
+// transform into u. Plans and the spectrum buffer are cached per shape (created on the first
+// solve of a shape, reused after).
 #include <cufft.h>
 
-#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numbers>
 #include <tuple>
 
+#include "backend/fft.hpp"
+#include "backend/fft_symbol.hpp"
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
-#include "backend/fft.hpp"
 
 namespace strata::cuda {
 
@@ -46,14 +46,13 @@ template <class T, class C>
 __global__ void divide_by_symbol(C* spec, int nx, int ny, int nz, T inv_h2) {
   const int nxh = nx / 2 + 1;
   const std::int64_t total = std::int64_t(nxh) * ny * nz;
-  const T two_pi = T(2 * std::numbers::pi);
   const T scale = T(1) / (T(nx) * T(ny) * T(nz));
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const int kx = int(i % nxh), ky = int((i / nxh) % ny), kz = int(i / (std::int64_t(nxh) * ny));
-    const T lambda = inv_h2 * (T(6) - 2 * cos(two_pi * kx / nx) - 2 * cos(two_pi * ky / ny) -
-                               2 * cos(two_pi * kz / nz));
-    const T g = i == 0 ? T(0) : scale / lambda;
+    const T g = poisson::fd7_inverse_gain(
+        poisson::fd7_axis_cosine<T>(kx, nx), poisson::fd7_axis_cosine<T>(ky, ny),
+        poisson::fd7_axis_cosine<T>(kz, nz), inv_h2, scale, i == 0);
     spec[i].x *= g;
     spec[i].y *= g;
   }

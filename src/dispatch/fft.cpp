@@ -1,6 +1,9 @@
-// fft_solve dispatch: device fields only, to the CUDA backend (whose stubs refuse in a
-// build without CUDA).
+// fft_solve dispatch: checks the fields once, then host fields go to the CPU backend
+// (KissFFT; its stand-in refuses in a build without it) and device fields to CUDA (cuFFT;
+// its stubs refuse in a build without CUDA).
 #include "dispatch/fft.hpp"
+
+#include <string>
 
 #include "backend/fft.hpp"
 #include "strata/error.hpp"
@@ -8,20 +11,26 @@
 namespace strata::poisson {
 
 namespace {
-void require_device(Memory f, Memory u) {
-  require(f == Memory::device && u == Memory::device, "the fft solver runs on the GPU: use device fields (--device cuda)");
+template <class T>
+bool on_host(const char* call, const Field<T>& f, const Field<T>& u) {
+  require(!f.empty() && !u.empty(), std::string(call) + ": empty field");
+  require(f.extent() == u.extent(), std::string(call) + ": f is " + f.extent().str() +
+                                        " but u is " + u.extent().str() + "; extents must match");
+  require(f.memory() == u.memory(),
+          std::string(call) + ": f and u must both be host fields or both device fields");
+  return f.memory() == Memory::host;
 }
 }  // namespace
 
 template <class T>
 void fft_solve(double h, const Field<T>& f, Field<T>& u, Stream stream) {
-  require_device(f.memory(), u.memory());
+  if (on_host("fft_solve", f, u)) return cpu::fft_solve(h, f, u, stream.handle);
   cuda::fft_solve(h, f, u, stream.handle);
 }
 
 template <class T>
 void fft_prepare(const Field<T>& f, const Field<T>& u) {
-  require_device(f.memory(), u.memory());
+  if (on_host("fft_prepare", f, u)) return cpu::fft_prepare(f, u);
   cuda::fft_prepare(f, u);
 }
 

@@ -1,18 +1,19 @@
-// The cuFFT Poisson solve in a build without CUDA (backend/fft.hpp): refused, with the
-// message the dispatch used to give, so it needs no #if.
+// The cuFFT Poisson solve in a build without CUDA (backend/fft.hpp): refused with the message
+// every device request gets (host fields go to the CPU's FFT path), so the dispatch
+// needs no #if.
 #include "backend/fft.hpp"
 
-#include "strata/error.hpp"
+#include "nocuda/refuse.hpp"
 
 namespace strata::cuda {
 
 template <class T>
 void fft_solve(double, const Field<T>&, Field<T>&, void*) {
-  throw Error("the fft solver needs a CUDA build");
+  nocuda::refuse();
 }
 template <class T>
 void fft_prepare(const Field<T>&, const Field<T>&) {
-  throw Error("the fft solver needs a CUDA build");
+  nocuda::refuse();
 }
 
 template void fft_solve(double, const Field<float>&, Field<float>&, void*);

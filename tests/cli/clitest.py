@@ -19,6 +19,13 @@ def run_strata(*args, cwd=None, address_space=None):
                           preexec_fn=cap if address_space else None)
 
 
+def has_cpu_fft():
+    """Whether this strata was built with the CPU's FFT (the fft solver on the CPU), as
+    `strata info` says."""
+    import re
+    return re.search(r"^\s*CPU FFT:\s+yes", run_strata("info").stdout, re.M) is not None
+
+
 def check(name, cond, detail=""):
     if not cond:
         failures.append(f"{name}: {detail}")

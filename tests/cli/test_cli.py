@@ -9,7 +9,11 @@ import struct
 import tempfile
 
 
-from clitest import check, finish, run_strata
+from clitest import check, finish, has_cpu_fft, run_strata
+
+
+HAS_GPU = "device 0:" in run_strata("info").stdout
+CPU_FFT = has_cpu_fft()
 
 
 def run(*args):
@@ -84,6 +88,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an input larger than memory is refused", r.returncode == 1 and "of host memory" in r.stderr
           and "is available" in r.stderr, r.stderr)
     check("an input larger than memory writes nothing", not os.path.exists(out))
+    check("a machine without a GPU is not told to use one", HAS_GPU or "cuda" not in r.stderr.lower(), r.stderr)
     os.remove(huge)
 
     # An existing output survives a failed run untouched.
@@ -237,6 +242,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unknown verb is named", r.returncode != 0 and "unknown command 'frobnicate'" in r.stderr
           and "wave" in r.stderr, r.stderr)
     check("--version names the commit", "commit" in run("--version").stdout)
+    info = run("info").stdout
+    check("info without a GPU says what runs and what needs one",
+          HAS_GPU or "runs every verb but `strata lab`, which needs a GPU" in info, info)
+    check("info says whether the CPU has an FFT, and where not what to install",
+          "CPU FFT:       yes (KissFFT" in info if CPU_FFT else
+          "CPU FFT:       no (built without the CPU's FFT" in info and "libkissfft-dev" in info
+          and (HAS_GPU or "`poisson --solver fft` needs the CPU FFT too" in info), info)
 
     js = os.path.join(tmp, "bench.json")
     r = run("bench", "--device", "cpu", "--size", "12", "--reps", "2", "--warmup", "0", "--json", js)
@@ -248,17 +260,29 @@ with tempfile.TemporaryDirectory() as tmp:
           doc["results"] and all(fields <= set(x) for x in doc["results"]), str(doc["results"][:1]))
     check("bench json ratio of copy is 1",
           any(x["kernel"] == "copy" and abs(x["ratio_to_copy"] - 1) < 1e-12 for x in doc["results"]))
-    # --kernel all on the CPU says what it skips; --size sizes the reductions too.
+    # --kernel all on the CPU runs every family but dist (several ranks), and says so; --size
+    # sizes the reductions and the solvers too; a CPU run is never told to use cuda.
     r = run("bench", "--device", "cpu", "--kernel", "all", "--size", "8", "--reps", "1", "--warmup", "0",
             "--precision", "f32", "--json", js)
     check("cpu bench all runs", r.returncode == 0, r.stderr)
-    check("cpu bench all says poisson is skipped", "poisson skipped" in r.stderr, r.stderr)
+    check("cpu bench all says dist is skipped", "dist skipped" in r.stderr, r.stderr)
+    check("cpu bench all skips no other family",
+          [line for line in r.stderr.splitlines() if line.startswith("strata bench:") and "skipped" in line]
+          == ["strata bench: dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)"],
+          r.stderr)
+    check("cpu bench all never says cuda", "cuda" not in r.stderr.lower(), r.stderr)
     doc = json.load(open(js)) if r.returncode == 0 else {"results": []}
     sums = [x for x in doc["results"] if x["kernel"] == "sum"]
     check("--size sizes the reductions", sums and all(x["points"] == 8 ** 3 for x in sums), str(sums[:1]))
     families = {x["kernel"] for x in doc["results"]}
-    check("cpu bench all runs every CPU family", {"copy", "7pt", "sum", "dot", "max_abs"} <= families
+    check("cpu bench all runs every family on the CPU",
+          {"copy", "7pt", "sum", "dot", "max_abs", "steps:7pt", "vcycle_fd7", "solve_periodic_fd7"} <= families
           and any(k.startswith("wave") for k in families), str(sorted(families)))
+    check("cpu bench all has the fft rows where the CPU has an FFT, else says why not",
+          ("fft_periodic_fd7" in families) == CPU_FFT
+          and (CPU_FFT or "fft_periodic_fd7   skipped: built without the CPU's FFT" in r.stderr), r.stderr[-500:])
+    check("cpu bench all rows are the CPU's", all(x["device"] == "cpu" for x in doc["results"]),
+          str({x["device"] for x in doc["results"]}))
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
     check("bench unknown kernel lists every family and member",
@@ -275,12 +299,36 @@ with tempfile.TemporaryDirectory() as tmp:
             "--precision", "f32", "--json", js)
     kinds = {x["kernel"] for x in json.load(open(js))["results"]} if r.returncode == 0 else set()
     check("bench family named whole runs all of it", {"sum", "dot", "max_abs"} <= kinds, f"{r.stderr} {kinds}")
-    # A GPU-only family named on the CPU is refused before anything runs or is written.
+    # The solver families on the CPU: the report's rows and format, at the sizes asked for.
     os.remove(js)
-    r = run("bench", "--device", "cpu", "--kernel", "7pt,poisson", "--json", js)
-    check("bench poisson on the cpu refused first",
-          r.returncode != 0 and "needs --device cuda" in r.stderr and "strata bench on" not in r.stderr
-          and not os.path.exists(js), r.stderr)
+    r = run("bench", "--device", "cpu", "--kernel", "poisson,steps", "--shape", "10,8,6", "--reps", "2",
+            "--warmup", "0", "--json", js)
+    check("bench poisson,steps on the cpu runs", r.returncode == 0, r.stderr[-500:])
+    check("bench poisson,steps on the cpu never says cuda", "cuda" not in r.stderr.lower(), r.stderr)
+    check("bench poisson,steps rows are printed once, in the table (none on stderr)",
+          not [line for line in r.stderr.splitlines() if "skipped" not in line and line.split()[:1] and
+               line.split()[0].startswith(("vcycle_", "solve_", "fft_", "steps"))], r.stderr)
+    rows = json.load(open(js))["results"] if r.returncode == 0 else []
+    by = {(x["kernel"], x["variant"], x["precision"]) for x in rows}
+    fft_rows = {("fft_periodic_fd7", "kissfft", "f32"), ("fft_periodic_fd7", "kissfft", "f64")}
+    check("poisson rows: V-cycles, solves, fft", {("vcycle_fd7", "V(2,2)-cheb", "f32"), ("vcycle_fe27", "V(2,2)-cheb", "f32"),
+                                                  ("solve_dirichlet_fd7", "mgcg-mixed", "f64"),
+                                                  ("solve_dirichlet_fd7", "fmg", "f32"),
+                                                  ("solve_periodic_fd7", "mg", "f32")}
+          | (fft_rows if CPU_FFT else set()) <= by, sorted(by))
+    check("poisson fft rows only where the CPU has an FFT",
+          CPU_FFT or not {x for x in by if x[0] == "fft_periodic_fd7"}, sorted(by))
+    check("steps rows per stencil and precision, against the copy",
+          all(("steps:" + s, "per-step", p) in by for s in ("7pt", "star2", "star4", "sym27") for p in ("f32", "f64"))
+          and all(x["reference"] == "copy" and x["ratio_to_copy"] > 0 for x in rows if x["kernel"].startswith("steps:")),
+          sorted(by))
+    check("every row ran on the shape asked for", rows and all(x["shape"] == [10, 8, 6] for x in rows),
+          str({tuple(x["shape"]) for x in rows}))
+    check("every row is timed", all(x["median_ms"] > 0 for x in rows), str([x["kernel"] for x in rows if not x["median_ms"] > 0]))
+    solves = [x for x in rows if x["kernel"].startswith("solve_")]
+    check("the solves converge and report their error",
+          solves and all(x["extra"]["converged"] or x["variant"] == "fmg" for x in solves)
+          and all(0 < x["extra"]["error_rel_l2"] < 0.1 for x in solves), str([x["extra"] for x in solves])[:500])
 
     # `strata bench` prints each row once: in its table on stdout, and not again on stderr.
     r = run("bench", "--device", "cpu", "--kernel", "7pt", "--size", "8", "--reps", "1", "--warmup", "0",

@@ -1,4 +1,5 @@
-"""strata lab's contract: list, refusals that write nothing, the report's JSON and picture
+"""strata lab's contract: list (saying that every experiment needs a GPU), refusals that
+name the experiments and write nothing, the report's JSON and picture
 (on a GPU: the first experiment at its test sizes), and lab/plot.py on reports of both
 kinds (bars, lines) without a GPU. Usage: test_lab.py STRATA_BINARY"""
 import json
@@ -19,6 +20,11 @@ names = [line.split(":")[0].strip() for line in listing.stdout.splitlines()[1:] 
 check("list names experiments", len(names) >= 1, listing.stdout)
 helped = run_strata("lab", "--help")
 check("help lists the experiments", all(n in helped.stdout for n in names), helped.stdout)
+# Which experiments need a GPU is said where they are listed: every one does.
+check("list says they need a GPU", "each needs a GPU" in listing.stdout.splitlines()[0], listing.stdout)
+check("help says they need a GPU", "needs a GPU" in helped.stdout, helped.stdout)
+if not has_gpu:
+    check("list says none can run here", "none of these can run on this machine" in listing.stderr, listing.stderr)
 
 with tempfile.TemporaryDirectory() as d:
     js, png = os.path.join(d, "r.json"), os.path.join(d, "r.png")
@@ -40,7 +46,14 @@ with tempfile.TemporaryDirectory() as d:
     if not has_gpu:
         r = run_strata("lab", names[0], "--small", "--json", js)
         check("no GPU: refused with the reason", r.returncode != 0 and "needs a GPU" in r.stderr, r.stderr)
+        check("no GPU: the refusal names the experiment", f"strata lab {names[0]} needs a GPU" in r.stderr, r.stderr)
+        check("no GPU: no advice that cannot work here", "--device" not in r.stderr and "-DSTRATA" not in r.stderr,
+              r.stderr)
         check("no GPU: nothing written", not os.listdir(d), os.listdir(d))
+        if len(names) >= 2:
+            r = run_strata("lab", names[0], names[1], "--small")
+            check("no GPU: a refusal names every experiment asked for",
+                  r.returncode != 0 and f"strata lab {names[0]}, {names[1]} need a GPU" in r.stderr, r.stderr)
     else:
         r = run_strata("lab", names[0], "--small", "--reps", "2", "--json", js, "--plot", png)
         check(f"{names[0]} --small runs and validates", r.returncode == 0, r.stdout + r.stderr)

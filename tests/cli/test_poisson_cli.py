@@ -3,7 +3,9 @@
 small solve writes --out and --json with what the report claims; the defaults converge in
 either precision; --atol is an absolute tolerance; exit 0 and "converged" are decided on
 the recomputed residual; an unreachable tolerance exits 3 with the reason, and a double
-run is never told to use double. Standard library only.
+run is never told to use double; the fft solver runs on the CPU (KissFFT), a direct solve
+with multigrid's discretisation error, or, in a build without the CPU's FFT, is refused
+naming the package to install. Standard library only.
 Usage: test_poisson_cli.py PATH_TO_STRATA"""
 import json
 import os
@@ -11,7 +13,7 @@ import struct
 import tempfile
 
 
-from clitest import check, finish, run_strata
+from clitest import check, finish, has_cpu_fft, run_strata
 
 
 def run(*args):
@@ -35,7 +37,9 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("unknown operator", ["--n", "8", "--operator", "fd9"], "unknown operator")
     refused("bad bc", ["--n", "8", "--bc", "robin"], "unknown boundary")
     refused("mixed needs mgcg f64", ["--n", "8", "--mixed"], "--mixed")
-    refused("fft on the cpu", ["--n", "8", "--bc", "periodic", "--solver", "fft"], "gpu")
+    refused("fft on a dirichlet grid", ["--n", "8", "--solver", "fft"], "periodic 7-point")
+    refused("fft with fe27", ["--n", "8", "--bc", "periodic", "--solver", "fft", "--operator", "fe27"],
+            "periodic 7-point")
     refused("zero smoothing", ["--n", "8", "--pre", "0", "--post", "0"], "smoothing")
     refused("rtol 0 without atol", ["--n", "8", "--rtol", "0"], "rtol")
     refused("negative rtol", ["--n", "8", "--rtol", "-1e-6"], "--rtol")
@@ -109,5 +113,34 @@ with tempfile.TemporaryDirectory() as tmp:
     check("and the report says not converged", rep.get("converged") is False and rep["rel_residual"] > 1e-12,
           str(rep)[:300])
     check("an f64 run is not told to use f64", "--precision f64" not in r.stdout, r.stdout[-400:])
+
+    # The fft solver on the CPU: a direct solve of the periodic problem in both precisions,
+    # writing its solution, with the discretisation error of a multigrid solve to 1e-10.
+    # Without the CPU's FFT: refused, naming the package, never told to use cuda.
+    if not has_cpu_fft():
+        print("skip the fft solves on the CPU: built without the CPU's FFT")
+        refused("fft without the CPU's FFT", ["--shape", "24,16,20", "--bc", "periodic", "--solver", "fft"],
+                "libkissfft-dev")
+        check("fft without the CPU's FFT is never told to use cuda",
+              "cuda" not in run("--n", "8", "--bc", "periodic", "--solver", "fft").stderr.lower())
+        finish()
+    errors = {}
+    for solver, prec, rtol in (("mg", "f64", "1e-10"), ("fft", "f64", "1e-10"), ("fft", "f32", "auto")):
+        for p in (out, js):
+            if os.path.exists(p):
+                os.remove(p)
+        r = run("--shape", "24,16,20", "--bc", "periodic", "--solver", solver, "--precision", prec,
+                "--rtol", rtol, "--out", out, "--json", js, "--quiet")
+        rep = json.load(open(js)) if os.path.exists(js) else {}
+        what = f"{solver} {prec} periodic on the cpu"
+        check(what + " exits 0", r.returncode == 0, r.stdout[-300:] + r.stderr[-300:])
+        check(what + " writes its solution", os.path.exists(out) and os.path.getsize(out) > 24 * 16 * 20 * 4)
+        check(what + " is never told to use cuda", "cuda" not in (r.stdout + r.stderr).lower(), r.stderr)
+        if solver == "fft":
+            check(what + " is a direct solve", rep.get("direct") is True and rep.get("converged") is True, str(rep)[:300])
+        errors[(solver, prec)] = rep.get("error_rel_l2", float("nan"))
+    mg = errors[("mg", "f64")]
+    check("fft f64 has multigrid's discretisation error", abs(errors[("fft", "f64")] - mg) <= 1e-6 * mg, errors)
+    check("fft f32 has it too, to f32 rounding", abs(errors[("fft", "f32")] - mg) <= 1e-3 * mg, errors)
 
 finish()

@@ -3,8 +3,9 @@
 one scratch directory (with the repository's examples/ beside it), with this build's strata
 first on PATH; each must exit 0. Not run, and listed as such: mpirun lines (tests/dist runs
 the distributed verbs), `strata bench` and `strata demo` (minutes; their own tests run them),
-grids of 500^3 or more (GPU sizes), and on a machine without a GPU a line that strata refuses
-because it needs one. Exits 77 (skipped) when nothing ran. Usage: test_readme.py PATH_TO_STRATA"""
+grids of 500^3 or more (GPU sizes), on a machine without a GPU a line that strata refuses
+because it needs one, and in a build without the CPU's FFT (KissFFT, optional) a line that
+strata refuses for want of it. Exits 77 (skipped) when nothing ran. Usage: test_readme.py PATH_TO_STRATA"""
 import os
 import re
 import shlex
@@ -27,6 +28,7 @@ if subprocess.run(["python3", "-c", "import numpy"], capture_output=True).return
 info = subprocess.run([STRATA, "info"], capture_output=True, text=True, timeout=60)
 gpu_visible = "no GPU" not in info.stdout
 needs_gpu = re.compile(r"no GPU can be used|needs a GPU|built without CUDA|runs on the GPU|--device cuda")
+needs_cpu_fft = "the fft solver cannot solve on the CPU: built without the CPU's FFT"
 env = dict(os.environ, PATH=os.path.dirname(STRATA) + os.pathsep + os.environ["PATH"])
 ran, not_run = 0, []
 with tempfile.TemporaryDirectory() as tmp:
@@ -45,6 +47,9 @@ with tempfile.TemporaryDirectory() as tmp:
                            text=True, timeout=600)
         if r.returncode != 0 and not gpu_visible and needs_gpu.search(r.stderr):
             not_run.append(f"{command}   (needs a GPU: {r.stderr.strip().splitlines()[-1]})")
+            continue
+        if r.returncode != 0 and not gpu_visible and needs_cpu_fft in r.stderr:
+            not_run.append(f"{command}   (needs the CPU's FFT: {r.stderr.strip().splitlines()[-1]})")
             continue
         ran += 1
         check(f"README: {command}", r.returncode == 0, f"exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")

@@ -1,10 +1,10 @@
 // Poisson solvers on the GPU: the same answers as the CPU for every boundary condition and
 // both operators on sizes whose levels nest and do not (ghost rules, unequal spacings),
 // the level passes with unequal spacings and the ghost rule against the CPU, graph replay
-// bit-identical to direct launches, the cuFFT solve reported as a direct solve, the
-// V-cycle convergence factor matching the CPU's, the fused smoothing passes giving the
-// bits of single steps, and both fused passes on a distributed box giving the whole grid's
-// bits.
+// bit-identical to direct launches, the cuFFT solve reported as a direct solve and agreeing
+// with the CPU's KissFFT solve, the V-cycle convergence factor matching the CPU's, the
+// fused smoothing passes giving the bits of single steps, and both fused passes on a
+// distributed box giving the whole grid's bits.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -23,6 +23,7 @@
 #include "solvers/poisson/operator.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"
+#include "strata/reduce.hpp"
 
 using namespace strata;
 
@@ -130,6 +131,34 @@ TEST(PoissonCuda, FftSolveMatchesMultigridOnThePeriodicSevenPointProblem) {
   poisson::manufactured<float>(d.bc, o.h, ff, nullptr);
   const auto rf = solve_on(Memory::device, d, ff, uf);
   EXPECT_TRUE(rf.converged && rf.direct) << rf.message;
+}
+
+// The two backends' spectral solves (cuFFT, KissFFT) of one problem: the same solution to
+// the rounding of their transforms, in both precisions, on even and odd shapes.
+TEST(PoissonCuda, FftSolveAgreesWithTheCpusFft) {
+  REQUIRE_GPU();
+  REQUIRE_CPU_FFT();
+  for (const Extent& n : {Extent{64, 32, 48}, Extent{33, 17, 25}}) {
+    PoissonOptions o;
+    o.bc = Boundary::periodic();
+    o.method = PoissonMethod::fft;
+    o.h = poisson_spacing(o.bc, n.nx);
+    Field<double> f(n, 1), u_cpu(n, 1), u_gpu(n, 1);
+    poisson::random_rhs(f, 7);
+    ASSERT_TRUE(solve_on(Memory::host, o, f, u_cpu).converged);
+    ASSERT_TRUE(solve_on(Memory::device, o, f, u_gpu).converged);
+    EXPECT_LT(max_diff(u_cpu, u_gpu), 1e-11 * max_abs(u_cpu)) << n.str() << " f64";
+    Field<float> ff(n, 1), uf_cpu(n, 1), uf_gpu(n, 1);
+    poisson::random_rhs(ff, 7);
+    ASSERT_TRUE(solve_on(Memory::host, o, ff, uf_cpu).converged);
+    ASSERT_TRUE(solve_on(Memory::device, o, ff, uf_gpu).converged);
+    float worst = 0;
+    for (int z = 0; z < n.nz; ++z)
+      for (int y = 0; y < n.ny; ++y)
+        for (int x = 0; x < n.nx; ++x)
+          worst = std::max(worst, std::fabs(uf_cpu(x, y, z) - uf_gpu(x, y, z)));
+    EXPECT_LT(worst, 1e-4f * max_abs(uf_cpu)) << n.str() << " f32";
+  }
 }
 
 TEST(PoissonCuda, ConvergenceFactorMatchesTheCpu) {

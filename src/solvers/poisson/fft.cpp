@@ -1,5 +1,6 @@
-// The direct method (fft): one application of A^-1 by cuFFT per run, for the periodic
-// 7-point problem on the GPU (solve.cpp's validate checks that before any work).
+// The direct method (fft): one application of A^-1 per run by the spectral solve of the
+// periodic 7-point problem (solve.cpp's validate checks the problem before any work), on
+// the backend that holds the fields: KissFFT on the CPU, cuFFT on the GPU.
 #include "dispatch/fft.hpp"
 #include "solvers/poisson/method.hpp"
 

@@ -1,7 +1,7 @@
 // The method table: each --solver, the maker that builds what it needs (jacobi and cg
 // nothing; mg, fmg and mgcg a multigrid hierarchy, mgcg's in float under fp64 with
-// --mixed; fft the cuFFT plans) and how the monitor reads its residuals. Over several
-// ranks mg, cg and mgcg run (fmg's coarse solves would differ from one process's).
+// --mixed; fft its FFT plans and spectrum) and how the monitor reads its residuals. Over
+// several ranks mg, cg and mgcg run (fmg's coarse solves would differ from one process's).
 #include "solvers/poisson/method.hpp"
 
 #include <string>
@@ -14,7 +14,7 @@ namespace strata::poisson {
 namespace {
 
 // The makers of the methods that run on one process only (jacobi's sweeps are too slow to
-// be worth partitioning, fft is cuFFT on the whole grid): none for DistField vectors.
+// be worth partitioning, fft transforms the whole grid): none for DistField vectors.
 template <class T, class V, class Make>
 auto one_process(Make make) -> std::unique_ptr<Method<T, V>> (*)(Solve<T, V>&) {
   if constexpr (std::is_same_v<V, Field<T>>) return make;

@@ -2,7 +2,7 @@
 // jacobi.cpp, vcycle.cpp for mg and fmg, krylov.cpp for cg and mgcg, fft.cpp) improves
 // the correction e for the error equation A e = r0 from e = 0, recording every iteration
 // with the monitor, and may be run again from a recomputed r0 (a restart: solve.cpp).
-// What a method needs (a hierarchy and its precision, cuFFT plans) it builds when made.
+// What a method needs (a hierarchy and its precision, FFT plans) it builds when made.
 // Bytes moved are apart from the iterations: each method's cost model turns the counts
 // of what it did into the bytes the report's gb_per_s divides by the solve time.
 // V is the vector: Field<T> on one process, DistField<T> over many ranks (vec.hpp); the
@@ -126,7 +126,7 @@ std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>& S);  // float cycles under 
 template <class T>
 std::unique_ptr<Method<T>> make_fft(Solve<T>& S);
 
-// Checks the options against the grid (solve.cpp); throws Error.
+// Checks the options against the grid and where its fields live (solve.cpp); throws Error.
 void validate(const PoissonOptions& o, Extent n, Memory mem);
 // Runs the solve the options ask for: the method, its restarts, the report (solve.cpp).
 template <class T, class V>

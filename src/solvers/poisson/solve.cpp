@@ -12,9 +12,11 @@
 #include <cstdio>
 #include <limits>
 
+#include "backend/fft.hpp"
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/method.hpp"
 #include "solvers/poisson/operator.hpp"
+#include "strata/device.hpp"
 #include "strata/error.hpp"
 
 namespace strata {
@@ -59,9 +61,12 @@ void validate(const PoissonOptions& o, Extent n, Memory mem) {
   require(o.jacobi_omega >= 0 && o.jacobi_omega < 2, "the Jacobi damping must be in (0, 2)");
   require(o.fmg_cycles >= 0 && o.fmg_cycles <= 8, "FMG cycles per level must be in 0..8 (0: automatic)");
   if (o.method == PoissonMethod::fft) {
-    require(o.bc.kind == BoundaryKind::periodic && o.op == PoissonOperator::fd7,
-            "the fft solver solves the periodic 7-point problem only (--bc periodic --operator fd7)");
-    require(mem == Memory::device, "the fft solver runs on the GPU (cuFFT): use --device cuda");
+    require(
+        o.bc.kind == BoundaryKind::periodic && o.op == PoissonOperator::fd7,
+        "the fft solver solves the periodic 7-point problem only (--bc periodic --operator fd7)");
+    // On the CPU it needs the CPU's FFT (KissFFT): refused here, before anything is read or
+    // allocated, in a build without it.
+    require(mem == Memory::device || build_info().cpu_fft, cpu_fft_refusal());
   }
   if (o.bc.kind == BoundaryKind::periodic)
     require(n.nx >= 2 && n.ny >= 2 && n.nz >= 2, "a periodic grid needs at least 2 points per axis");
