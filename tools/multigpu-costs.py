@@ -201,7 +201,7 @@ if "nccl_env" not in skip and gpus >= 2:
                             "solve_ms": j["solve_ms"]})
             wline = ""
             if ranks == gpus:
-                out = os.path.join(tmp, "envwave" + str(len(result["nccl_env"])))
+                out = os.path.join(tmp, "envwave_%d_%d" % (len(result["nccl_env"]), ranks))
                 wwall, w = timed(launch(ranks) + [strata] + wave_args + ["--out-dir", out], env)
                 if w.returncode == 0:
                     wj = json.load(open(os.path.join(out, "report.json")))

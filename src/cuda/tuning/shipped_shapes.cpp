@@ -30,9 +30,16 @@ constexpr ShippedRow kRows[] = {
      "strata bench --variants all and --kernel wave at 512^3 on one H100 80GB HBM3 (132 SMs, "
      "driver 580.159.04): docs/performance.md, Variants tried",
      kH100Shapes},
-    // Not measured on an H200 yet: the H100's shapes, so an H200 measures at first use
-    // (STRATA_TUNE=auto) and runs the H100's shapes without measuring (cached, off).
-    {"NVIDIA H200", "H200", "", kH100Shapes},
+    // bench/results/nvidia-h200-tuning.json (every candidate's time) and nvidia-h200-tuned.json.
+    {"NVIDIA H200", "H200",
+     "strata tune at 512^3 on one NVIDIA H200 (132 SMs, driver 580.159.04), strata 0.1.0 "
+     "272593e, 2026-11-27",
+     "copy.f32=tma-128x32v8s3 copy_halo.f32=tma-128x32v8s3 7pt.f32=tma-128x32v8s3 "
+     "star2.f32=tma-128x32v8s3 star3.f32=tma-128x32v8s3 star4.f32=tma-128x32v8s3 "
+     "sym27.f32=tma-128x32v8s3 box27.f32=tma-128x32v8s3 wave4.f32=tma-128x16v4s4-pf-reg "
+     "copy.f64=tma-128x16v8s3 copy_halo.f64=tma-128x16v8s3 7pt.f64=tma-128x32v8s2 "
+     "star2.f64=tma-128x32v8s2 star3.f64=tma-128x16v8s4 star4.f64=tma-128x16v4s3 "
+     "sym27.f64=tma-128x32v8s2 box27.f64=tma-128x16v8s3 wave4.f64=tma-64x16v4s3-pf-l2"},
 };
 
 bool is_word_of(std::string_view word, std::string_view name) {
