@@ -144,9 +144,9 @@ OneProcessSteps one_process_steps(const ApplyArgs& a, const Stencil& s, const Bo
 // copy the output is written from. Over the ranks: each rank's box of both fields, and the
 // 64 MiB buffer its part of the .npy files streams through, for every rank of this host.
 template <class T>
-void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
+void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Device dev, Extent n,
                   const dist::ProcessGrid* grid) {
-  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
   const std::string what = "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
   // --device cuda is advice only where a GPU can be used (a machine without one is never told to).
   const std::string advice =
@@ -184,8 +184,8 @@ void check_memory(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Devi
 // bounded host buffer, and the finite checks run there; on the CPU it is a host field. Its
 // memory was checked (check_memory), which also started the device: `phase`'s device_start.
 template <class T>
-void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n, Phases& phase) {
-  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Device dev, Extent n, Phases& phase) {
+  const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
   const OneProcessSteps steps = one_process_steps<T>(a, s, bc, mem);
   const StepOptions& update = steps.update;
   const bool single = steps.single;
@@ -219,13 +219,13 @@ void run(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice 
 // The same on the job's ranks (mpirun -np N): each rank reads its box of the input, the
 // halos travel between ranks (NCCL between GPUs), and the ranks write their rows of one file.
 template <class T>
-void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, DeviceChoice dev, Extent n,
+void run_distributed(const ApplyArgs& a, const Stencil& s, const Boundary& bc, Device dev, Extent n,
                      const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
   const StepOptions update = parse_update(a.update);
   const bool single = a.steps == 1 && update.update == StepUpdate::repeat;
   const int ghost = std::max(s.radius(), 1);
-  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
   if (mem == Memory::device) {
     dist::connect_gpus(grid, n);
     phase.end("communicators");
@@ -324,7 +324,7 @@ void add_apply(CLI::App& app) {
     const Stencil s = make_stencil(*a);
     const Boundary bc = Boundary::parse(a->bc);
     const StepOptions update = parse_update(a->update);
-    const DeviceChoice dev = resolve_device(a->device);
+    const Device dev = resolve_device(a->device);
     const NpyInfo info = npy_inspect(a->in);
     if (info.shape.size() != 3)
       throw Error("input '" + a->in + "' has rank " + std::to_string(info.shape.size()) +
@@ -345,11 +345,11 @@ void add_apply(CLI::App& app) {
     if (job.size() > 1 && a->fuse > 1)
       throw Error("--fuse " + std::to_string(a->fuse) + ": over several ranks every step is one pass (the ghosts "
                   "are exchanged between steps); fused passes take one process");
-    if (dev == DeviceChoice::cuda && distributed) job.bind_gpu();
+    if (dev == Device::cuda && distributed) job.bind_gpu();
     Phases phase;
     if (p == Precision::f32) check_memory<float>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
     else check_memory<double>(*a, s, bc, dev, n, distributed ? &grid : nullptr);
-    if (dev == DeviceChoice::cuda) phase.end("device_start");
+    if (dev == Device::cuda) phase.end("device_start");
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
       if (p == Precision::f32)

@@ -92,7 +92,7 @@ void add_bench(CLI::App& app) {
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the benchmark, not after it
     if (!a->tune.empty()) tuning::set_mode(tuning::parse_mode(a->tune, "--tune"));
-    const DeviceChoice dev = resolve_device(a->device);
+    const Device dev = resolve_device(a->device);
     bench::Options opt;
     opt.precisions = parse_precisions(a->precision);
     opt.reps = a->reps;
@@ -116,7 +116,7 @@ void add_bench(CLI::App& app) {
     if (dist::Job::get().root())
       for (const std::string& why : skipped) std::cerr << "strata bench: " << why << "\n";
     dist::Job& job = dist::Job::get();
-    if (dev == DeviceChoice::cuda && job.size() > 1) job.bind_gpu();
+    if (dev == Device::cuda && job.size() > 1) job.bind_gpu();
     job.begin();
     if (!job.root()) opt.quiet = true;
     // Each row is printed once, in the table at the end; on a terminal the row being timed
@@ -134,7 +134,7 @@ void add_bench(CLI::App& app) {
     std::vector<Extent> explicit_shapes;
     for (int n : a->sizes) explicit_shapes.push_back({n, n, n});
     for (const auto& sh : a->shapes) explicit_shapes.push_back(parse_shape(sh));
-    const std::vector<bench::Result> results = bench::run(pick, opt, explicit_shapes, dev == DeviceChoice::cuda);
+    const std::vector<bench::Result> results = bench::run(pick, opt, explicit_shapes, dev == Device::cuda);
     if (!job.root()) return;
     if (terminal) std::fprintf(stderr, "\r\033[K");
     bench::print_table(std::cout, results);

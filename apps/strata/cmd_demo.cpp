@@ -124,7 +124,7 @@ void check_poisson(Tally& t, Memory mem) {
 
 // A short 8th-order wave run (the quick example's model) on the chosen device: the wave
 // must stay finite and reach the receivers.
-void check_wave(Tally& t, DeviceChoice dev) {
+void check_wave(Tally& t, Device dev) {
   const std::string config = R"({
     "grid": {"shape": [96, 96, 96], "spacing": 10.0},
     "model": {"type": "layered", "layers": [{"top": 0.0, "velocity": 1800.0}, {"top": 400.0, "velocity": 2600.0}]},
@@ -132,7 +132,7 @@ void check_wave(Tally& t, DeviceChoice dev) {
     "sources": [{"position": [480.0, 480.0, 100.0], "frequency": 12.0}],
     "receivers": {"every": 2, "lines": [{"start": [200.0, 480.0, 20.0], "end": [760.0, 480.0, 20.0], "count": 29}]},
     "boundary": {"zmin": "free", "pml": {"width": 12}}})";
-  const std::string device = std::string("device=") + (dev == DeviceChoice::cuda ? "cuda" : "cpu");
+  const std::string device = std::string("device=") + (dev == Device::cuda ? "cuda" : "cpu");
   const std::vector<std::string> overrides = {device};
   wave::Solver s(wave::parse_config(config, overrides, "demo"));
   const auto t0 = std::chrono::steady_clock::now();
@@ -164,11 +164,11 @@ void add_demo(CLI::App& app) {
   cmd->add_option("--json", a->json, "write the benchmark results as JSON to this file");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the checks and the benchmark, not after them
-    const DeviceChoice dev = resolve_device(a->device);
+    const Device dev = resolve_device(a->device);
     const BuildInfo& b = build_info();
     std::printf("strata %s (commit %s, %s)\n", b.version.c_str(), b.commit.c_str(),
                 b.cuda ? "CUDA build" : "CPU-only build");
-    if (dev == DeviceChoice::cuda) {
+    if (dev == Device::cuda) {
       const DeviceInfo d = cuda_current_device();
       std::printf("device: %s, %d SMs, %.0f GiB\n", d.name.c_str(), d.multiprocessors,
                   double(d.total_memory) / (1 << 30));
@@ -178,8 +178,8 @@ void add_demo(CLI::App& app) {
 
     std::printf("\nchecks\n");
     Tally t;
-    const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
-    if (dev == DeviceChoice::cuda) {
+    const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
+    if (dev == Device::cuda) {
       check_gpu_vs_cpu<float>(t);
       check_gpu_vs_cpu<double>(t);
     }
@@ -192,9 +192,9 @@ void add_demo(CLI::App& app) {
     bench::Options opt;
     opt.reps = a->reps;
     opt.quiet = true;
-    const int n = a->size ? a->size : (dev == DeviceChoice::cuda ? 512 : 96);
+    const int n = a->size ? a->size : (dev == Device::cuda ? 512 : 96);
     opt.shapes = {{n, n, n}};
-    const auto results = dev == DeviceChoice::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
+    const auto results = dev == Device::cuda ? bench::stencils_cuda(opt) : bench::stencils_cpu(opt);
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       const std::string text = bench::to_json(results).dump(2) + "\n";

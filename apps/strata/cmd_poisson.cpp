@@ -41,7 +41,7 @@ struct PoissonArgs {
 // The report's lines and its JSON, the same for one process and many ranks (printed by
 // rank 0 alone).
 template <class T>
-nlohmann::json report(const PoissonOptions& o, Extent n, double h, DeviceChoice dev, const PoissonReport& rep) {
+nlohmann::json report(const PoissonOptions& o, Extent n, double h, Device dev, const PoissonReport& rep) {
   std::printf("levels (x,y,z):");
   for (const auto& L : rep.levels) std::printf(" %s", L.n.xyz().c_str());
   std::printf("\n%s\n", rep.message.c_str());
@@ -168,8 +168,8 @@ poisson::ErrorNorms box_error(const Boundary& bc, const dist::DistField<T>& u, c
 // The problem is built, solved and measured where the solve runs: on the GPU no grid is
 // made or read on the host (.npy files stream through a bounded buffer).
 template <class T>
-void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev, Phases& phase) {
-  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, Device dev, Phases& phase) {
+  const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
     // f, u and about 10 grids of the solver's (levels, residuals, Krylov vectors); this
@@ -207,10 +207,10 @@ void run(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice
 // The same over the job's ranks (mpirun -np N strata poisson ...): each rank holds its box
 // of f and u, rank 0 prints and writes the report, the ranks write their rows of --out.
 template <class T>
-void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, DeviceChoice dev,
+void run_distributed(const PoissonArgs& a, Extent n, const PoissonOptions& opt, Device dev,
                      const dist::ProcessGrid& grid, Phases& phase) {
   const dist::Job& job = dist::Job::get();
-  const Memory mem = dev == DeviceChoice::cuda ? Memory::device : Memory::host;
+  const Memory mem = dev == Device::cuda ? Memory::device : Memory::host;
   const double h = opt.h > 0 ? opt.h : poisson_spacing(opt.bc, n.nx);
   if (mem == Memory::device) {
     dist::connect_gpus(grid, n);
@@ -340,7 +340,7 @@ void add_poisson(CLI::App& app) {
     const Precision p = parse_precision(a->precision);
     if (a->mixed && (p != Precision::f64 || o.method != PoissonMethod::mgcg))
       throw Error("--mixed needs --solver mgcg --precision f64");
-    const DeviceChoice dev = resolve_device(a->device);
+    const Device dev = resolve_device(a->device);
     if (a->rhs != "manufactured" && a->rhs != "random") {
       const Extent fe = npy_extent(npy_inspect(a->rhs), a->rhs);  // checks the file before any work
       if (a->shape.empty() && a->n == 0) a->shape = std::to_string(fe.nx) + "," + std::to_string(fe.ny) + "," + std::to_string(fe.nz);
@@ -362,7 +362,7 @@ void add_poisson(CLI::App& app) {
     const double grid = double(n.points()) * double(bytes_of(p));
     // Distributed, each rank holds its share and, for a generated right-hand side, the whole
     // grid twice while it is made.
-    if (dev == DeviceChoice::cpu)
+    if (dev == Device::cpu)
       host::require_host_memory(16 * grid / ranks + (distributed ? 2 * grid : 0.0), "the " + n.str() + " Poisson solve",
                                 "", "use a smaller grid");
     const dist::ProcessGrid pg =
@@ -372,17 +372,17 @@ void add_poisson(CLI::App& app) {
       if (!a->out.empty() && io::check_output(a->out).kind == io::OutputTarget::Kind::stream)
         throw Error("--out '" + a->out + "' is a pipe or device: the distributed solver's ranks (" +
                     std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
-      if (dev == DeviceChoice::cuda && ranks > 1) job.bind_gpu();
+      if (dev == Device::cuda && ranks > 1) job.bind_gpu();
     }
     Phases phase;
     // Each rank's box of f, u and about 10 grids of the solver's, on its GPU, before the ranks
     // start (one process checks the whole grid as it starts the device, in run).
-    if (distributed && dev == DeviceChoice::cuda) {
+    if (distributed && dev == Device::cuda) {
       require_device_memory(12 * dist::Subdomain::of(pg, n, job.rank()).local.points() * bytes_of(p),
                             "rank " + std::to_string(job.rank()) + "'s box of the " + n.str() + " Poisson solve");
       phase.end("device_start");
     }
-    check_poisson_options(o, n, dev == DeviceChoice::cuda ? Memory::device : Memory::host);
+    check_poisson_options(o, n, dev == Device::cuda ? Memory::device : Memory::host);
     job.begin();  // every rank validated: from here a failure is one rank's own
     if (distributed) {
       if (p == Precision::f32) run_distributed<float>(*a, n, o, dev, pg, phase);

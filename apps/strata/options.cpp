@@ -231,20 +231,10 @@ void check_command_line(CLI::App& app, int argc, char** argv) {
   });
 }
 
-DeviceChoice resolve_device(const std::string& text) {
-  if (text == "cpu") return DeviceChoice::cpu;
-  // A GPU run reads STRATA_TUNE (its launch shapes): a bad value is refused before any work.
-  auto gpu = [] {
-    tuning::mode();
-    return DeviceChoice::cuda;
-  };
-  if (text == "cuda" || text == "gpu") {
-    if (!cuda_available())
-      throw Error("--device cuda was requested but no GPU can be used: " + cuda_unavailable_reason());
-    return gpu();
-  }
-  if (text.empty() || text == "auto") return cuda_available() ? gpu() : DeviceChoice::cpu;
-  throw Error("unknown device '" + text + "': allowed cpu, cuda (default: cuda when a GPU is visible)");
+Device resolve_device(const std::string& text) {
+  const Device d = resolve(parse_device(text, "--device"), "--device");
+  if (d == Device::cuda) tuning::mode();  // a GPU run reads STRATA_TUNE: a bad value is refused now
+  return d;
 }
 
 }  // namespace strata::cli

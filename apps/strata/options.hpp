@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "strata/device.hpp"
 #include "strata/field.hpp"
 
 namespace strata::cli {
@@ -47,10 +48,9 @@ void check_command_line(CLI::App& app, int argc, char** argv);
 // (or `word` is the start of it), else "".
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
 
-enum class DeviceChoice { cpu, cuda };
-// "cpu", "cuda" or "" (default: cuda when a GPU is visible, else cpu). Asking for cuda
-// without one is an error that says why there is none.
-DeviceChoice resolve_device(const std::string& text);
-inline const char* to_string(DeviceChoice d) { return d == DeviceChoice::cpu ? "cpu" : "cuda"; }
+// --device's text ("auto", "cpu", "cuda" or "": auto) resolved to cpu or cuda (strata's
+// Device); asking for cuda without a GPU is an error that says why there is none, and a GPU
+// run's STRATA_TUNE is checked here, before any work.
+Device resolve_device(const std::string& text);
 
 }  // namespace strata::cli

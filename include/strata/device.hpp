@@ -3,9 +3,25 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata {
+
+// Where a run computes: the one vocabulary of the CLI (--device), the wave configuration
+// ("device"), the drivers and Python. `automatic` is the GPU when one can be used, else the
+// CPU; resolve() says which.
+enum class Device { automatic, cpu, cuda };
+
+// "auto" | "cpu" | "cuda" ("gpu" is read as cuda; "" as auto); anything else is refused with
+// the list. `what` starts the message ("--device", "device").
+Device parse_device(std::string_view text, const std::string& what = "device");
+const char* to_string(Device d);  // "auto", "cpu", "cuda"
+// cpu or cuda: automatic becomes cuda where cuda_available(), else cpu; cuda where no GPU
+// can be used is refused with why (`what` starts the message).
+Device resolve(Device d, const std::string& what = "device");
+// The memory a run on `d` (cpu or cuda) keeps its fields in.
+inline bool on_gpu(Device d) { return d == Device::cuda; }
 
 struct DeviceInfo {
   int index = 0;
