@@ -17,7 +17,7 @@
 #include "solvers/poisson/operator.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::bench {

@@ -12,7 +12,7 @@
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
 #include "strata/atomic_file.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/testing/verify.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"

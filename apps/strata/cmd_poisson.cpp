@@ -13,7 +13,7 @@
 #include "apps/strata/options.hpp"
 #include "apps/strata/report.hpp"
 #include "strata/host_memory.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/dist_poisson.hpp"

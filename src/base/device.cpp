@@ -8,7 +8,7 @@ Device parse_device(std::string_view text, const std::string& what) {
   if (text.empty() || text == "auto") return Device::automatic;
   if (text == "cpu") return Device::cpu;
   if (text == "cuda" || text == "gpu") return Device::cuda;
-  throw Error(what + " '" + std::string(text) +
+  throw Error(what + ": unknown device '" + std::string(text) +
               "': allowed auto, cpu, cuda (auto: cuda when a GPU can be used, else cpu)");
 }
 

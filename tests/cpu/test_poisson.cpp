@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"

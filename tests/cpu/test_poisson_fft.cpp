@@ -22,7 +22,7 @@
 #include "strata/error.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 
 using namespace strata;
 

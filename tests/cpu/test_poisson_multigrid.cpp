@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/test_util.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;

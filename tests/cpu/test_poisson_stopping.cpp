@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/test_util.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/apply.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"

@@ -8,7 +8,7 @@
 
 #include "common/require_gpu.hpp"
 #include "common/wave_cases.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/npy.hpp"
 
 using namespace strata;

@@ -19,7 +19,7 @@
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "solvers/poisson/multigrid.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "solvers/poisson/operator.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "common/require_gpu.hpp"
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 #include "strata/poisson.hpp"
 
 using namespace strata;

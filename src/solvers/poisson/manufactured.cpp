@@ -1,7 +1,7 @@
 // Generated Poisson problems. The manufactured solution is separable, u* = offset + X(x) Y(y)
 // Z(z): one table per axis, and every point multiplies three entries in the same order on
 // the host and on the device, so both write the same values.
-#include "strata/testing/manufactured.hpp"
+#include "strata/manufactured.hpp"
 
 #include <algorithm>
 #include <cmath>
