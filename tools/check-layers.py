@@ -4,13 +4,13 @@ file's layer may include, as cmake/layers.txt says (docs/architecture.md explain
 
 Usage: tools/check-layers.py [--rules FILE] [--root DIR] [--list-exceptions]
 
-Each violation is one line, `file:line: <layer> may not include <layer> (<header>)` (or
-`<layer> may not use <text> (<private rule>: <layers> only)`), and the exit status is 1. Also reported, exit 1: a
-file under a scanned folder that is in no layer, a quoted include found under no include
-root, an include found under two roots, a layer folder, root or documented table row that
-does not match the tree, and an exception that no longer matches anything (the work it
-waited for is done: remove it). A rules file that cannot be read exits 2.
-Python 3 standard library only.
+Each violation is one line, `file:line: <layer> may not include <layer> (<header>)` or
+`file:line: <layer> may not use <text> (<private rule>: <layers> only)`, and the exit status
+is 1. Also reported, exit 1: a file under a scanned folder that is in no layer, a quoted
+include found under no include root, an include found under two roots, a layer folder, root
+or documented table row that does not match the tree, and an exception that no longer
+matches anything (the work it waited for is done: remove it). A rules file that cannot be
+read or parsed exits 2. Python 3 standard library only.
 """
 import argparse
 import fnmatch
@@ -31,7 +31,7 @@ class Rules:
     def __init__(self):
         self.roots = []  # include roots, in search order
         self.scan = []  # folders whose sources are checked
-        self.layers = {}  # name -> {"folders": [...], "may": set or None, "line": n}
+        self.layers = {}  # name -> {"folders": [...], "may": set of layers, "line": n}
         self.order = []  # layer names in file order
         self.generated = {}  # include text -> layer
         self.private = []  # (name, texts, set of layers, line)
