@@ -5,6 +5,7 @@
 
 #include "bench/bench.hpp"
 #include "bench/tune_report.hpp"
+#include "io/tuning_state.hpp"
 #include "strata/device.hpp"
 
 namespace strata::bench {
@@ -71,7 +72,7 @@ nlohmann::json to_json(const std::vector<Result>& results) {
   doc["commit"] = b.commit;
   doc["strata_version"] = b.version;
   doc["build_type"] = b.build_type;
-  doc["tuning"] = tuning_state();  // the launch shapes this run's GPU kernels took, and why
+  doc["tuning"] = io::tuning_state();  // the launch shapes this run's GPU kernels took, and why
   doc["results"] = nlohmann::json::array();
   for (const Result& r : results) {
     nlohmann::json j = {{"kernel", r.kernel},

@@ -91,19 +91,6 @@ nlohmann::json tuning_json(const tuning::TuneReport& r) {
   return doc;
 }
 
-nlohmann::json tuning_state() {
-  nlohmann::json choices = nlohmann::json::array();
-  for (const tuning::Choice& c : tuning::choices())
-    choices.push_back({{"device", c.device},
-                       {"family", c.family},
-                       {"variant", c.variant},
-                       {"source", c.source},
-                       {"detail", c.detail}});
-  return {{"mode", std::string(tuning::to_string(tuning::mode()))},
-          {"cache", tuning::cache_path()},
-          {"choices", choices}};
-}
-
 std::string choice_source(const std::string& family) {
   std::string source;
   for (const tuning::Choice& c : tuning::choices())

@@ -15,8 +15,6 @@ namespace strata::bench {
 void print_tuning(std::ostream& os, const tuning::TuneReport& report);
 // The same as a JSON document (bench/results/<gpu>-tuning.json), with the shipped row.
 nlohmann::json tuning_json(const tuning::TuneReport& report);
-// {"mode", "cache", "choices": [{device, family, variant, source, detail}]} of this process.
-nlohmann::json tuning_state();
 // Where this process's shape for `family` came from ("cache", "measured", "shipped",
 // "nearest", "policy"); "" before it was chosen. A benchmark uses one device.
 std::string choice_source(const std::string& family);

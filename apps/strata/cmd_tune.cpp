@@ -7,7 +7,7 @@
 
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
-#include "apps/strata/report.hpp"
+#include "drivers/report.hpp"
 #include "bench/tune_report.hpp"
 #include "strata/device.hpp"
 #include "strata/tuning.hpp"
@@ -94,7 +94,7 @@ void add_tune(CLI::App& app) {
       std::cout << "\nthe row of src/cuda/tuning/shipped_shapes.cpp these measurements make:\n"
                 << r.shipped_row;
     if (!a->json.empty()) {
-      write_report(a->json, bench::tuning_json(r));
+      drivers::write_report(a->json, bench::tuning_json(r));
       std::cerr << "tuning table written to " << a->json << "\n";
     }
   });

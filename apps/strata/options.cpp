@@ -64,24 +64,6 @@ CLI::Validator number_list() {
       "N,N,...");
 }
 
-void check_outputs(std::initializer_list<Output> outputs) {
-  namespace fs = std::filesystem;
-  const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code e1, e2;
-    if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
-    std::error_code e3;
-    return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
-  };
-  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
-    if (o->path.empty()) continue;
-    for (auto p = outputs.begin(); p != o; ++p)
-      if (!p->path.empty() && (p->path == o->path || same(p->path, o->path)))
-        throw Error(std::string(p->option) + " and " + o->option + " name the same file '" + o->path +
-                    "': one would overwrite the other; give each its own path");
-    io::check_output(o->path);
-  }
-}
-
 std::vector<double> parse_numbers(const std::string& text, const std::string& what) {
   const std::string head = what.empty() ? "" : what + ": ";
   if (text.find_first_not_of(" \t") == std::string::npos)

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "drivers/report.hpp"
 #include "strata/device.hpp"
 #include "strata/field.hpp"
 
@@ -25,15 +26,10 @@ inline CLI::Validator whole_number_in(double lo, double hi) { return number_in(l
 // A comma-separated list of numbers: no empty list, no empty item ("-6,1," is refused).
 CLI::Validator number_list();
 
-// Checks every output path that is not empty (io::check_output: its directory exists and is
-// writable, it is not a directory or read-only file, ...), before a verb does any work.
-// Two outputs that name the same file (the same path, or two paths to one existing file) are
-// refused, naming both options: one would overwrite the other.
-struct Output {
-  const char* option;  // "--out"
-  std::string path;    // empty: not asked for
-};
-void check_outputs(std::initializer_list<Output> outputs);
+// Every output path checked before a verb does any work, two naming one file refused: the
+// drivers' rule (drivers/report.hpp), which Python shares.
+using drivers::check_outputs;
+using drivers::Output;
 
 std::vector<double> parse_numbers(const std::string& text, const std::string& what);
 Extent parse_shape(const std::string& text);  // "NX,NY,NZ" or "N" (cube)

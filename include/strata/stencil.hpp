@@ -31,7 +31,7 @@ public:
   // Build from the CLI's words: kind "7pt" (star radius 1), "star", "sym27", "box27".
   static Stencil from_name(std::string_view kind, int radius, std::span<const double> coeffs);
   // What the CLI (--stencil, --radius, --coeffs, --spacing) and strata.apply (stencil, coeffs,
-  // h) name. radius 0: 1. With coefficients, from_name (and h must be 1: it scales only the
+  // h) name; "star1".."star4" is "star" of that radius. radius 0: 1. With coefficients, from_name (and h must be 1: it scales only the
   // defaults). Without (nullopt), the kind's default, +Lap at spacing h: laplacian(2 radius,
   // h) for 7pt and star, fe27(h) for sym27; box27 has none (Error).
   static Stencil named(std::string_view kind, int radius,

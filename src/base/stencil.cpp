@@ -70,12 +70,22 @@ Stencil Stencil::from_name(std::string_view kind, int radius, std::span<const do
                            "c3 (corners), got " + std::to_string(c.size()));
     return sym27(c[0], c[1], c[2], c[3]);
   }
-  throw Error("unknown stencil '" + std::string(kind) + "': allowed 7pt, star, sym27, box27");
+  throw Error("unknown stencil '" + std::string(kind) +
+              "': allowed 7pt, star (or star1..star4), sym27, box27");
 }
 
 Stencil Stencil::named(std::string_view kind, int radius,
                        std::optional<std::span<const double>> coeffs, double h) {
   require(std::isfinite(h) && h > 0, "grid spacing h must be a positive finite number");
+  // "star1".."star4" (Python's words) is the star of that radius: one spelling policy.
+  if (kind.size() == 5 && kind.substr(0, 4) == "star" && kind[4] >= '1' && kind[4] <= '4') {
+    const int r = kind[4] - '0';
+    require(radius == 0 || radius == r, std::string(kind) + " has radius " + std::to_string(r) +
+                                            ": --radius must be " + std::to_string(r) +
+                                            " (or omitted), got " + std::to_string(radius));
+    kind = "star";
+    radius = r;
+  }
   if (radius == 0) radius = 1;
   if (coeffs) {
     require(h == 1,

@@ -20,7 +20,7 @@ TEST(Device, WordsReadAndWrittenBack) {
       ADD_FAILURE() << "'" << bad << "' was accepted";
     } catch (const Error& e) {
       const std::string m = e.what();
-      EXPECT_NE(m.find("--device '" + std::string(bad) + "'"), std::string::npos) << m;
+      EXPECT_NE(m.find("--device: unknown device '" + std::string(bad) + "'"), std::string::npos) << m;
       EXPECT_NE(m.find("allowed auto, cpu, cuda"), std::string::npos) << m;
     }
   }
