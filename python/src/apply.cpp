@@ -15,6 +15,7 @@
 
 #include "bindings.hpp"
 #include "common.hpp"
+#include "drivers/apply.hpp"
 #include "strata/apply.hpp"
 #include "strata/reduce.hpp"
 #include "strata/steps.hpp"
@@ -24,18 +25,15 @@ namespace {
 
 using namespace nb::literals;
 
-// Python's names: 7pt, star1..star4, sym27, box27; the defaults and checks are the library's
-// (Stencil::named, as the CLI's).
+// Python's names: 7pt, star1..star4, sym27, box27; the names, defaults and checks are the
+// library's (Stencil::named, as the CLI's), a bare "star" refused for want of its radius.
 Stencil make_stencil(const std::string& name, const std::optional<std::vector<double>>& c,
                      double h) {
+  if (name == "star")
+    throw nb::value_error("strata.apply: stencil 'star' needs its radius: star1, star2, star3, star4");
   std::optional<std::span<const double>> k;
   if (c) k = std::span<const double>(*c);
-  if (name == "7pt" || name == "sym27" || name == "box27") return Stencil::named(name, 1, k, h);
-  if (name.size() == 5 && name.rfind("star", 0) == 0 && name[4] >= '1' && name[4] <= '4')
-    return Stencil::named("star", name[4] - '0', k, h);
-  throw nb::value_error(("strata.apply: unknown stencil '" + name +
-                         "': allowed 7pt, star1, star2, star3, star4, sym27, box27")
-                            .c_str());
+  return Stencil::named(name, 0, k, h);
 }
 
 // What a call does with a result that holds NaN or Inf, the CLI's rule (an error; with
@@ -227,18 +225,8 @@ nb::object py_apply(const std::string& stencil, nb::handle x, const std::string&
 // ---- repeated steps -----------------------------------------------------------------
 
 StepOptions step_options(const std::string& update, double c, int fuse) {
-  StepOptions o;
-  if (update == "repeat")
-    o.update = StepUpdate::repeat;
-  else if (update == "relax")
-    o.update = StepUpdate::relax;
-  else
-    throw nb::value_error(("strata.steps: update '" + update + "': allowed 'relax' (u <- u + c A u), "
-                           "'repeat' (u <- A u)").c_str());
-  if (o.update == StepUpdate::relax && !std::isfinite(c))
-    throw nb::value_error("strata.steps: c must be finite");
   if (fuse < 0) throw nb::value_error("strata.steps: fuse must be >= 0 (0: strata's choice)");
-  o.c = c;
+  StepOptions o = drivers::step_update(update, c, "strata.steps: update");  // the CLI's rule
   o.fuse = fuse;
   return o;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "strata/device.hpp"
 
 namespace strata::python {
 
@@ -32,10 +33,12 @@ Precision parse_precision(const std::string& p, const char* fn) {
                          "' is unknown: allowed 'f32' ('float32'), 'f64' ('float64')").c_str());
 }
 
-Memory parse_device(const std::string& device) {
-  if (device == "cpu") return Memory::host;
-  if (device == "cuda") return Memory::device;
-  throw nb::value_error(("strata: device '" + device + "' is unknown: allowed 'cpu', 'cuda'").c_str());
+Memory field_memory(const std::string& device) {
+  // The one device vocabulary (strata/device.hpp); a Field lives in one memory, named.
+  const Device d = strata::parse_device(device, "strata.Field: device");
+  if (d == Device::automatic)
+    throw nb::value_error("strata.Field: device 'auto': a Field's memory is named, 'cpu' or 'cuda'");
+  return d == Device::cuda ? Memory::device : Memory::host;
 }
 
 Extent parse_shape(nb::handle shape) {

@@ -12,6 +12,7 @@ void bind_apply(nanobind::module_& m);    // apply.cpp: apply, sum, norm2, max_a
 void bind_poisson(nanobind::module_& m);  // poisson.cpp: _poisson_solve
 void bind_wave(nanobind::module_& m);     // wave.cpp: _wave_run, _wave_simulate
 void bind_bench(nanobind::module_& m);    // bench.cpp: _bench_run (strata bench's families)
+void bind_runs(nanobind::module_& m);     // runs.cpp: _run_apply, _run_poisson, _job (the drivers)
 
 // Python callbacks and Ctrl-C during a long call that released the GIL. call() takes the
 // GIL, runs any pending signal handler (SIGINT raises KeyboardInterrupt there) and then fn;

@@ -33,7 +33,7 @@ const char* dtype_name(Precision p);
 const char* device_name(Memory m);
 std::string kind_of(nb::handle h);  // the Python type's name, for messages
 Precision parse_dtype(nb::handle dtype);
-Memory parse_device(const std::string& device);
+Memory field_memory(const std::string& device);  // "cpu" | "cuda" (strata::parse_device's words)
 Extent parse_shape(nb::handle shape);  // NumPy order (nz, ny, nx)
 Precision parse_precision(const std::string& p, const char* fn);  // "f32"/"float32" ...
 

@@ -90,7 +90,7 @@ void bind_field(nb::module_& m) {
            [](PyField* self, nb::handle shape, nb::handle dtype, int ghost, const std::string& device) {
              const Extent n = parse_shape(shape);
              const Precision p = parse_dtype(dtype);
-             const Memory mem = parse_device(device);
+             const Memory mem = field_memory(device);
              if (p == Precision::f32)
                new (self) PyField{Field<float>(n, ghost, mem)};
              else

@@ -11,17 +11,18 @@ Arrays are indexed [z][y][x] (x fastest), as in the strata CLI's .npy files; a F
 array to NumPy (np.asarray(f), copy-free on the host), CuPy and PyTorch (DLPack, and
 __cuda_array_interface__ on the GPU). The default stencils compute +Lap(u) (+2 on x**2);
 strata.poisson.solve solves -Lap(u) = f.
-Submodules: strata.poisson (solve), strata.wave (run, load), strata.plot (pictures with
+Submodules: strata.poisson (solve), strata.wave (run, load), strata.run (the CLI's apply and
+poisson on .npy files, distributed under mpirun), strata.plot (pictures with
 matplotlib, imported only when one is drawn), strata.bench (timings).
 """
 from ._strata import (Field, apply, cpu_fft_available, cpu_fft_unavailable_reason, cuda_available,
                       cuda_unavailable_reason, dot, max_abs, norm2, release_scratch, steps, sum,
                       synchronize)
-from . import bench, poisson, wave
+from . import bench, poisson, run, wave
 
 __all__ = ["Field", "apply", "cpu_fft_available", "cpu_fft_unavailable_reason", "cuda_available",
            "cuda_unavailable_reason", "dot", "max_abs", "norm2", "release_scratch", "steps", "sum",
-           "synchronize", "bench", "plot", "poisson", "wave"]
+           "synchronize", "bench", "plot", "poisson", "run", "wave"]
 __version__ = "0.1.0"
 
 

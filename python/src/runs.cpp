@@ -1,0 +1,195 @@
+// strata.run: the CLI's file-level runs (strata apply, strata poisson) from Python, through
+// the same drivers (drivers/apply.hpp, drivers/poisson.hpp): one process, or the job's ranks
+// when the script runs under mpirun (`mpirun -np 4 python script.py`), each rank calling the
+// same function. Under mpirun every rank validates, the ranks agree (a failure on one raises
+// the same ValueError on every rank), then every rank runs. Results are dicts.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <atomic>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "common.hpp"
+#include "drivers/apply.hpp"
+#include "drivers/poisson.hpp"
+#include "strata/atomic_file.hpp"
+#include "strata/dist.hpp"
+
+namespace strata::python {
+namespace {
+
+using namespace nb::literals;
+
+// The job, started on the first run: under mpirun MPI starts here (every GPU left visible:
+// CUDA may already be running in this process, so each rank takes its GPU by its place on
+// the host), and ends when the interpreter exits (strata/run.py registers job_finish).
+dist::Job& job() {
+  static std::atomic<bool> started{false};
+  if (!started.exchange(true)) {
+    int argc = 0;
+    char* none[] = {nullptr};
+    char** argv = none;
+    dist::Job::start(argc, argv, dist::Job::Gpus::all);
+  }
+  return dist::Job::get();
+}
+
+nb::dict job_info() {
+  const dist::Job& j = job();
+  return make_dict("rank", j.rank(), "size", j.size(), "local_rank", j.local_rank(), "local_size",
+                   j.local_size(), "host", j.host(), "mpi", j.mpi());
+}
+
+void job_finish() { dist::Job::get().finish(); }
+
+// Plans on every rank, then agrees: one rank's Error is every rank's ValueError (its
+// message, "rank N: " in front where N is not 0), and no rank starts a run the others left.
+template <class Plan, class Fn>
+Plan plan_agreed(Fn&& plan) {
+  const dist::Job& j = job();
+  std::optional<Plan> p;
+  std::string why;
+  try {
+    p.emplace(plan());
+  } catch (const Error& e) {
+    if (j.size() == 1) throw;
+    why = e.what();
+  }
+  j.agree(why);
+  return std::move(*p);
+}
+
+// Runs a plan. A failure every rank shares (AgreedError) raises on every rank; any other
+// failure under mpirun is this rank's own while the others wait in the run's collectives:
+// it is said with the rank, the unfinished files are removed, and the job ends (MPI_Abort),
+// as the CLI does.
+template <class Fn>
+auto run_or_abort(Fn&& run) {
+  try {
+    return run();
+  } catch (const dist::AgreedError&) {
+    throw;
+  } catch (const std::exception& e) {
+    const dist::Job& j = dist::Job::get();
+    if (j.size() == 1) throw;
+    std::fprintf(stderr, "strata: rank %d of %d on %s: %s\n(ending all ranks)\n", j.rank(),
+                 j.size(), j.host().c_str(), e.what());
+    io::remove_temporaries();
+    j.abort(1);
+  }
+}
+
+nb::dict apply_file(const std::string& in, const std::string& out, const std::string& stencil,
+                    const std::optional<std::vector<double>>& coeffs, double h,
+                    const std::string& bc, const std::string& precision, const std::string& device,
+                    const std::string& grid, int steps, int fuse, const std::string& update,
+                    bool allow_nonfinite, const std::string& json) {
+  drivers::ApplyRun run;
+  std::optional<std::span<const double>> k;
+  if (coeffs) k = std::span<const double>(*coeffs);
+  run.stencil = Stencil::named(stencil, 0, k, h);
+  run.bc = Boundary::parse(bc);
+  run.update = drivers::parse_update(update, "update");
+  run.in = in;
+  run.out = out;
+  run.json = json;
+  if (!precision.empty()) run.precision = parse_precision(precision, "strata.run.apply");
+  run.device = strata::parse_device(device, "device");
+  run.grid = grid;
+  if (steps < 0) throw nb::value_error("strata.run.apply: steps must be >= 0");
+  if (fuse < 0 || fuse > 4) throw nb::value_error("strata.run.apply: fuse must be in [0, 4]");
+  run.steps = steps;
+  run.fuse = fuse;
+  run.allow_nonfinite = allow_nonfinite;
+  run.allow_nonfinite_name = "allow_nonfinite=True";
+  run.out_name = "out";
+  run.grid_name = "grid";
+  std::vector<std::string> warnings;
+  run.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  drivers::ApplyResult r;
+  {
+    nb::gil_scoped_release unlocked;
+    drivers::ApplyPlan plan =
+        plan_agreed<drivers::ApplyPlan>([&] { return drivers::plan_apply(run); });
+    r = run_or_abort([&] { return drivers::run_apply(plan); });
+  }
+  for (const std::string& w : warnings)
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("strata.run.apply: " + w).c_str(), 1) != 0)
+      throw nb::python_error();
+  return make_dict("device", r.where, "shape", nb::make_tuple(r.n.nz, r.n.ny, r.n.nx), "precision",
+                   std::string(to_string(r.precision)), "steps", r.steps, "steps_per_pass",
+                   r.per_pass, "compute_ms", r.compute_ms, "gpts_per_step", r.gpts_per_step,
+                   "report", r.report.dump(), "root", r.root);
+}
+
+nb::dict poisson_file(const std::optional<std::vector<int>>& shape, const std::string& rhs,
+                      const std::string& out, const std::string& bc, const std::string& solver,
+                      double rtol, double atol, const std::string& op, int max_iter,
+                      const std::string& smoother, int pre, int post, bool mixed, double h,
+                      const std::string& precision, const std::string& device,
+                      const std::string& grid, const std::string& json) {
+  drivers::PoissonRun run;
+  PoissonOptions& o = run.options;
+  o.bc = Boundary::parse(bc);
+  o.method = parse_poisson_method(solver);
+  if (rtol >= 0) o.rtol = rtol;
+  o.atol = atol;
+  o.op = parse_poisson_operator(op);
+  o.max_iter = max_iter;
+  o.smoother = parse_smoother(smoother);
+  o.pre = pre;
+  o.post = post;
+  o.mixed_precision = mixed;
+  o.h = h;
+  if (shape) {
+    if (shape->size() != 3) throw nb::value_error("strata.run.poisson: shape is (nz, ny, nx)");
+    run.n = {(*shape)[2], (*shape)[1], (*shape)[0]};
+  }
+  run.rhs = rhs;
+  run.out = out;
+  run.json = json;
+  run.precision = parse_precision(precision, "strata.run.poisson");
+  run.device = strata::parse_device(device, "device");
+  run.grid = grid;
+  run.out_name = "out";
+  run.grid_name = "grid";
+  run.rhs_name = "rhs";
+  std::vector<std::string> warnings;
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  drivers::PoissonResult r;
+  {
+    nb::gil_scoped_release unlocked;
+    drivers::PoissonPlan plan =
+        plan_agreed<drivers::PoissonPlan>([&] { return drivers::plan_poisson(run); });
+    r = run_or_abort([&] { return drivers::run_poisson(plan); });
+  }
+  for (const std::string& w : warnings)
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("strata.run.poisson: " + w).c_str(), 1) != 0)
+      throw nb::python_error();
+  nb::dict d = make_dict("converged", r.report.converged, "message", r.report.message, "iterations",
+                         r.report.iterations, "rel_residual", r.report.rel_residual, "h", r.h,
+                         "setup_ms", r.report.setup_ms, "solve_ms", r.report.solve_ms, "root",
+                         r.root, "report", r.root ? r.json.dump() : std::string("{}"));
+  if (r.error) d["error_max"] = r.error->max_abs, d["error_rel_l2"] = r.error->rel_l2;
+  return d;
+}
+
+}  // namespace
+
+void bind_runs(nb::module_& m) {
+  m.def("_job", &job_info, "This process's place in the job (starts it: MPI under mpirun).");
+  m.def("_job_finish", &job_finish, "Ends the job (MPI_Finalize under mpirun).");
+  m.def("_run_apply", &apply_file, "in_"_a, "out"_a, "stencil"_a, "coeffs"_a.none(), "h"_a, "bc"_a,
+        "precision"_a, "device"_a, "grid"_a, "steps"_a, "fuse"_a, "update"_a, "allow_nonfinite"_a,
+        "json"_a, "strata apply on .npy files. See strata.run.apply.");
+  m.def("_run_poisson", &poisson_file, "shape"_a.none(), "rhs"_a, "out"_a, "bc"_a, "solver"_a,
+        "rtol"_a, "atol"_a, "op"_a, "max_iter"_a, "smoother"_a, "pre"_a, "post"_a, "mixed"_a, "h"_a,
+        "precision"_a, "device"_a, "grid"_a, "json"_a, "strata poisson. See strata.run.poisson.");
+}
+
+}  // namespace strata::python

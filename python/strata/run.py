@@ -1,0 +1,83 @@
+"""strata.run: the CLI's runs from Python, on .npy files, through the same drivers as
+`strata apply` and `strata poisson` (the same checks, outputs, reports and results).
+
+Under mpirun each rank of the script calls the same function with the same arguments and the
+run is distributed, as `mpirun -np N strata apply ...` is::
+
+    # mpirun -np 4 python heat.py
+    import strata.run
+    r = strata.run.apply("u.npy", "u100.npy", bc="neumann", steps=100, update="relax:0.1")
+    if r["root"]:
+        print(r["device"], r["gpts_per_step"])
+
+A failure found before the run (a bad path, a process grid the shape refuses) raises the same
+ValueError on every rank; a failure during it ends every rank, as the CLI does. MPI starts on
+the first call (every GPU left visible: each rank takes the one of its place on the host) and
+ends when the interpreter exits. `strata.run.job()` says where this process stands.
+"""
+import atexit
+import json as _json
+from typing import Optional, Sequence
+
+from . import _strata
+
+_started = False
+
+
+def job() -> dict:
+    """This process's place in the job: rank, size, local_rank, local_size, host, mpi."""
+    global _started
+    info = _strata._job()
+    if not _started:
+        _started = True
+        atexit.register(_strata._job_finish)
+    return info
+
+
+def apply(in_: str, out: str, stencil: str = "7pt", coeffs: Optional[Sequence[float]] = None,
+          h: float = 1.0, bc: str = "dirichlet", precision: str = "", device: str = "auto",
+          grid: str = "", steps: int = 1, fuse: int = 0, update: str = "repeat",
+          allow_nonfinite: bool = False, json: str = "") -> dict:
+    """`strata apply` on files: the stencil applied `steps` times to the 3D .npy array `in_`,
+    written to `out` (atomically, only when the run succeeds).
+
+    stencil: '7pt', 'star1'..'star4', 'sym27', 'box27' (coeffs required); without coeffs the
+    +Laplacian at spacing h. bc: 'dirichlet[:VALUE]', 'neumann', 'periodic'. precision: ''
+    (the input's), 'f32', 'f64'. device: 'auto', 'cpu', 'cuda'. grid: 'PXxPYxPZ' under
+    mpirun ('' chooses). update: 'repeat' (u <- A u) or 'relax:C' (u <- u + C A u). A result
+    with NaN or Inf raises ValueError (nothing written) unless allow_nonfinite, which warns.
+    json: a path for the CLI's JSON report. Returns a dict: device, shape, precision, steps,
+    steps_per_pass, compute_ms, gpts_per_step, root (this rank speaks for the run) and
+    report (the JSON report's fields).
+    """
+    job()
+    r = _strata._run_apply(in_, out, stencil, None if coeffs is None else [float(c) for c in coeffs],
+                           float(h), bc, precision, device, grid, int(steps), int(fuse), update,
+                           bool(allow_nonfinite), json)
+    r["report"] = _json.loads(r["report"])
+    return r
+
+
+def poisson(shape: Optional[Sequence[int]] = None, rhs: str = "manufactured", out: str = "",
+            bc: str = "dirichlet", solver: str = "mg", rtol: float = -1.0, atol: float = 0.0,
+            op: str = "fd7", max_iter: int = 50, smoother: str = "chebyshev", pre: int = 2,
+            post: int = 2, mixed: bool = False, h: float = 0.0, precision: str = "f32",
+            device: str = "auto", grid: str = "", json: str = "") -> dict:
+    """`strata poisson`: solves -Lap(u) = f on a grid of `shape` (nz, ny, nx) unknowns.
+
+    rhs: 'manufactured' (a known solution: the error is reported), 'random', or a .npy file
+    (its shape when shape is None). out: a .npy path for u ('' writes none). rtol < 0: the
+    default (1e-6, or the precision's rounding floor). Under mpirun the ranks share the grid
+    (solvers mg, cg, mgcg; operator fd7). Returns a dict: converged, message, iterations,
+    rel_residual, h, setup_ms, solve_ms, error_max and error_rel_l2 (manufactured), root,
+    report (the JSON report's fields, on the rank that speaks for the run).
+    """
+    job()
+    r = _strata._run_poisson(None if shape is None else [int(s) for s in shape], rhs, out, bc, solver,
+                             float(rtol), float(atol), op, int(max_iter), smoother, int(pre), int(post),
+                             bool(mixed), float(h), precision, device, grid, json)
+    r["report"] = _json.loads(r["report"])
+    return r
+
+
+__all__ = ["apply", "job", "poisson"]

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""strata.run (the CLI's drivers from Python) under `mpirun -np N python`: every rank calls
+strata.run.apply / strata.run.poisson with the same arguments and the job writes the same
+bytes as the CLI (`strata apply` in one process; `mpirun -np N strata poisson`, the same
+distributed solver), a refusal raises the same ValueError on every rank and writes nothing,
+and N = 1 without mpirun is a one-process run. Usage:
+test_python_run.py PYTHONPATH STRATA MPIEXEC NP"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+pkg, strata, mpiexec, np_ = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+failures = []
+env = dict(os.environ, PYTHONPATH=pkg + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+WORKER = r'''
+import sys, strata.run
+d, case = sys.argv[1], sys.argv[2]
+job = strata.run.job()
+if case == "apply":
+    r = strata.run.apply(d + "/u.npy", d + "/py_apply.npy", stencil="star2", bc="periodic",
+                         steps=3, update="relax:0.05", device="cpu")
+    assert r["steps"] == 3 and r["shape"] == (23, 17, 19), r
+    assert r["report"]["stencil"].startswith("star"), r["report"]
+elif case == "poisson":
+    r = strata.run.poisson((31, 29, 27), solver="mgcg", precision="f64", rtol=1e-10,
+                           out=d + "/py_phi.npy", device="cpu", json=d + "/py_report.json")
+    assert r["converged"] and r["error_max"] < 1e-2, r
+elif case == "refused":
+    try:
+        strata.run.apply(d + "/u.npy", d + "/adir", device="cpu")  # a directory
+    except ValueError as e:
+        print("refused:", e, flush=True)
+        sys.exit(0)
+    sys.exit("rank %d: no ValueError" % job["rank"])
+print("rank %d of %d ran" % (job["rank"], job["size"]), flush=True)
+'''
+
+
+def write_npy(path, shape, values):
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d, %d), }" % shape
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%dd" % len(values), *values))
+
+
+def python_ranks(d, case):
+    cmd = [sys.executable, os.path.join(d, "worker.py"), d, case]
+    if np_ > 1:
+        cmd = [mpiexec, "-np", str(np_)] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+
+
+def same_bytes(what, a, b):
+    if not (os.path.exists(a) and os.path.exists(b)):
+        failures.append("%s: missing output (%s %s)" % (what, os.path.exists(a), os.path.exists(b)))
+    elif open(a, "rb").read() != open(b, "rb").read():
+        failures.append("%s: strata.run on %d rank(s) differs from the CLI" % (what, np_))
+
+
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, "worker.py"), "w") as f:
+        f.write(WORKER)
+    shape = (23, 17, 19)
+    write_npy(os.path.join(d, "u.npy"), shape,
+              [((i * 7919) % 1013) / 101.3 - 5.0 for i in range(shape[0] * shape[1] * shape[2])])
+
+    r = python_ranks(d, "apply")
+    if r.returncode:
+        failures.append("apply: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+    cli = subprocess.run([strata, "apply", "--device", "cpu", "--in", os.path.join(d, "u.npy"), "--out",
+                          os.path.join(d, "cli_apply.npy"), "--stencil", "star", "--radius", "2", "--bc",
+                          "periodic", "--steps", "3", "--update", "relax:0.05"],
+                         capture_output=True, text=True, timeout=300)
+    if cli.returncode:
+        failures.append("cli apply: " + cli.stderr)
+    same_bytes("apply", os.path.join(d, "cli_apply.npy"), os.path.join(d, "py_apply.npy"))
+
+    r = python_ranks(d, "poisson")
+    if r.returncode:
+        failures.append("poisson: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+    cli_cmd = [strata, "poisson", "--device", "cpu", "--shape", "27,29,31", "--solver", "mgcg",
+               "--precision", "f64", "--rtol", "1e-10", "--quiet", "--out", os.path.join(d, "cli_phi.npy")]
+    if np_ > 1:
+        cli_cmd = [mpiexec, "-np", str(np_)] + cli_cmd
+    cli = subprocess.run(cli_cmd, capture_output=True, text=True, timeout=300)
+    if cli.returncode:
+        failures.append("cli poisson: " + cli.stderr)
+    same_bytes("poisson", os.path.join(d, "cli_phi.npy"), os.path.join(d, "py_phi.npy"))
+    if not os.path.exists(os.path.join(d, "py_report.json")):
+        failures.append("poisson: no JSON report written")
+
+    os.mkdir(os.path.join(d, "adir"))
+    r = python_ranks(d, "refused")
+    said = [line for line in r.stdout.splitlines() if line.startswith("refused:")]
+    if r.returncode or len(said) != np_ or len(set(said)) != 1 or "adir" not in said[0]:
+        failures.append("refused: every rank must raise the same ValueError naming the path: exit %d, %r %s"
+                        % (r.returncode, said, r.stderr))
+    if os.listdir(os.path.join(d, "adir")):
+        failures.append("refused: something was written")
+
+for f in failures:
+    print("FAIL", f)
+print("%d failure(s)" % len(failures) if failures else "ok: strata.run on %d rank(s) matches the CLI" % np_)
+sys.exit(1 if failures else 0)
