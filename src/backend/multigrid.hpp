@@ -1,8 +1,9 @@
 // What a multigrid backend implements: the data the passes take (transfer tables, ghost
 // rules) and the passes themselves, declared once in backend/multigrid_passes.inc and
-// included here for each backend. The CPU defines them in src/cpu/multigrid.cpp, CUDA in
-// src/cuda/multigrid.cu and, in a build without CUDA, src/nocuda/multigrid.cpp refuses
-// them; src/dispatch/multigrid.cpp picks the backend that owns the fields.
+// included here for each backend, each pass taking its backend's tag first
+// (backend/tag.hpp). The CPU defines them in src/cpu/multigrid.cpp, CUDA in
+// src/cuda/multigrid.cu; src/dispatch/multigrid.cpp reaches the backend that owns the fields
+// through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include <span>
@@ -64,10 +65,5 @@ inline double diagonal(const Stencil& a) {
 
 }  // namespace strata::poisson
 
-namespace strata::cpu {
-#include "backend/multigrid_passes.inc"
-}  // namespace strata::cpu
-
-namespace strata::cuda {
-#include "backend/multigrid_passes.inc"
-}  // namespace strata::cuda
+#define STRATA_SEAM_LIST "backend/multigrid_passes.inc"
+#include "backend/each_backend.inc"

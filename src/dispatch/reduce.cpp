@@ -1,7 +1,7 @@
 // The public reductions and vector operations: every call is validated once, turned into
 // one RowShape (ny*nz rows of nx values; a flat array is one row) plus Strided operands, and
-// handed to the backend that owns the memory through the seam in backend/rows.hpp. This is
-// the only place that chooses between them.
+// handed to the backend that owns the memory (on_backend, dispatch/backend.hpp) through the
+// seam in backend/rows.hpp.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -9,6 +9,7 @@
 
 #include "backend/rows.hpp"
 #include "base/runtime.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
@@ -69,26 +70,25 @@ void check_flat(const std::string& fn, const void* p, std::size_t n, Memory memo
 template <class T>
 double sum_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return m == Memory::host ? cpu::sum(s, a, st.handle) : cuda::sum(s, a, st.handle);
+  return on_backend(m, [&](auto tag) { return sum(tag, s, a, st.handle); });
 }
 
 template <class T>
 double dot_of(const RowShape& s, Strided<const T> a, Strided<const T> b, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return m == Memory::host ? cpu::dot(s, a, b, st.handle) : cuda::dot(s, a, b, st.handle);
+  return on_backend(m, [&](auto tag) { return dot(tag, s, a, b, st.handle); });
 }
 
 template <class T>
 double norm2_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::sum_squares(s, a, st.handle)
-                                     : cuda::sum_squares(s, a, st.handle));
+  return std::sqrt(on_backend(m, [&](auto tag) { return sum_squares(tag, s, a, st.handle); }));
 }
 
 template <class T>
 T max_abs_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return T(0);
-  return m == Memory::host ? cpu::max_abs(s, a, st.handle) : cuda::max_abs(s, a, st.handle);
+  return on_backend(m, [&](auto tag) { return max_abs(tag, s, a, st.handle); });
 }
 
 // lo: the minimum, otherwise the maximum.
@@ -96,9 +96,9 @@ template <class T>
 T extreme_of(bool lo, const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0)
     return lo ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-  if (m == Memory::host)
-    return lo ? cpu::min_value(s, a, st.handle) : cpu::max_value(s, a, st.handle);
-  return lo ? cuda::min_value(s, a, st.handle) : cuda::max_value(s, a, st.handle);
+  return on_backend(m, [&](auto tag) {
+    return lo ? min_value(tag, s, a, st.handle) : max_value(tag, s, a, st.handle);
+  });
 }
 
 // For fields, also turns the linear index into (x, y, z).
@@ -106,8 +106,7 @@ template <class T>
 FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st,
                           bool field) {
   if (points(s) == 0) return {};
-  FiniteReport<T> r = m == Memory::host ? cpu::check_finite(s, a, st.handle)
-                                        : cuda::check_finite(s, a, st.handle);
+  FiniteReport<T> r = on_backend(m, [&](auto tag) { return check_finite(tag, s, a, st.handle); });
   if (field && !r.all_finite) {
     r.x = int(r.index % s.nx);
     r.y = int(r.index / s.nx % s.ny);
@@ -121,53 +120,48 @@ FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Strea
 template <class T>
 void fill_of(const RowShape& s, Strided<T> y, T v, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::fill(s, y, v, st.handle);
-  cuda::fill(s, y, v, st.handle);
+  on_backend(m, [&](auto tag) { fill(tag, s, y, v, st.handle); });
 }
 
 template <class T>
 void copy_of(const RowShape& s, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::copy(s, x, y, st.handle);
-  cuda::copy(s, x, y, st.handle);
+  on_backend(m, [&](auto tag) { copy(tag, s, x, y, st.handle); });
 }
 
 template <class T>
 void scale_of(const RowShape& s, T a, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::scale(s, a, y, st.handle);
-  cuda::scale(s, a, y, st.handle);
+  on_backend(m, [&](auto tag) { scale(tag, s, a, y, st.handle); });
 }
 
 template <class T>
 void axpy_of(const RowShape& s, T a, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::axpy(s, a, x, y, st.handle);
-  cuda::axpy(s, a, x, y, st.handle);
+  on_backend(m, [&](auto tag) { axpy(tag, s, a, x, y, st.handle); });
 }
 
 template <class T>
 void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
               Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::axpby(s, a, x, b, y, st.handle);
-  cuda::axpby(s, a, x, b, y, st.handle);
+  on_backend(m, [&](auto tag) { axpby(tag, s, a, x, b, y, st.handle); });
 }
 
 template <class T>
 double axpby_norm2_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
                       Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::axpby_sum_squares(s, a, x, b, y, st.handle)
-                                     : cuda::axpby_sum_squares(s, a, x, b, y, st.handle));
+  return std::sqrt(
+      on_backend(m, [&](auto tag) { return axpby_sum_squares(tag, s, a, x, b, y, st.handle); }));
 }
 
 template <class T>
 double sub_norm2_of(const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
                     Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::sub_sum_squares(s, b, y, r, st.handle)
-                                     : cuda::sub_sum_squares(s, b, y, r, st.handle));
+  return std::sqrt(
+      on_backend(m, [&](auto tag) { return sub_sum_squares(tag, s, b, y, r, st.handle); }));
 }
 
 }  // namespace
