@@ -54,8 +54,8 @@ struct GhostRule {
 // beta D^-1 (f - A u) with prev the iterate before u.
 struct SmoothingStep {
   bool chebyshev = false;
-  double omega = 0;             // Jacobi
-  double alpha = 0, beta = 0;   // Chebyshev
+  double omega = 0;            // Jacobi
+  double alpha = 0, beta = 0;  // Chebyshev
 };
 
 // The centre coefficient of a level's operator (the D of the smoothers' D^-1 A).

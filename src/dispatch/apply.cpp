@@ -27,9 +27,9 @@ void check_pair(const Stencil& s, const Field<T>& in, const Field<T>& out) {
 template <class T>
 void fill_ghosts(Field<T>& f, const Boundary& bc, int width, Stream stream) {
   require(!f.empty(), "fill_ghosts: empty field");
-  require(width >= 1 && width <= f.ghost(),
-          "fill_ghosts: width " + std::to_string(width) + " is outside 1.." +
-              std::to_string(f.ghost()) + " (the field's ghost width)");
+  require(width >= 1 && width <= f.ghost(), "fill_ghosts: width " + std::to_string(width) +
+                                                " is outside 1.." + std::to_string(f.ghost()) +
+                                                " (the field's ghost width)");
   on_backend(f.memory(), [&](auto tag) { fill_ghosts(tag, f, bc, width, stream.handle); });
 }
 
@@ -46,9 +46,9 @@ void apply(const Stencil& s, Field<T>& in, Field<T>& out, const Boundary& bc, St
   apply_interior(s, in, out, stream);
 }
 
-#define STRATA_INSTANTIATE(T)                                                          \
-  template void fill_ghosts(Field<T>&, const Boundary&, int, Stream);                  \
-  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, Stream);    \
+#define STRATA_INSTANTIATE(T)                                                       \
+  template void fill_ghosts(Field<T>&, const Boundary&, int, Stream);               \
+  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, Stream); \
   template void apply(const Stencil&, Field<T>&, Field<T>&, const Boundary&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

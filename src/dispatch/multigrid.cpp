@@ -65,11 +65,12 @@ void convert(const Field<S>& src, Field<D>& dst, Stream s) {
 }
 
 #define STRATA_INSTANTIATE(T)                                                                     \
-  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&, Stream); \
+  template void jacobi(const Stencil&, double, const Field<T>&, const Field<T>&, Field<T>&,       \
+                       Stream);                                                                   \
   template void chebyshev(const Stencil&, double, double, const Field<T>&, const Field<T>&,       \
                           Field<T>&, Stream);                                                     \
-  template bool smooth_fused(const Stencil&, std::span<const SmoothingStep>, const Boundary&, const Field<T>&, \
-                             const Field<T>&, Field<T>&, Stream, const Region&);                                            \
+  template bool smooth_fused(const Stencil&, std::span<const SmoothingStep>, const Boundary&,     \
+                             const Field<T>&, const Field<T>&, Field<T>&, Stream, const Region&); \
   template void residual(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&, Stream);    \
   template bool residual_restrict(const Stencil&, const Field<T>&, const Field<T>&, Field<T>&,    \
                                   const TransferView<T>&, Field<T>&, Stream);                     \

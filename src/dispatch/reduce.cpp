@@ -103,8 +103,7 @@ T extreme_of(bool lo, const RowShape& s, Strided<const T> a, Memory m, Stream st
 
 // For fields, also turns the linear index into (x, y, z).
 template <class T>
-FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st,
-                          bool field) {
+FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st, bool field) {
   if (points(s) == 0) return {};
   FiniteReport<T> r = on_backend(m, [&](auto tag) { return check_finite(tag, s, a, st.handle); });
   if (field && !r.all_finite) {
@@ -142,8 +141,7 @@ void axpy_of(const RowShape& s, T a, Strided<const T> x, Strided<T> y, Memory m,
 }
 
 template <class T>
-void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
-              Stream st) {
+void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
   on_backend(m, [&](auto tag) { axpby(tag, s, a, x, b, y, st.handle); });
 }
@@ -326,8 +324,7 @@ void axpby(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n, Memory
 template <class T>
 double axpby_norm2(scalar_t<T> a, const Field<T>& x, scalar_t<T> b, Field<T>& y, Stream st) {
   check_fields("axpby_norm2", x, y);
-  return axpby_norm2_of(shape_of(y), a, operand(x), b, operand(y), y.memory(),
-                        st);
+  return axpby_norm2_of(shape_of(y), a, operand(x), b, operand(y), y.memory(), st);
 }
 template <class T>
 double axpby_norm2(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n, Memory m,
@@ -341,8 +338,7 @@ template <class T>
 double sub_norm2(const Field<T>& b, const Field<T>& y, Field<T>& r, Stream st) {
   check_fields("sub_norm2", b, y);
   check_fields("sub_norm2", b, r);
-  return sub_norm2_of(shape_of(r), operand(b), operand(y), operand(r), r.memory(),
-                      st);
+  return sub_norm2_of(shape_of(r), operand(b), operand(y), operand(r), r.memory(), st);
 }
 template <class T>
 double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream st) {
@@ -352,38 +348,38 @@ double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream s
   return sub_norm2_of(flat_shape(n), flat(b), flat(y), flat(r), m, st);
 }
 
-#define STRATA_INSTANTIATE(T)                                                               \
-  template double sum(const Field<T>&, Stream);                                             \
-  template double sum(const T*, std::size_t, Memory, Stream);                               \
-  template double dot(const Field<T>&, const Field<T>&, Stream);                            \
-  template double dot(const T*, const T*, std::size_t, Memory, Stream);                     \
-  template double norm2(const Field<T>&, Stream);                                           \
-  template double norm2(const T*, std::size_t, Memory, Stream);                             \
-  template T max_abs(const Field<T>&, Stream);                                              \
-  template T max_abs(const T*, std::size_t, Memory, Stream);                                \
-  template T min(const Field<T>&, Stream);                                                  \
-  template T min(const T*, std::size_t, Memory, Stream);                                    \
-  template T max(const Field<T>&, Stream);                                                  \
-  template T max(const T*, std::size_t, Memory, Stream);                                    \
-  template FiniteReport<T> check_finite(const Field<T>&, Stream);                           \
-  template FiniteReport<T> check_finite(const T*, std::size_t, Memory, Stream);             \
-  template std::string describe(const FiniteReport<T>&, std::size_t);                      \
-  template std::string nonfinite_result(const FiniteReport<T>&, const FiniteReport<T>*,     \
-                                        std::size_t);                                       \
-  template void fill(Field<T>&, scalar_t<T>, Stream);                                       \
-  template void fill(T*, std::size_t, scalar_t<T>, Memory, Stream);                         \
-  template void copy_interior(const Field<T>&, Field<T>&, Stream);                          \
-  template void copy(const T*, T*, std::size_t, Memory, Stream);                            \
-  template void scale(Field<T>&, scalar_t<T>, Stream);                                      \
-  template void scale(T*, std::size_t, scalar_t<T>, Memory, Stream);                        \
-  template void axpy(scalar_t<T>, const Field<T>&, Field<T>&, Stream);                      \
-  template void axpy(scalar_t<T>, const T*, T*, std::size_t, Memory, Stream);               \
-  template void axpby(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream);        \
-  template void axpby(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory, Stream); \
+#define STRATA_INSTANTIATE(T)                                                                \
+  template double sum(const Field<T>&, Stream);                                              \
+  template double sum(const T*, std::size_t, Memory, Stream);                                \
+  template double dot(const Field<T>&, const Field<T>&, Stream);                             \
+  template double dot(const T*, const T*, std::size_t, Memory, Stream);                      \
+  template double norm2(const Field<T>&, Stream);                                            \
+  template double norm2(const T*, std::size_t, Memory, Stream);                              \
+  template T max_abs(const Field<T>&, Stream);                                               \
+  template T max_abs(const T*, std::size_t, Memory, Stream);                                 \
+  template T min(const Field<T>&, Stream);                                                   \
+  template T min(const T*, std::size_t, Memory, Stream);                                     \
+  template T max(const Field<T>&, Stream);                                                   \
+  template T max(const T*, std::size_t, Memory, Stream);                                     \
+  template FiniteReport<T> check_finite(const Field<T>&, Stream);                            \
+  template FiniteReport<T> check_finite(const T*, std::size_t, Memory, Stream);              \
+  template std::string describe(const FiniteReport<T>&, std::size_t);                        \
+  template std::string nonfinite_result(const FiniteReport<T>&, const FiniteReport<T>*,      \
+                                        std::size_t);                                        \
+  template void fill(Field<T>&, scalar_t<T>, Stream);                                        \
+  template void fill(T*, std::size_t, scalar_t<T>, Memory, Stream);                          \
+  template void copy_interior(const Field<T>&, Field<T>&, Stream);                           \
+  template void copy(const T*, T*, std::size_t, Memory, Stream);                             \
+  template void scale(Field<T>&, scalar_t<T>, Stream);                                       \
+  template void scale(T*, std::size_t, scalar_t<T>, Memory, Stream);                         \
+  template void axpy(scalar_t<T>, const Field<T>&, Field<T>&, Stream);                       \
+  template void axpy(scalar_t<T>, const T*, T*, std::size_t, Memory, Stream);                \
+  template void axpby(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream);         \
+  template void axpby(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory, Stream);  \
   template double axpby_norm2(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream); \
-  template double axpby_norm2(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory,  \
-                              Stream);                                                      \
-  template double sub_norm2(const Field<T>&, const Field<T>&, Field<T>&, Stream);           \
+  template double axpby_norm2(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory,   \
+                              Stream);                                                       \
+  template double sub_norm2(const Field<T>&, const Field<T>&, Field<T>&, Stream);            \
   template double sub_norm2(const T*, const T*, T*, std::size_t, Memory, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

@@ -35,12 +35,13 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
                  const StepOptions& o, Stream stream) {
   require(!u.empty(), "apply_steps: empty field");
   require(steps >= 0, "apply_steps: steps must be >= 0, got " + std::to_string(steps));
-  require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " + std::to_string(s.radius()) +
-                                       " but the field has " + std::to_string(u.ghost()) + " ghost layers");
+  require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " +
+                                       std::to_string(s.radius()) + " but the field has " +
+                                       std::to_string(u.ghost()) + " ghost layers");
   require(o.update == StepUpdate::repeat || std::isfinite(o.c),
           "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
   require(o.fuse >= 0, "apply_steps: fuse must be >= 0 (steps per pass; 0: strata's choice), got " +
-                          std::to_string(o.fuse));
+                           std::to_string(o.fuse));
   if (steps == 0) return;
   require(scratch.data() != u.data() && scratch.extent() == u.extent() &&
               scratch.ghost() == u.ghost() && scratch.memory() == u.memory(),
@@ -96,13 +97,16 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
     ++t;
   }
   // An odd count leaves the result in the scratch field: u takes it, ghosts included.
-  if (cur != &u) runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
+  if (cur != &u)
+    runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
 }
 
-#define STRATA_INSTANTIATE(T)                                                                          \
-  template int auto_fuse<T>(const Stencil&, Memory);                                                     \
-  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream); \
-  template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
+#define STRATA_INSTANTIATE(T)                                                                    \
+  template int auto_fuse<T>(const Stencil&, Memory);                                             \
+  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, \
+                            Stream);                                                             \
+  template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int,          \
+                            const StepOptions&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -47,7 +47,8 @@ double mean_of(const Mode& m) {
   double s[3] = {0, 0, 0};
   for (int a = 0; a < 3; ++a)
     for (double v : m.t[a]) s[a] += v;
-  return s[0] / double(m.t[0].size()) * (s[1] / double(m.t[1].size())) * (s[2] / double(m.t[2].size()));
+  return s[0] / double(m.t[0].size()) * (s[1] / double(m.t[1].size())) *
+         (s[2] / double(m.t[2].size()));
 }
 
 ErrorNorms norms(double max_abs, double d2, double e2) {
@@ -88,7 +89,8 @@ ErrorNorms manufactured_error(const Boundary& bc, double h, const Field<T>& u, S
 
 template <class T>
 ErrorNorms solution_error(const Boundary& bc, const Field<T>& u, const Field<T>& exact) {
-  require(u.memory() == Memory::host && exact.memory() == Memory::host, "solution_error: host fields");
+  require(u.memory() == Memory::host && exact.memory() == Memory::host,
+          "solution_error: host fields");
   const Extent n = u.extent();
   double mu = 0, me = 0;
   if (bc.kind != BoundaryKind::dirichlet) {
@@ -115,10 +117,10 @@ void random_rhs(Field<T>& f, std::uint64_t seed, Stream stream) {
   on_backend(f.memory(), [&](auto tag) { fill_random(tag, f, seed, stream.handle); });
 }
 
-#define STRATA_INSTANTIATE(T)                                                          \
-  template void manufactured(const Boundary&, double, Field<T>&, Field<T>*, Stream);   \
+#define STRATA_INSTANTIATE(T)                                                               \
+  template void manufactured(const Boundary&, double, Field<T>&, Field<T>*, Stream);        \
   template ErrorNorms manufactured_error(const Boundary&, double, const Field<T>&, Stream); \
-  template ErrorNorms solution_error(const Boundary&, const Field<T>&, const Field<T>&); \
+  template ErrorNorms solution_error(const Boundary&, const Field<T>&, const Field<T>&);    \
   template void random_rhs(Field<T>&, std::uint64_t, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
