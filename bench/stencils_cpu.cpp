@@ -30,7 +30,7 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
       if (kernel == "copy")
         cpu::copy_interior(in, dst);
       else
-        cpu::apply_interior(s, in, dst);
+        apply_interior(cpu::Tag{}, s, in, dst);
     };
     set_rates(r, time_host(run, opt.warmup, opt.reps));
     if (kernel == "copy") copy_ref = r;

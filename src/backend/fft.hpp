@@ -1,8 +1,9 @@
 // The spectral Poisson solve's seam, declared once in fft_api.inc for strata::cpu
 // (src/cpu/fft.cpp: KissFFT; src/cpu/nofft/fft.cpp refuses in a build without it) and
-// strata::cuda (src/cuda/fft.cu: cuFFT; src/nocuda/fft.cpp refuses in a build without CUDA).
-// src/dispatch/fft.cpp checks the fields and picks the backend. The mathematics both
-// backends evaluate, the operator's symbol, is written once in fft_symbol.hpp.
+// strata::cuda (src/cuda/fft.cu: cuFFT), each taking its backend's tag first
+// (backend/tag.hpp). src/dispatch/fft.cpp checks the fields and reaches the backend through
+// on_backend (dispatch/backend.hpp). The mathematics both backends evaluate, the operator's
+// symbol, is written once in fft_symbol.hpp.
 #pragma once
 
 #include <string>
@@ -20,12 +21,7 @@ inline std::string cpu_fft_refusal() {
   return "the fft solver cannot solve on the CPU: " + cpu_fft_unavailable_reason();
 }
 
-namespace cpu {
-#include "backend/fft_api.inc"
-}  // namespace cpu
-
-namespace cuda {
-#include "backend/fft_api.inc"
-}  // namespace cuda
-
 }  // namespace strata
+
+#define STRATA_SEAM_LIST "backend/fft_api.inc"
+#include "backend/each_backend.inc"

@@ -1,20 +1,12 @@
 // The halo seam: packing faces for the distributed layer's exchange and filling the ghosts
 // of a box's global faces, declared once in halo_api.inc for strata::cpu (src/cpu/halo.cpp,
-// ghosts.cpp) and strata::cuda (src/cuda/halo.cu, ghosts.cu; src/nocuda/halo.cpp refuses).
+// ghosts.cpp) and strata::cuda (src/cuda/halo.cu, ghosts.cu), each taking its backend's tag
+// first (backend/tag.hpp); src/dist reaches them through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include "base/region.hpp"
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"
 
-namespace strata {
-
-namespace cpu {
-#include "backend/halo_api.inc"
-}  // namespace cpu
-
-namespace cuda {
-#include "backend/halo_api.inc"
-}  // namespace cuda
-
-}  // namespace strata
+#define STRATA_SEAM_LIST "backend/halo_api.inc"
+#include "backend/each_backend.inc"

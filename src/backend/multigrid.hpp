@@ -1,8 +1,9 @@
 // What a multigrid backend implements: the data the passes take (transfer tables, ghost
 // rules) and the passes themselves, declared once in backend/multigrid_passes.inc and
-// included here for each backend. The CPU defines them in src/cpu/multigrid.cpp, CUDA in
-// src/cuda/multigrid.cu and, in a build without CUDA, src/nocuda/multigrid.cpp refuses
-// them; src/dispatch/multigrid.cpp picks the backend that owns the fields.
+// included here for each backend, each pass taking its backend's tag first
+// (backend/tag.hpp). The CPU defines them in src/cpu/multigrid.cpp, CUDA in
+// src/cuda/multigrid.cu; src/dispatch/multigrid.cpp reaches the backend that owns the fields
+// through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include <span>
@@ -53,8 +54,8 @@ struct GhostRule {
 // beta D^-1 (f - A u) with prev the iterate before u.
 struct SmoothingStep {
   bool chebyshev = false;
-  double omega = 0;             // Jacobi
-  double alpha = 0, beta = 0;   // Chebyshev
+  double omega = 0;            // Jacobi
+  double alpha = 0, beta = 0;  // Chebyshev
 };
 
 // The centre coefficient of a level's operator (the D of the smoothers' D^-1 A).
@@ -64,10 +65,5 @@ inline double diagonal(const Stencil& a) {
 
 }  // namespace strata::poisson
 
-namespace strata::cpu {
-#include "backend/multigrid_passes.inc"
-}  // namespace strata::cpu
-
-namespace strata::cuda {
-#include "backend/multigrid_passes.inc"
-}  // namespace strata::cuda
+#define STRATA_SEAM_LIST "backend/multigrid_passes.inc"
+#include "backend/each_backend.inc"

@@ -1,8 +1,9 @@
 // The row-wise seam: reductions and element-wise vector operations over ny*nz rows of nx
 // values (a Field's interior, or a flat array as one row). What a backend implements is
 // declared once, in rows_api.inc, for strata::cpu (src/cpu/rows.cpp) and strata::cuda
-// (src/cuda/reduce.cu, vector_ops.cu; src/nocuda/rows.cpp refuses in a build without CUDA).
-// src/dispatch/reduce.cpp validates a call and picks the backend; nothing else does.
+// (src/cuda/reduce.cu, vector_ops.cu), each taking its backend's tag first (backend/tag.hpp).
+// src/dispatch/reduce.cpp validates a call and reaches the backend through on_backend
+// (dispatch/backend.hpp).
 //
 // Plain aggregates with no member functions: the CUDA kernels take them by value.
 #pragma once
@@ -35,12 +36,7 @@ Strided<const T> as_const(Strided<T> a) {
   return {a.origin, a.pitch, a.plane};
 }
 
-namespace cpu {
-#include "backend/rows_api.inc"
-}  // namespace cpu
-
-namespace cuda {
-#include "backend/rows_api.inc"
-}  // namespace cuda
-
 }  // namespace strata
+
+#define STRATA_SEAM_LIST "backend/rows_api.inc"
+#include "backend/each_backend.inc"

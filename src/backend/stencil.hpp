@@ -1,7 +1,8 @@
-// The stencil seam: the two passes every backend implements for the public stencil API,
-// declared once in stencil_api.inc for strata::cpu (src/cpu/stencil.cpp, ghosts.cpp) and
-// strata::cuda (src/cuda/stencil_registry.cpp, ghosts.cu; src/nocuda/stencil.cpp refuses in
-// a build without CUDA). src/dispatch/apply.cpp validates and picks the backend.
+// The stencil seam: the passes every backend implements for the public stencil API, declared
+// once in stencil_api.inc for strata::cpu (src/cpu/stencil.cpp, ghosts.cpp) and strata::cuda
+// (src/cuda/stencil_registry.cpp, ghosts.cu, steps.cu, temporal.cu). Each takes its backend's
+// tag first (backend/tag.hpp); src/dispatch/apply.cpp and steps.cpp validate and reach the
+// backend through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include "base/region.hpp"
@@ -10,14 +11,5 @@
 #include "strata/stencil.hpp"
 #include "strata/steps.hpp"
 
-namespace strata {
-
-namespace cpu {
-#include "backend/stencil_api.inc"
-}  // namespace cpu
-
-namespace cuda {
-#include "backend/stencil_api.inc"
-}  // namespace cuda
-
-}  // namespace strata
+#define STRATA_SEAM_LIST "backend/stencil_api.inc"
+#include "backend/each_backend.inc"

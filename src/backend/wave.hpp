@@ -1,8 +1,8 @@
 // The wave solver's backend interface: what the driver (src/solvers/wave/solver.cpp, written
 // once) needs from a device to advance the leapfrog scheme. Everything here is resolved
 // numbers (coefficients in grid units, interpolation taps, CPML constants), so a backend is
-// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu (stub:
-// src/nocuda/wave.cpp).
+// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu, whose
+// factories take their backend's tag (backend/tag.hpp).
 #pragma once
 
 #include <array>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/tag.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
@@ -119,14 +120,15 @@ public:
 
 }  // namespace strata::wave
 
-// Each backend's factory, declared once here and picked by the driver (solver.cpp) from the
-// plan's device. A build without CUDA links src/nocuda/wave.cpp's, which refuses.
+// Each backend's factory, reached by the driver (solver.cpp) through on_backend
+// (dispatch/backend.hpp) from the plan's device. A build without CUDA compiles no call of the
+// CUDA one and needs no definition of it.
 namespace strata::cpu {
 template <class T>
-std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(Tag, const wave::Setup& s);
 }  // namespace strata::cpu
 
 namespace strata::cuda {
 template <class T>
-std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s);
+std::unique_ptr<wave::Backend<T>> make_wave_backend(Tag, const wave::Setup& s);
 }  // namespace strata::cuda

@@ -159,7 +159,7 @@ void spectra_to_rows(Lines<T>& l, std::size_t nx, const std::complex<T>* sa,
 }  // namespace
 
 template <class T>
-void fft_solve(double h, const Field<T>& f, Field<T>& u, void*) {
+void fft_solve(Tag, double h, const Field<T>& f, Field<T>& u, void*) {
   using C = std::complex<T>;
   const Extent n = f.extent();
   const std::shared_ptr<Workspace<T>> w = workspace_for<T>(n);
@@ -222,13 +222,13 @@ void fft_solve(double h, const Field<T>& f, Field<T>& u, void*) {
 }
 
 template <class T>
-void fft_prepare(const Field<T>& f, const Field<T>&) {
+void fft_prepare(Tag, const Field<T>& f, const Field<T>&) {
   workspace_for<T>(f.extent());
 }
 
-template void fft_solve(double, const Field<float>&, Field<float>&, void*);
-template void fft_solve(double, const Field<double>&, Field<double>&, void*);
-template void fft_prepare(const Field<float>&, const Field<float>&);
-template void fft_prepare(const Field<double>&, const Field<double>&);
+template void fft_solve(Tag, double, const Field<float>&, Field<float>&, void*);
+template void fft_solve(Tag, double, const Field<double>&, Field<double>&, void*);
+template void fft_prepare(Tag, const Field<float>&, const Field<float>&);
+template void fft_prepare(Tag, const Field<double>&, const Field<double>&);
 
 }  // namespace strata::cpu

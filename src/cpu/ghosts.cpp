@@ -7,7 +7,8 @@
 namespace strata::cpu {
 
 template <class T>
-void fill_ghost_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool hi, void*) {
+void fill_ghost_sides(Tag, Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool hi,
+                      void*) {
   const Extent n = f.extent();
   const bool dir = bc.kind == BoundaryKind::dirichlet;
   const T v = T(bc.value);
@@ -41,13 +42,13 @@ void fill_ghost_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo,
 }
 
 template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int w, void* stream) {
-  for (int axis = 0; axis < 3; ++axis) fill_ghost_sides(f, bc, w, axis, true, true, stream);
+void fill_ghosts(Tag, Field<T>& f, const Boundary& bc, int w, void* stream) {
+  for (int axis = 0; axis < 3; ++axis) fill_ghost_sides(Tag{}, f, bc, w, axis, true, true, stream);
 }
 
-template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
-template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
-template void fill_ghost_sides(Field<float>&, const Boundary&, int, int, bool, bool, void*);
-template void fill_ghost_sides(Field<double>&, const Boundary&, int, int, bool, bool, void*);
+template void fill_ghosts(Tag, Field<float>&, const Boundary&, int, void*);
+template void fill_ghosts(Tag, Field<double>&, const Boundary&, int, void*);
+template void fill_ghost_sides(Tag, Field<float>&, const Boundary&, int, int, bool, bool, void*);
+template void fill_ghost_sides(Tag, Field<double>&, const Boundary&, int, int, bool, bool, void*);
 
 }  // namespace strata::cpu

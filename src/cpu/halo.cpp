@@ -22,18 +22,18 @@ void for_box(F& f, const Region& b, Fn fn) {
 }  // namespace
 
 template <class T>
-void pack_box(const Field<T>& f, const Region& b, T* buf, void*) {
+void pack_box(Tag, const Field<T>& f, const Region& b, T* buf, void*) {
   for_box(f, b, [buf](const T& v, std::size_t i) { buf[i] = v; });
 }
 
 template <class T>
-void unpack_box(Field<T>& f, const Region& b, const T* buf, void*) {
+void unpack_box(Tag, Field<T>& f, const Region& b, const T* buf, void*) {
   for_box(f, b, [buf](T& v, std::size_t i) { v = buf[i]; });
 }
 
-template void pack_box(const Field<float>&, const Region&, float*, void*);
-template void pack_box(const Field<double>&, const Region&, double*, void*);
-template void unpack_box(Field<float>&, const Region&, const float*, void*);
-template void unpack_box(Field<double>&, const Region&, const double*, void*);
+template void pack_box(Tag, const Field<float>&, const Region&, float*, void*);
+template void pack_box(Tag, const Field<double>&, const Region&, double*, void*);
+template void unpack_box(Tag, Field<float>&, const Region&, const float*, void*);
+template void unpack_box(Tag, Field<double>&, const Region&, const double*, void*);
 
 }  // namespace strata::cpu

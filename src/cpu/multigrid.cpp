@@ -10,8 +10,9 @@
 namespace strata::cpu {
 
 template <class T>
-void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void*) {
-  cpu::apply_interior(a, u, out);  // out = A u
+void jacobi(Tag, const Stencil& a, double omega, const Field<T>& u, const Field<T>& f,
+            Field<T>& out, void*) {
+  apply_interior(Tag{}, a, u, out);  // out = A u
   const double w = omega / poisson::diagonal(a);
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -22,10 +23,10 @@ void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f
 }
 
 template <class T>
-void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& prev_out, void*) {
+void chebyshev(Tag, const Stencil& a, double alpha, double beta, const Field<T>& u,
+               const Field<T>& f, Field<T>& prev_out, void*) {
   Field<T> au(u.extent(), 0);  // A u (the reference pass needs its own output)
-  cpu::apply_interior(a, u, au);
+  apply_interior(Tag{}, a, u, au);
   const double b = beta / poisson::diagonal(a);
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -37,8 +38,8 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 }
 
 template <class T>
-void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void*) {
-  cpu::apply_interior(a, u, r);
+void residual(Tag, const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void*) {
+  apply_interior(Tag{}, a, u, r);
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
@@ -47,7 +48,7 @@ void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& 
 }
 
 template <class T>
-void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void*) {
+void restrict_to(Tag, const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void*) {
   constexpr int K = poisson::TransferView<T>::kMaxFine;
   const Extent n = fc.extent();
 #pragma omp parallel for if (threaded(n.points()))
@@ -71,22 +72,22 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 
 // No fused smoothing pass on the host: the caller takes single steps.
 template <class T>
-bool smooth_fused(const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&, const Field<T>&,
-                  const Field<T>&, Field<T>&, void*, const Region&) {
+bool smooth_fused(Tag, const Stencil&, std::span<const poisson::SmoothingStep>, const Boundary&,
+                  const Field<T>&, const Field<T>&, Field<T>&, void*, const Region&) {
   return false;
 }
 
 // No fused pass on the host: the residual into r, then its restriction.
 template <class T>
-bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+bool residual_restrict(Tag, const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
                        const poisson::TransferView<T>& t, Field<T>& fc, void* stream) {
-  residual(a, u, f, r, stream);
-  restrict_to(t, r, fc, stream);
+  residual(Tag{}, a, u, f, r, stream);
+  restrict_to(Tag{}, t, r, fc, stream);
   return false;
 }
 
 template <class T>
-void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void*) {
+void prolong_add(Tag, const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void*) {
   const Extent n = u.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)
@@ -108,7 +109,7 @@ void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>
 }
 
 template <class T>
-void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void*) {
+void dense_correct(Tag, const T* m, const Field<T>& r, Field<T>& u, void*) {
   const Extent n = r.extent();
   const long N = long(n.points());
   std::vector<double> rv(N);
@@ -129,7 +130,7 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void*) {
 // Every ghost point (a coordinate at -1 or n on some axes): the product of those axes'
 // factors times the interior point next to it.
 template <class T>
-void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void*) {
+void extrapolate_ghosts(Tag, const poisson::GhostRule& g, Field<T>& u, void*) {
   const Extent n = u.extent();
   const int ext[3] = {n.nx, n.ny, n.nz};
   for (int z = -1; z <= n.nz; ++z)
@@ -149,7 +150,7 @@ void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void*) {
 }
 
 template <class D, class S>
-void convert(const Field<S>& src, Field<D>& dst, void*) {
+void convert(Tag, const Field<S>& src, Field<D>& dst, void*) {
   const Extent n = src.extent();
 #pragma omp parallel for if (threaded(n.points()))
   for (int z = 0; z < n.nz; ++z)

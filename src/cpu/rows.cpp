@@ -144,7 +144,7 @@ T extreme(Rows<const T> a, T init, Pick pick) {
 using namespace rows_detail;
 
 template <class T>
-double sum(const RowShape& s, Strided<const T> a_op, void*) {
+double sum(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return compensated(a, [&](std::size_t row) {
     const T* r = row_of(a, row);
@@ -153,7 +153,7 @@ double sum(const RowShape& s, Strided<const T> a_op, void*) {
 }
 
 template <class T>
-double dot(const RowShape& s, Strided<const T> a_op, Strided<const T> b_op, void*) {
+double dot(Tag, const RowShape& s, Strided<const T> a_op, Strided<const T> b_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   const Rows<const T> b = rows(s, b_op);
   return compensated(a, [&](std::size_t row) {
@@ -164,7 +164,7 @@ double dot(const RowShape& s, Strided<const T> a_op, Strided<const T> b_op, void
 }
 
 template <class T>
-double sum_squares(const RowShape& s, Strided<const T> a_op, void*) {
+double sum_squares(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return compensated(a, [&](std::size_t row) {
     const T* r = row_of(a, row);
@@ -173,7 +173,7 @@ double sum_squares(const RowShape& s, Strided<const T> a_op, void*) {
 }
 
 template <class T>
-T max_abs(const RowShape& s, Strided<const T> a_op, void*) {
+T max_abs(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return reduce_pieces(
       a, T(0),
@@ -187,19 +187,19 @@ T max_abs(const RowShape& s, Strided<const T> a_op, void*) {
 }
 
 template <class T>
-T min_value(const RowShape& s, Strided<const T> a_op, void*) {
+T min_value(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return extreme(a, std::numeric_limits<T>::infinity(), take_min<T>);
 }
 
 template <class T>
-T max_value(const RowShape& s, Strided<const T> a_op, void*) {
+T max_value(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return extreme(a, -std::numeric_limits<T>::infinity(), take_max<T>);
 }
 
 template <class T>
-FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a_op, void*) {
+FiniteReport<T> check_finite(Tag, const RowShape& s, Strided<const T> a_op, void*) {
   const Rows<const T> a = rows(s, a_op);
   return reduce_pieces(
       a, FiniteReport<T>{},
@@ -223,7 +223,7 @@ FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a_op, void*) {
 }
 
 template <class T>
-void fill(const RowShape& s, Strided<T> y_op, T value, void*) {
+void fill(Tag, const RowShape& s, Strided<T> y_op, T value, void*) {
   const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
     T* d = row_of(y, q.row);
@@ -232,7 +232,7 @@ void fill(const RowShape& s, Strided<T> y_op, T value, void*) {
 }
 
 template <class T>
-void copy(const RowShape& s, Strided<const T> x_op, Strided<T> y_op, void*) {
+void copy(Tag, const RowShape& s, Strided<const T> x_op, Strided<T> y_op, void*) {
   const Rows<const T> x = rows(s, x_op);
   const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
@@ -243,7 +243,7 @@ void copy(const RowShape& s, Strided<const T> x_op, Strided<T> y_op, void*) {
 }
 
 template <class T>
-void scale(const RowShape& s, T a, Strided<T> y_op, void*) {
+void scale(Tag, const RowShape& s, T a, Strided<T> y_op, void*) {
   const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
     T* d = row_of(y, q.row);
@@ -252,7 +252,7 @@ void scale(const RowShape& s, T a, Strided<T> y_op, void*) {
 }
 
 template <class T>
-void axpy(const RowShape& s, T a, Strided<const T> x_op, Strided<T> y_op, void*) {
+void axpy(Tag, const RowShape& s, T a, Strided<const T> x_op, Strided<T> y_op, void*) {
   const Rows<const T> x = rows(s, x_op);
   const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
@@ -263,7 +263,7 @@ void axpy(const RowShape& s, T a, Strided<const T> x_op, Strided<T> y_op, void*)
 }
 
 template <class T>
-void axpby(const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, void*) {
+void axpby(Tag, const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, void*) {
   const Rows<const T> x = rows(s, x_op);
   const Rows<T> y = rows(s, y_op);
   for_pieces(y, [&](const Piece& q) {
@@ -274,13 +274,15 @@ void axpby(const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, 
 }
 
 template <class T>
-double axpby_sum_squares(const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op, void*) {
-  axpby(s, a, x_op, b, y_op, nullptr);
-  return sum_squares(s, as_const(y_op), nullptr);
+double axpby_sum_squares(Tag, const RowShape& s, T a, Strided<const T> x_op, T b, Strided<T> y_op,
+                         void*) {
+  axpby(Tag{}, s, a, x_op, b, y_op, nullptr);
+  return sum_squares(Tag{}, s, as_const(y_op), nullptr);
 }
 
 template <class T>
-double sub_sum_squares(const RowShape& s, Strided<const T> b_op, Strided<const T> y_op, Strided<T> r_op, void*) {
+double sub_sum_squares(Tag, const RowShape& s, Strided<const T> b_op, Strided<const T> y_op,
+                       Strided<T> r_op, void*) {
   const Rows<const T> b = rows(s, b_op);
   const Rows<const T> y = rows(s, y_op);
   const Rows<T> r = rows(s, r_op);
@@ -290,7 +292,7 @@ double sub_sum_squares(const RowShape& s, Strided<const T> b_op, Strided<const T
     T* d = row_of(r, q.row);
     for (std::size_t i = q.x0; i < q.x1; ++i) d[i] = sb[i] - sy[i];
   });
-  return sum_squares(s, as_const(r_op), nullptr);
+  return sum_squares(Tag{}, s, as_const(r_op), nullptr);
 }
 
 #include "backend/rows_instances.inc"

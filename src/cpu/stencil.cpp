@@ -54,7 +54,7 @@ void apply_star(int R, std::span<const double> c, const Field<T>& in, Field<T>& 
 }  // namespace
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*, Region r) {
+void apply_interior(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void*, Region r) {
   if (r.whole()) r = {0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz};
   if (s.kind() == StencilKind::star)
     apply_star(s.radius(), s.coeffs(), in, out, r);
@@ -63,7 +63,8 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void*, 
 }
 
 template <class T>
-void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& out, void*, Region region) {
+void relax_interior(Tag, const Stencil& s, double c, const Field<T>& in, Field<T>& out, void*,
+                    Region region) {
   const Region r = region.whole() ? Region{0, 0, 0, in.extent().nx, in.extent().ny, in.extent().nz} : region;
   if (s.kind() == StencilKind::star)
     apply_star(s.radius(), s.coeffs(), in, out, r, Relax{c});
@@ -73,12 +74,13 @@ void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& ou
 
 // The CPU takes its steps one at a time (its passes are the reference, not a rate).
 template <class T>
-bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<T>&, Field<T>&, void*) {
+bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&, const Field<T>&,
+                 Field<T>&, void*) {
   return false;
 }
 
 template <class T>
-int auto_steps_per_pass(const Stencil&) {
+int auto_steps_per_pass(Tag, const Stencil&) {
   return 1;  // no fused pass on the host
 }
 
@@ -91,16 +93,20 @@ void copy_interior(const Field<T>& in, Field<T>& out) {
       for (int x = 0; x < n.nx; ++x) out(x, y, z) = in(x, y, z);
 }
 
-template void apply_interior(const Stencil&, const Field<float>&, Field<float>&, void*, Region);
-template void apply_interior(const Stencil&, const Field<double>&, Field<double>&, void*, Region);
-template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*, Region);
-template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*, Region);
-template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
-                          void*);
-template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,
-                          Field<double>&, void*);
-template int auto_steps_per_pass<float>(const Stencil&);
-template int auto_steps_per_pass<double>(const Stencil&);
+template void apply_interior(Tag, const Stencil&, const Field<float>&, Field<float>&, void*,
+                             Region);
+template void apply_interior(Tag, const Stencil&, const Field<double>&, Field<double>&, void*,
+                             Region);
+template void relax_interior(Tag, const Stencil&, double, const Field<float>&, Field<float>&, void*,
+                             Region);
+template void relax_interior(Tag, const Stencil&, double, const Field<double>&, Field<double>&,
+                             void*, Region);
+template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
+                          const Field<float>&, Field<float>&, void*);
+template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
+                          const Field<double>&, Field<double>&, void*);
+template int auto_steps_per_pass<float>(Tag, const Stencil&);
+template int auto_steps_per_pass<double>(Tag, const Stencil&);
 template void copy_interior(const Field<float>&, Field<float>&);
 template void copy_interior(const Field<double>&, Field<double>&);
 

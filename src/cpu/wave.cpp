@@ -282,11 +282,11 @@ private:
 namespace strata::cpu {
 
 template <class T>
-std::unique_ptr<wave::Backend<T>> make_wave_backend(const wave::Setup& s) {
+std::unique_ptr<wave::Backend<T>> make_wave_backend(Tag, const wave::Setup& s) {
   return std::make_unique<wave::CpuBackend<T>>(s);
 }
 
-template std::unique_ptr<wave::Backend<float>> make_wave_backend(const wave::Setup&);
-template std::unique_ptr<wave::Backend<double>> make_wave_backend(const wave::Setup&);
+template std::unique_ptr<wave::Backend<float>> make_wave_backend(Tag, const wave::Setup&);
+template std::unique_ptr<wave::Backend<double>> make_wave_backend(Tag, const wave::Setup&);
 
 }  // namespace strata::cpu

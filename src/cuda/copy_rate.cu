@@ -9,7 +9,8 @@
 namespace strata::cuda {
 
 template <class T>
-double time_copy_kernel_ms(const Field<T>& in, Field<T>& out, void* stream, int warmup, int reps) {
+double time_copy_kernel_ms(Tag, const Field<T>& in, Field<T>& out, void* stream, int warmup,
+                           int reps) {
   const auto& copy = chosen_impl<T>("copy", stream);
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   cudaEvent_t e0, e1;
@@ -30,7 +31,7 @@ double time_copy_kernel_ms(const Field<T>& in, Field<T>& out, void* stream, int 
   return double(best);
 }
 
-template double time_copy_kernel_ms(const Field<float>&, Field<float>&, void*, int, int);
-template double time_copy_kernel_ms(const Field<double>&, Field<double>&, void*, int, int);
+template double time_copy_kernel_ms(Tag, const Field<float>&, Field<float>&, void*, int, int);
+template double time_copy_kernel_ms(Tag, const Field<double>&, Field<double>&, void*, int, int);
 
 }  // namespace strata::cuda

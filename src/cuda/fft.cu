@@ -105,7 +105,7 @@ Plan<T>& plan_for(const Layout& lf, const Layout& lu) {
 }  // namespace
 
 template <class T>
-void fft_solve(double h, const Field<T>& f, Field<T>& u, void* stream) {
+void fft_solve(Tag, double h, const Field<T>& f, Field<T>& u, void* stream) {
   require(f.extent() == u.extent(), "fft_solve: f and u extents differ");
   Plan<T>& p = plan_for<T>(f.layout(), u.layout());
   const auto s = static_cast<cudaStream_t>(stream);
@@ -120,14 +120,14 @@ void fft_solve(double h, const Field<T>& f, Field<T>& u, void* stream) {
 }
 
 template <class T>
-void fft_prepare(const Field<T>& f, const Field<T>& u) {
+void fft_prepare(Tag, const Field<T>& f, const Field<T>& u) {
   require(f.extent() == u.extent(), "fft_prepare: f and u extents differ");
   plan_for<T>(f.layout(), u.layout());
 }
 
-template void fft_solve(double, const Field<float>&, Field<float>&, void*);
-template void fft_solve(double, const Field<double>&, Field<double>&, void*);
-template void fft_prepare(const Field<float>&, const Field<float>&);
-template void fft_prepare(const Field<double>&, const Field<double>&);
+template void fft_solve(Tag, double, const Field<float>&, Field<float>&, void*);
+template void fft_solve(Tag, double, const Field<double>&, Field<double>&, void*);
+template void fft_prepare(Tag, const Field<float>&, const Field<float>&);
+template void fft_prepare(Tag, const Field<double>&, const Field<double>&);
 
 }  // namespace strata::cuda

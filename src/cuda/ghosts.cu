@@ -10,7 +10,7 @@
 namespace strata::cuda {
 
 template <class T>
-void fill_ghost_sides(Field<T>& f, const Boundary& bc, int width, int axis, bool lo, bool hi,
+void fill_ghost_sides(Tag, Field<T>& f, const Boundary& bc, int width, int axis, bool lo, bool hi,
                       void* stream) {
   if (!lo && !hi) return;
   const Extent n = f.extent();
@@ -30,7 +30,7 @@ void fill_ghost_sides(Field<T>& f, const Boundary& bc, int width, int axis, bool
 }
 
 template <class T>
-void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
+void fill_ghosts(Tag, Field<T>& f, const Boundary& bc, int width, void* stream) {
   const Extent n = f.extent();
   const kernels::GhostArgs a{f.layout().pitch, f.layout().plane, n.nx, n.ny, n.nz, width, bc.kind};
   const std::int64_t w2 = 2 * std::int64_t(width);
@@ -46,9 +46,9 @@ void fill_ghosts(Field<T>& f, const Boundary& bc, int width, void* stream) {
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
-template void fill_ghosts(Field<float>&, const Boundary&, int, void*);
-template void fill_ghosts(Field<double>&, const Boundary&, int, void*);
-template void fill_ghost_sides(Field<float>&, const Boundary&, int, int, bool, bool, void*);
-template void fill_ghost_sides(Field<double>&, const Boundary&, int, int, bool, bool, void*);
+template void fill_ghosts(Tag, Field<float>&, const Boundary&, int, void*);
+template void fill_ghosts(Tag, Field<double>&, const Boundary&, int, void*);
+template void fill_ghost_sides(Tag, Field<float>&, const Boundary&, int, int, bool, bool, void*);
+template void fill_ghost_sides(Tag, Field<double>&, const Boundary&, int, int, bool, bool, void*);
 
 }  // namespace strata::cuda

@@ -21,18 +21,18 @@ void launch_copy_box(T* origin, const Layout& l, const Region& b, T* buf, void* 
 }  // namespace
 
 template <class T>
-void pack_box(const Field<T>& f, const Region& b, T* buf, void* stream) {
+void pack_box(Tag, const Field<T>& f, const Region& b, T* buf, void* stream) {
   launch_copy_box<T, true>(const_cast<T*>(f.origin()), f.layout(), b, buf, stream);
 }
 
 template <class T>
-void unpack_box(Field<T>& f, const Region& b, const T* buf, void* stream) {
+void unpack_box(Tag, Field<T>& f, const Region& b, const T* buf, void* stream) {
   launch_copy_box<T, false>(f.origin(), f.layout(), b, const_cast<T*>(buf), stream);
 }
 
-template void pack_box(const Field<float>&, const Region&, float*, void*);
-template void pack_box(const Field<double>&, const Region&, double*, void*);
-template void unpack_box(Field<float>&, const Region&, const float*, void*);
-template void unpack_box(Field<double>&, const Region&, const double*, void*);
+template void pack_box(Tag, const Field<float>&, const Region&, float*, void*);
+template void pack_box(Tag, const Field<double>&, const Region&, double*, void*);
+template void unpack_box(Tag, Field<float>&, const Region&, const float*, void*);
+template void unpack_box(Tag, Field<double>&, const Region&, const double*, void*);
 
 }  // namespace strata::cuda

@@ -61,14 +61,15 @@ dim3 point_grid(const kernels::Geometry& g, int block) {
 }  // namespace
 
 template <class T>
-void jacobi(const Stencil& a, double omega, const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream) {
+void jacobi(Tag, const Stencil& a, double omega, const Field<T>& u, const Field<T>& f,
+            Field<T>& out, void* stream) {
   require(f.layout() == out.layout(), "internal: multigrid fields of one level must share a layout");
   fused_pass(a, u, out, kernels::JacobiEpilogue<T>{f.origin(), T(omega / poisson::diagonal(a))}, stream);
 }
 
 template <class T>
-void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, const Field<T>& f,
-               Field<T>& prev_out, void* stream) {
+void chebyshev(Tag, const Stencil& a, double alpha, double beta, const Field<T>& u,
+               const Field<T>& f, Field<T>& prev_out, void* stream) {
   require(f.layout() == prev_out.layout(), "internal: multigrid fields of one level must share a layout");
   fused_pass(a, u, prev_out,
              kernels::ChebyshevEpilogue<T>{f.origin(), prev_out.origin(), T(alpha), T(beta / poisson::diagonal(a))},
@@ -82,8 +83,9 @@ void chebyshev(const Stencil& a, double alpha, double beta, const Field<T>& u, c
 // would need the iterate before the last one stored for the Chebyshev step after them, and
 // the 27-point operator's level two below is no longer in its queue: both take single steps.
 template <class T>
-bool smooth_fused(const Stencil& a, std::span<const poisson::SmoothingStep> steps, const Boundary& bc,
-                  const Field<T>& u, const Field<T>& f, Field<T>& out, void* stream, const Region& over) {
+bool smooth_fused(Tag, const Stencil& a, std::span<const poisson::SmoothingStep> steps,
+                  const Boundary& bc, const Field<T>& u, const Field<T>& f, Field<T>& out,
+                  void* stream, const Region& over) {
   require(f.layout() == out.layout() && u.layout() == out.layout(),
           "internal: multigrid fields of one level must share a layout");
   constexpr int K = 2;
@@ -121,13 +123,15 @@ bool smooth_fused(const Stencil& a, std::span<const poisson::SmoothingStep> step
 }
 
 template <class T>
-void residual(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r, void* stream) {
+void residual(Tag, const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+              void* stream) {
   require(f.layout() == r.layout(), "internal: multigrid fields of one level must share a layout");
   fused_pass(a, u, r, kernels::ResidualEpilogue<T>{f.origin()}, stream);
 }
 
 template <class T>
-void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc, void* stream) {
+void restrict_to(Tag, const poisson::TransferView<T>& t, const Field<T>& r, Field<T>& fc,
+                 void* stream) {
   const auto gc = geometry(fc);
   kernels::restrict_kernel<<<point_grid(gc, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       t, r.origin(), geometry(r), fc.origin(), gc);
@@ -135,14 +139,14 @@ void restrict_to(const poisson::TransferView<T>& t, const Field<T>& r, Field<T>&
 }
 
 template <class T>
-bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
+bool residual_restrict(Tag, const Stencil& a, const Field<T>& u, const Field<T>& f, Field<T>& r,
                        const poisson::TransferView<T>& t, Field<T>& fc, void* stream) {
   require(f.layout() == u.layout(), "internal: multigrid fields of one level must share a layout");
   // Fused for the 7-point operator only: fe27's 27 shared-memory reads per residual made
   // the fused pass slower than the two passes (H100, 511^3: V-cycle 5.56 vs 5.36 ms).
   if (!t.full_weighting || !(a.kind() == StencilKind::star && a.radius() == 1)) {
-    residual(a, u, f, r, stream);
-    restrict_to(t, r, fc, stream);
+    residual(Tag{}, a, u, f, r, stream);
+    restrict_to(Tag{}, t, r, fc, stream);
     return false;
   }
   // fp64 keeps half the rows so that the ring, f and residual planes fit in 48 KiB. The
@@ -179,7 +183,8 @@ bool residual_restrict(const Stencil& a, const Field<T>& u, const Field<T>& f, F
 }
 
 template <class T>
-void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u, void* stream) {
+void prolong_add(Tag, const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>& u,
+                 void* stream) {
   const auto gf = geometry(u);
   kernels::prolong_kernel<<<point_grid(gf, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       t, ec.origin(), geometry(ec), u.origin(), gf);
@@ -187,7 +192,7 @@ void prolong_add(const poisson::TransferView<T>& t, const Field<T>& ec, Field<T>
 }
 
 template <class T>
-void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream) {
+void dense_correct(Tag, const T* m, const Field<T>& r, Field<T>& u, void* stream) {
   require(r.extent().points() <= 512, "internal: dense coarse solve limited to 512 points");
   const int N = int(r.extent().points());
   const int blocks = (N + 7) / 8;
@@ -197,7 +202,7 @@ void dense_correct(const T* m, const Field<T>& r, Field<T>& u, void* stream) {
 }
 
 template <class T>
-void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream) {
+void extrapolate_ghosts(Tag, const poisson::GhostRule& g, Field<T>& u, void* stream) {
   // One launch for the faces whose factor is not 0 (a block row per face): the others
   // keep their zero ghosts, and their edges with a ruled face are written (as 0) by it.
   kernels::GhostFaces<T> faces{};
@@ -222,7 +227,7 @@ void extrapolate_ghosts(const poisson::GhostRule& g, Field<T>& u, void* stream) 
 }
 
 template <class D, class S>
-void convert(const Field<S>& src, Field<D>& dst, void* stream) {
+void convert(Tag, const Field<S>& src, Field<D>& dst, void* stream) {
   const auto gs = geometry(src);
   kernels::convert_kernel<<<point_grid(gs, kPointBlock), kPointBlock, 0, static_cast<cudaStream_t>(stream)>>>(
       src.origin(), gs, dst.origin(), geometry(dst));

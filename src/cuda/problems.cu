@@ -101,8 +101,8 @@ dim3 grid_of(const Rows& g) { return dim3(unsigned((g.nx + 127) / 128), unsigned
 }  // namespace
 
 template <class T>
-void fill_product(const double* tx, const double* ty, const double* tz, double scale, double offset, Field<T>& f,
-                  void* stream) {
+void fill_product(Tag, const double* tx, const double* ty, const double* tz, double scale,
+                  double offset, Field<T>& f, void* stream) {
   const Tables t(tx, ty, tz, f.extent());
   const Rows g = rows_of(f);
   fill_product_kernel<T><<<grid_of(g), 128, 0, static_cast<cudaStream_t>(stream)>>>(t.d, scale, offset, f.origin(), g);
@@ -111,8 +111,8 @@ void fill_product(const double* tx, const double* ty, const double* tz, double s
 }
 
 template <class T>
-void product_error(const double* tx, const double* ty, const double* tz, double offset, double shift_u,
-                   double shift_e, const Field<T>& u, double out[3], void* stream) {
+void product_error(Tag, const double* tx, const double* ty, const double* tz, double offset,
+                   double shift_u, double shift_e, const Field<T>& u, double out[3], void* stream) {
   const Tables t(tx, ty, tz, u.extent());
   const Rows g = rows_of(u);
   const auto s = static_cast<cudaStream_t>(stream);
@@ -136,19 +136,12 @@ void product_error(const double* tx, const double* ty, const double* tz, double 
 }
 
 template <class T>
-void fill_random(Field<T>& f, std::uint64_t seed, void* stream) {
+void fill_random(Tag, Field<T>& f, std::uint64_t seed, void* stream) {
   const Rows g = rows_of(f);
   fill_random_kernel<T><<<grid_of(g), 128, 0, static_cast<cudaStream_t>(stream)>>>(seed, f.origin(), g);
   STRATA_CUDA_CHECK_LAUNCH();
 }
 
-#define STRATA_INSTANTIATE(T)                                                                              \
-  template void fill_product(const double*, const double*, const double*, double, double, Field<T>&, void*); \
-  template void product_error(const double*, const double*, const double*, double, double, double,        \
-                              const Field<T>&, double*, void*);                                            \
-  template void fill_random(Field<T>&, std::uint64_t, void*);
-STRATA_INSTANTIATE(float)
-STRATA_INSTANTIATE(double)
-#undef STRATA_INSTANTIATE
+#include "backend/problems_instances.inc"
 
 }  // namespace strata::cuda

@@ -54,7 +54,7 @@ const StencilImpl<T>& chosen_impl(std::string_view kernel, void* stream) {
 }
 
 template <class T>
-void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
+void apply_interior(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
                     Region region) {
   chosen_impl<T>(kernel_name(s), stream).launch(&s, in, out, stream, 0, region);
 }
@@ -64,7 +64,7 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, void* s
   template const StencilImpl<T>& default_impl<T>(std::string_view);                \
   template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);          \
   template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view); \
-  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, void*, Region);
+  template void apply_interior(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

@@ -86,7 +86,7 @@ class TimerBase : public tuning::CandidateTimer {
                           "timing the launch shapes of " + family_.name + " on " + shape_.str());
     for (int k = 0; k < count; ++k) {
       fields[k].emplace(shape_, ghost, Memory::device);
-      fill_random(*fields[k], 0x7e57 + std::uint64_t(k), stream_);  // never time on zeros
+      fill_random(Tag{}, *fields[k], 0x7e57 + std::uint64_t(k), stream_);  // never time on zeros
     }
   }
 
@@ -149,8 +149,8 @@ class StencilTimer final : public TimerBase {
 
   std::string check_bits(int i, int reference) override {
     Field<T> in(kCheck, kDefaultGhost, Memory::device);
-    fill_random(in, 0x5eed, stream_);
-    fill_ghosts(in, Boundary::periodic(), stencil_.radius(), stream_);
+    fill_random(Tag{}, in, 0x5eed, stream_);
+    fill_ghosts(Tag{}, in, Boundary::periodic(), stencil_.radius(), stream_);
     Field<T> a = poisoned<T>(kDefaultGhost), b = poisoned<T>(kDefaultGhost);
     impls_[std::size_t(reference)]->launch(&stencil_, in, a, stream_, 0, {});
     impls_[std::size_t(i)]->launch(&stencil_, in, b, stream_, 0, {});
@@ -189,8 +189,8 @@ class WaveTimer final : public TimerBase {
     std::optional<Field<T>> in[3];  // u, u_prev, c2
     for (std::size_t k = 0; k < 3; ++k) {
       in[k].emplace(kCheck, kRadius, Memory::device);
-      fill_random(*in[k], 0x5eed + k, stream_);
-      fill_ghosts(*in[k], Boundary::periodic(), kRadius, stream_);
+      fill_random(Tag{}, *in[k], 0x5eed + k, stream_);
+      fill_ghosts(Tag{}, *in[k], Boundary::periodic(), kRadius, stream_);
     }
     Field<T> a = poisoned<T>(kRadius), b = poisoned<T>(kRadius);
     variants_[std::size_t(reference)]->launch(star_, *in[0], *in[1], *in[2], a, stream_, 0, {});

@@ -21,7 +21,8 @@ void relax_with(const Stencil& s, T c, const Field<T>& in, Field<T>& out, void* 
 }  // namespace
 
 template <class T>
-void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& out, void* stream, Region region) {
+void relax_interior(Tag, const Stencil& s, double c, const Field<T>& in, Field<T>& out,
+                    void* stream, Region region) {
   using P = StencilPolicy<T>;
   using kernels::StarOp;
   const T cc = T(c);
@@ -41,7 +42,9 @@ void relax_interior(const Stencil& s, double c, const Field<T>& in, Field<T>& ou
   throw Error("internal: no relaxation kernel for " + s.name());
 }
 
-template void relax_interior(const Stencil&, double, const Field<float>&, Field<float>&, void*, Region);
-template void relax_interior(const Stencil&, double, const Field<double>&, Field<double>&, void*, Region);
+template void relax_interior(Tag, const Stencil&, double, const Field<float>&, Field<float>&, void*,
+                             Region);
+template void relax_interior(Tag, const Stencil&, double, const Field<double>&, Field<double>&,
+                             void*, Region);
 
 }  // namespace strata::cuda

@@ -11,8 +11,8 @@
 namespace strata::cuda {
 
 template <class T>
-bool fused_steps(const Stencil& s, const StepOptions& o, int k, const Boundary& bc, const Field<T>& in,
-                 Field<T>& out, void* stream) {
+bool fused_steps(Tag, const Stencil& s, const StepOptions& o, int k, const Boundary& bc,
+                 const Field<T>& in, Field<T>& out, void* stream) {
   const std::span<const double> c = s.coeffs();
   if (s.kind() == StencilKind::star) {
     switch (s.radius()) {
@@ -28,15 +28,15 @@ bool fused_steps(const Stencil& s, const StepOptions& o, int k, const Boundary& 
 }
 
 template <class T>
-int auto_steps_per_pass(const Stencil& s) {
+int auto_steps_per_pass(Tag, const Stencil& s) {
   return steps_per_pass(s.kind(), s.radius(), sizeof(T));
 }
 
-template int auto_steps_per_pass<float>(const Stencil&);
-template int auto_steps_per_pass<double>(const Stencil&);
-template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<float>&, Field<float>&,
-                          void*);
-template bool fused_steps(const Stencil&, const StepOptions&, int, const Boundary&, const Field<double>&,
-                          Field<double>&, void*);
+template int auto_steps_per_pass<float>(Tag, const Stencil&);
+template int auto_steps_per_pass<double>(Tag, const Stencil&);
+template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
+                          const Field<float>&, Field<float>&, void*);
+template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
+                          const Field<double>&, Field<double>&, void*);
 
 }  // namespace strata::cuda

@@ -50,27 +50,27 @@ Workspace& checked(Workspace& ws) {
 }  // namespace
 
 template <class T>
-void fill(const RowShape& s, Strided<T> y, T value, void* stream) {
+void fill(Tag, const RowShape& s, Strided<T> y, T value, void* stream) {
   launch(s, kernels::FillMath<T>{value}, Strided<const T>{}, Strided<const T>{}, y, stream);
 }
 
 template <class T>
-void copy(const RowShape& s, Strided<const T> x, Strided<T> y, void* stream) {
+void copy(Tag, const RowShape& s, Strided<const T> x, Strided<T> y, void* stream) {
   launch(s, kernels::CopyMath<T>{}, x, Strided<const T>{}, y, stream);
 }
 
 template <class T>
-void scale(const RowShape& s, T a, Strided<T> y, void* stream) {
+void scale(Tag, const RowShape& s, T a, Strided<T> y, void* stream) {
   launch(s, kernels::ScaleMath<T>{a}, Strided<const T>{}, as_const(y), y, stream);
 }
 
 template <class T>
-void axpy(const RowShape& s, T a, Strided<const T> x, Strided<T> y, void* stream) {
+void axpy(Tag, const RowShape& s, T a, Strided<const T> x, Strided<T> y, void* stream) {
   launch(s, kernels::AxpyMath<T>{a}, x, as_const(y), y, stream);
 }
 
 template <class T>
-void axpby(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, void* stream) {
+void axpby(Tag, const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, void* stream) {
   launch(s, kernels::AxpbyMath<T>{a, b}, x, as_const(y), y, stream);
 }
 
@@ -82,7 +82,7 @@ void enqueue_axpby_sum_squares(const RowShape& s, T a, Strided<const T> x, T b, 
 }
 
 template <class T>
-double axpby_sum_squares(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y,
+double axpby_sum_squares(Tag, const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y,
                          void* stream) {
   Workspace& ws = default_workspace();
   std::lock_guard<std::mutex> lock(ws.mutex());
@@ -98,7 +98,7 @@ void enqueue_sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<cons
 }
 
 template <class T>
-double sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
+double sub_sum_squares(Tag, const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
                        void* stream) {
   Workspace& ws = default_workspace();
   std::lock_guard<std::mutex> lock(ws.mutex());
@@ -109,31 +109,31 @@ double sub_sum_squares(const RowShape& s, Strided<const T> b, Strided<const T> y
 // ---- the seam's reductions (backend/rows.hpp): one synchronous reduce() each ------------
 
 template <class T>
-double sum(const RowShape& s, Strided<const T> a, void* stream) {
+double sum(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   return reduce(ReduceKind::sum, s, a, a, stream).value;
 }
 template <class T>
-double dot(const RowShape& s, Strided<const T> a, Strided<const T> b, void* stream) {
+double dot(Tag, const RowShape& s, Strided<const T> a, Strided<const T> b, void* stream) {
   return reduce(ReduceKind::dot, s, a, b, stream).value;
 }
 template <class T>
-double sum_squares(const RowShape& s, Strided<const T> a, void* stream) {
+double sum_squares(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   return reduce(ReduceKind::sum_squares, s, a, a, stream).value;
 }
 template <class T>
-T max_abs(const RowShape& s, Strided<const T> a, void* stream) {
+T max_abs(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   return T(reduce(ReduceKind::max_abs, s, a, a, stream).hi);
 }
 template <class T>
-T min_value(const RowShape& s, Strided<const T> a, void* stream) {
+T min_value(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   return T(reduce(ReduceKind::min_max, s, a, a, stream).lo);
 }
 template <class T>
-T max_value(const RowShape& s, Strided<const T> a, void* stream) {
+T max_value(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   return T(reduce(ReduceKind::min_max, s, a, a, stream).hi);
 }
 template <class T>
-FiniteReport<T> check_finite(const RowShape& s, Strided<const T> a, void* stream) {
+FiniteReport<T> check_finite(Tag, const RowShape& s, Strided<const T> a, void* stream) {
   const ReduceOut out = reduce(ReduceKind::finite, s, a, a, stream);
   FiniteReport<T> r;
   r.all_finite = out.count == 0;

@@ -1,6 +1,7 @@
 // The public stencil API: validates the request once, then hands it to the backend that
-// owns the fields' memory through the seam in backend/stencil.hpp.
+// owns the fields' memory (on_backend) through the seam in backend/stencil.hpp.
 #include "backend/stencil.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/apply.hpp"
 
 namespace strata {
@@ -26,18 +27,16 @@ void check_pair(const Stencil& s, const Field<T>& in, const Field<T>& out) {
 template <class T>
 void fill_ghosts(Field<T>& f, const Boundary& bc, int width, Stream stream) {
   require(!f.empty(), "fill_ghosts: empty field");
-  require(width >= 1 && width <= f.ghost(),
-          "fill_ghosts: width " + std::to_string(width) + " is outside 1.." +
-              std::to_string(f.ghost()) + " (the field's ghost width)");
-  if (f.memory() == Memory::host) return cpu::fill_ghosts(f, bc, width, stream.handle);
-  cuda::fill_ghosts(f, bc, width, stream.handle);
+  require(width >= 1 && width <= f.ghost(), "fill_ghosts: width " + std::to_string(width) +
+                                                " is outside 1.." + std::to_string(f.ghost()) +
+                                                " (the field's ghost width)");
+  on_backend(f.memory(), [&](auto tag) { fill_ghosts(tag, f, bc, width, stream.handle); });
 }
 
 template <class T>
 void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, Stream stream) {
   check_pair(s, in, out);
-  if (in.memory() == Memory::host) return cpu::apply_interior(s, in, out, stream.handle);
-  cuda::apply_interior(s, in, out, stream.handle);
+  on_backend(in.memory(), [&](auto tag) { apply_interior(tag, s, in, out, stream.handle); });
 }
 
 template <class T>
@@ -47,9 +46,9 @@ void apply(const Stencil& s, Field<T>& in, Field<T>& out, const Boundary& bc, St
   apply_interior(s, in, out, stream);
 }
 
-#define STRATA_INSTANTIATE(T)                                                          \
-  template void fill_ghosts(Field<T>&, const Boundary&, int, Stream);                  \
-  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, Stream);    \
+#define STRATA_INSTANTIATE(T)                                                       \
+  template void fill_ghosts(Field<T>&, const Boundary&, int, Stream);               \
+  template void apply_interior(const Stencil&, const Field<T>&, Field<T>&, Stream); \
   template void apply(const Stencil&, Field<T>&, Field<T>&, const Boundary&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

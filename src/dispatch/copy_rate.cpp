@@ -2,6 +2,7 @@
 #include "dispatch/copy_rate.hpp"
 
 #include "backend/copy_rate.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/error.hpp"
 
 namespace strata {
@@ -15,7 +16,10 @@ double copy_gb_per_s(const Field<T>& in, Field<T>& out, Stream stream) {
   require(in.memory() == Memory::device && out.memory() == Memory::device,
           "copy_gb_per_s: the copy rate is measured on device fields only (the GPU's copy kernel)");
   constexpr int kWarmup = 1, kReps = 5;
-  const double ms = cuda::time_copy_kernel_ms(in, out, stream.handle, kWarmup, kReps);
+  double ms = 0;
+  on_device_only(
+      [&](auto tag) { ms = time_copy_kernel_ms(tag, in, out, stream.handle, kWarmup, kReps); },
+      "strata was built without CUDA: the GPU's copy rate cannot be measured");
   return 2.0 * sizeof(T) * double(in.extent().points()) / (ms * 1e-3) / 1e9;
 }
 

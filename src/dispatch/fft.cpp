@@ -1,37 +1,37 @@
-// fft_solve dispatch: checks the fields once, then host fields go to the CPU backend
-// (KissFFT; its stand-in refuses in a build without it) and device fields to CUDA (cuFFT;
-// its stubs refuse in a build without CUDA).
+// fft_solve dispatch: checks the fields once, then on_backend hands host fields to the CPU
+// backend (KissFFT; its stand-in refuses in a build without it) and device fields to CUDA
+// (cuFFT).
 #include "dispatch/fft.hpp"
 
 #include <string>
 
 #include "backend/fft.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
 
 namespace {
 template <class T>
-bool on_host(const char* call, const Field<T>& f, const Field<T>& u) {
+Memory checked_memory(const char* call, const Field<T>& f, const Field<T>& u) {
   require(!f.empty() && !u.empty(), std::string(call) + ": empty field");
   require(f.extent() == u.extent(), std::string(call) + ": f is " + f.extent().str() +
                                         " but u is " + u.extent().str() + "; extents must match");
   require(f.memory() == u.memory(),
           std::string(call) + ": f and u must both be host fields or both device fields");
-  return f.memory() == Memory::host;
+  return f.memory();
 }
 }  // namespace
 
 template <class T>
 void fft_solve(double h, const Field<T>& f, Field<T>& u, Stream stream) {
-  if (on_host("fft_solve", f, u)) return cpu::fft_solve(h, f, u, stream.handle);
-  cuda::fft_solve(h, f, u, stream.handle);
+  on_backend(checked_memory("fft_solve", f, u),
+             [&](auto tag) { fft_solve(tag, h, f, u, stream.handle); });
 }
 
 template <class T>
 void fft_prepare(const Field<T>& f, const Field<T>& u) {
-  if (on_host("fft_prepare", f, u)) return cpu::fft_prepare(f, u);
-  cuda::fft_prepare(f, u);
+  on_backend(checked_memory("fft_prepare", f, u), [&](auto tag) { fft_prepare(tag, f, u); });
 }
 
 template void fft_solve(double, const Field<float>&, Field<float>&, Stream);

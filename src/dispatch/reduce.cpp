@@ -1,7 +1,7 @@
 // The public reductions and vector operations: every call is validated once, turned into
 // one RowShape (ny*nz rows of nx values; a flat array is one row) plus Strided operands, and
-// handed to the backend that owns the memory through the seam in backend/rows.hpp. This is
-// the only place that chooses between them.
+// handed to the backend that owns the memory (on_backend, dispatch/backend.hpp) through the
+// seam in backend/rows.hpp.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -9,6 +9,7 @@
 
 #include "backend/rows.hpp"
 #include "base/runtime.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"
@@ -69,26 +70,25 @@ void check_flat(const std::string& fn, const void* p, std::size_t n, Memory memo
 template <class T>
 double sum_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return m == Memory::host ? cpu::sum(s, a, st.handle) : cuda::sum(s, a, st.handle);
+  return on_backend(m, [&](auto tag) { return sum(tag, s, a, st.handle); });
 }
 
 template <class T>
 double dot_of(const RowShape& s, Strided<const T> a, Strided<const T> b, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return m == Memory::host ? cpu::dot(s, a, b, st.handle) : cuda::dot(s, a, b, st.handle);
+  return on_backend(m, [&](auto tag) { return dot(tag, s, a, b, st.handle); });
 }
 
 template <class T>
 double norm2_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::sum_squares(s, a, st.handle)
-                                     : cuda::sum_squares(s, a, st.handle));
+  return std::sqrt(on_backend(m, [&](auto tag) { return sum_squares(tag, s, a, st.handle); }));
 }
 
 template <class T>
 T max_abs_of(const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0) return T(0);
-  return m == Memory::host ? cpu::max_abs(s, a, st.handle) : cuda::max_abs(s, a, st.handle);
+  return on_backend(m, [&](auto tag) { return max_abs(tag, s, a, st.handle); });
 }
 
 // lo: the minimum, otherwise the maximum.
@@ -96,18 +96,16 @@ template <class T>
 T extreme_of(bool lo, const RowShape& s, Strided<const T> a, Memory m, Stream st) {
   if (points(s) == 0)
     return lo ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-  if (m == Memory::host)
-    return lo ? cpu::min_value(s, a, st.handle) : cpu::max_value(s, a, st.handle);
-  return lo ? cuda::min_value(s, a, st.handle) : cuda::max_value(s, a, st.handle);
+  return on_backend(m, [&](auto tag) {
+    return lo ? min_value(tag, s, a, st.handle) : max_value(tag, s, a, st.handle);
+  });
 }
 
 // For fields, also turns the linear index into (x, y, z).
 template <class T>
-FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st,
-                          bool field) {
+FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Stream st, bool field) {
   if (points(s) == 0) return {};
-  FiniteReport<T> r = m == Memory::host ? cpu::check_finite(s, a, st.handle)
-                                        : cuda::check_finite(s, a, st.handle);
+  FiniteReport<T> r = on_backend(m, [&](auto tag) { return check_finite(tag, s, a, st.handle); });
   if (field && !r.all_finite) {
     r.x = int(r.index % s.nx);
     r.y = int(r.index / s.nx % s.ny);
@@ -121,53 +119,47 @@ FiniteReport<T> finite_of(const RowShape& s, Strided<const T> a, Memory m, Strea
 template <class T>
 void fill_of(const RowShape& s, Strided<T> y, T v, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::fill(s, y, v, st.handle);
-  cuda::fill(s, y, v, st.handle);
+  on_backend(m, [&](auto tag) { fill(tag, s, y, v, st.handle); });
 }
 
 template <class T>
 void copy_of(const RowShape& s, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::copy(s, x, y, st.handle);
-  cuda::copy(s, x, y, st.handle);
+  on_backend(m, [&](auto tag) { copy(tag, s, x, y, st.handle); });
 }
 
 template <class T>
 void scale_of(const RowShape& s, T a, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::scale(s, a, y, st.handle);
-  cuda::scale(s, a, y, st.handle);
+  on_backend(m, [&](auto tag) { scale(tag, s, a, y, st.handle); });
 }
 
 template <class T>
 void axpy_of(const RowShape& s, T a, Strided<const T> x, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::axpy(s, a, x, y, st.handle);
-  cuda::axpy(s, a, x, y, st.handle);
+  on_backend(m, [&](auto tag) { axpy(tag, s, a, x, y, st.handle); });
 }
 
 template <class T>
-void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
-              Stream st) {
+void axpby_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m, Stream st) {
   if (points(s) == 0) return;
-  if (m == Memory::host) return cpu::axpby(s, a, x, b, y, st.handle);
-  cuda::axpby(s, a, x, b, y, st.handle);
+  on_backend(m, [&](auto tag) { axpby(tag, s, a, x, b, y, st.handle); });
 }
 
 template <class T>
 double axpby_norm2_of(const RowShape& s, T a, Strided<const T> x, T b, Strided<T> y, Memory m,
                       Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::axpby_sum_squares(s, a, x, b, y, st.handle)
-                                     : cuda::axpby_sum_squares(s, a, x, b, y, st.handle));
+  return std::sqrt(
+      on_backend(m, [&](auto tag) { return axpby_sum_squares(tag, s, a, x, b, y, st.handle); }));
 }
 
 template <class T>
 double sub_norm2_of(const RowShape& s, Strided<const T> b, Strided<const T> y, Strided<T> r,
                     Memory m, Stream st) {
   if (points(s) == 0) return 0;
-  return std::sqrt(m == Memory::host ? cpu::sub_sum_squares(s, b, y, r, st.handle)
-                                     : cuda::sub_sum_squares(s, b, y, r, st.handle));
+  return std::sqrt(
+      on_backend(m, [&](auto tag) { return sub_sum_squares(tag, s, b, y, r, st.handle); }));
 }
 
 }  // namespace
@@ -332,8 +324,7 @@ void axpby(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n, Memory
 template <class T>
 double axpby_norm2(scalar_t<T> a, const Field<T>& x, scalar_t<T> b, Field<T>& y, Stream st) {
   check_fields("axpby_norm2", x, y);
-  return axpby_norm2_of(shape_of(y), a, operand(x), b, operand(y), y.memory(),
-                        st);
+  return axpby_norm2_of(shape_of(y), a, operand(x), b, operand(y), y.memory(), st);
 }
 template <class T>
 double axpby_norm2(scalar_t<T> a, const T* x, scalar_t<T> b, T* y, std::size_t n, Memory m,
@@ -347,8 +338,7 @@ template <class T>
 double sub_norm2(const Field<T>& b, const Field<T>& y, Field<T>& r, Stream st) {
   check_fields("sub_norm2", b, y);
   check_fields("sub_norm2", b, r);
-  return sub_norm2_of(shape_of(r), operand(b), operand(y), operand(r), r.memory(),
-                      st);
+  return sub_norm2_of(shape_of(r), operand(b), operand(y), operand(r), r.memory(), st);
 }
 template <class T>
 double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream st) {
@@ -358,38 +348,38 @@ double sub_norm2(const T* b, const T* y, T* r, std::size_t n, Memory m, Stream s
   return sub_norm2_of(flat_shape(n), flat(b), flat(y), flat(r), m, st);
 }
 
-#define STRATA_INSTANTIATE(T)                                                               \
-  template double sum(const Field<T>&, Stream);                                             \
-  template double sum(const T*, std::size_t, Memory, Stream);                               \
-  template double dot(const Field<T>&, const Field<T>&, Stream);                            \
-  template double dot(const T*, const T*, std::size_t, Memory, Stream);                     \
-  template double norm2(const Field<T>&, Stream);                                           \
-  template double norm2(const T*, std::size_t, Memory, Stream);                             \
-  template T max_abs(const Field<T>&, Stream);                                              \
-  template T max_abs(const T*, std::size_t, Memory, Stream);                                \
-  template T min(const Field<T>&, Stream);                                                  \
-  template T min(const T*, std::size_t, Memory, Stream);                                    \
-  template T max(const Field<T>&, Stream);                                                  \
-  template T max(const T*, std::size_t, Memory, Stream);                                    \
-  template FiniteReport<T> check_finite(const Field<T>&, Stream);                           \
-  template FiniteReport<T> check_finite(const T*, std::size_t, Memory, Stream);             \
-  template std::string describe(const FiniteReport<T>&, std::size_t);                      \
-  template std::string nonfinite_result(const FiniteReport<T>&, const FiniteReport<T>*,     \
-                                        std::size_t);                                       \
-  template void fill(Field<T>&, scalar_t<T>, Stream);                                       \
-  template void fill(T*, std::size_t, scalar_t<T>, Memory, Stream);                         \
-  template void copy_interior(const Field<T>&, Field<T>&, Stream);                          \
-  template void copy(const T*, T*, std::size_t, Memory, Stream);                            \
-  template void scale(Field<T>&, scalar_t<T>, Stream);                                      \
-  template void scale(T*, std::size_t, scalar_t<T>, Memory, Stream);                        \
-  template void axpy(scalar_t<T>, const Field<T>&, Field<T>&, Stream);                      \
-  template void axpy(scalar_t<T>, const T*, T*, std::size_t, Memory, Stream);               \
-  template void axpby(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream);        \
-  template void axpby(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory, Stream); \
+#define STRATA_INSTANTIATE(T)                                                                \
+  template double sum(const Field<T>&, Stream);                                              \
+  template double sum(const T*, std::size_t, Memory, Stream);                                \
+  template double dot(const Field<T>&, const Field<T>&, Stream);                             \
+  template double dot(const T*, const T*, std::size_t, Memory, Stream);                      \
+  template double norm2(const Field<T>&, Stream);                                            \
+  template double norm2(const T*, std::size_t, Memory, Stream);                              \
+  template T max_abs(const Field<T>&, Stream);                                               \
+  template T max_abs(const T*, std::size_t, Memory, Stream);                                 \
+  template T min(const Field<T>&, Stream);                                                   \
+  template T min(const T*, std::size_t, Memory, Stream);                                     \
+  template T max(const Field<T>&, Stream);                                                   \
+  template T max(const T*, std::size_t, Memory, Stream);                                     \
+  template FiniteReport<T> check_finite(const Field<T>&, Stream);                            \
+  template FiniteReport<T> check_finite(const T*, std::size_t, Memory, Stream);              \
+  template std::string describe(const FiniteReport<T>&, std::size_t);                        \
+  template std::string nonfinite_result(const FiniteReport<T>&, const FiniteReport<T>*,      \
+                                        std::size_t);                                        \
+  template void fill(Field<T>&, scalar_t<T>, Stream);                                        \
+  template void fill(T*, std::size_t, scalar_t<T>, Memory, Stream);                          \
+  template void copy_interior(const Field<T>&, Field<T>&, Stream);                           \
+  template void copy(const T*, T*, std::size_t, Memory, Stream);                             \
+  template void scale(Field<T>&, scalar_t<T>, Stream);                                       \
+  template void scale(T*, std::size_t, scalar_t<T>, Memory, Stream);                         \
+  template void axpy(scalar_t<T>, const Field<T>&, Field<T>&, Stream);                       \
+  template void axpy(scalar_t<T>, const T*, T*, std::size_t, Memory, Stream);                \
+  template void axpby(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream);         \
+  template void axpby(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory, Stream);  \
   template double axpby_norm2(scalar_t<T>, const Field<T>&, scalar_t<T>, Field<T>&, Stream); \
-  template double axpby_norm2(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory,  \
-                              Stream);                                                      \
-  template double sub_norm2(const Field<T>&, const Field<T>&, Field<T>&, Stream);           \
+  template double axpby_norm2(scalar_t<T>, const T*, scalar_t<T>, T*, std::size_t, Memory,   \
+                              Stream);                                                       \
+  template double sub_norm2(const Field<T>&, const Field<T>&, Field<T>&, Stream);            \
   template double sub_norm2(const T*, const T*, T*, std::size_t, Memory, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

@@ -8,6 +8,7 @@
 
 #include "backend/stencil.hpp"
 #include "base/runtime.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/apply.hpp"
 #include "strata/steps.hpp"
 
@@ -15,7 +16,7 @@ namespace strata {
 
 template <class T>
 int auto_fuse(const Stencil& s, Memory memory) {
-  return memory == Memory::host ? cpu::auto_steps_per_pass<T>(s) : cuda::auto_steps_per_pass<T>(s);
+  return on_backend(memory, [&](auto tag) { return auto_steps_per_pass<T>(tag, s); });
 }
 
 template <class T>
@@ -34,20 +35,22 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
                  const StepOptions& o, Stream stream) {
   require(!u.empty(), "apply_steps: empty field");
   require(steps >= 0, "apply_steps: steps must be >= 0, got " + std::to_string(steps));
-  require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " + std::to_string(s.radius()) +
-                                       " but the field has " + std::to_string(u.ghost()) + " ghost layers");
+  require(u.ghost() >= s.radius(), "apply_steps: " + s.name() + " has radius " +
+                                       std::to_string(s.radius()) + " but the field has " +
+                                       std::to_string(u.ghost()) + " ghost layers");
   require(o.update == StepUpdate::repeat || std::isfinite(o.c),
           "apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
   require(o.fuse >= 0, "apply_steps: fuse must be >= 0 (steps per pass; 0: strata's choice), got " +
-                          std::to_string(o.fuse));
+                           std::to_string(o.fuse));
   if (steps == 0) return;
-  require(scratch.data() != u.data() && scratch.extent() == u.extent() && scratch.ghost() == u.ghost() &&
-              scratch.memory() == u.memory(),
-          "apply_steps: the scratch field must be a second field with u's extent (" + u.extent().str() +
-              "), ghost width (" + std::to_string(u.ghost()) + ") and memory; got " +
-              (scratch.data() == u.data() ? std::string("u's own storage")
-                              : scratch.extent().str() + " with ghost " + std::to_string(scratch.ghost())));
-  const bool host = u.memory() == Memory::host;
+  require(scratch.data() != u.data() && scratch.extent() == u.extent() &&
+              scratch.ghost() == u.ghost() && scratch.memory() == u.memory(),
+          "apply_steps: the scratch field must be a second field with u's extent (" +
+              u.extent().str() + "), ghost width (" + std::to_string(u.ghost()) +
+              ") and memory; got " +
+              (scratch.data() == u.data()
+                   ? std::string("u's own storage")
+                   : scratch.extent().str() + " with ghost " + std::to_string(scratch.ghost())));
   const bool periodic = bc.kind == BoundaryKind::periodic;
   const int fuse = o.fuse > 0 ? o.fuse : auto_fuse<T>(s, u.memory());
   Field<T>* cur = &u;
@@ -73,8 +76,9 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
     if (periodic) k = std::min(k, cur->ghost() / s.radius());
     if (k > 1 && fusable) {
       if (periodic) fill_ghosts(*cur, bc, k * s.radius(), stream);
-      const bool fused = host ? cpu::fused_steps(s, o, k, bc, *cur, *next, stream.handle)
-                              : cuda::fused_steps(s, o, k, bc, *cur, *next, stream.handle);
+      const bool fused = on_backend(u.memory(), [&](auto tag) {
+        return fused_steps(tag, s, o, k, bc, *cur, *next, stream.handle);
+      });
       if (fused) {
         filled[next == &u ? 0 : 1] = false;
         std::swap(cur, next);
@@ -86,21 +90,23 @@ void apply_steps(const Stencil& s, Field<T>& u, Field<T>& scratch, const Boundar
     fill_once(*cur, s.radius());
     if (o.update == StepUpdate::repeat)
       apply_interior(s, *cur, *next, stream);
-    else if (host)
-      cpu::relax_interior(s, o.c, *cur, *next, stream.handle);
     else
-      cuda::relax_interior(s, o.c, *cur, *next, stream.handle);
+      on_backend(u.memory(),
+                 [&](auto tag) { relax_interior(tag, s, o.c, *cur, *next, stream.handle); });
     std::swap(cur, next);
     ++t;
   }
   // An odd count leaves the result in the scratch field: u takes it, ghosts included.
-  if (cur != &u) runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
+  if (cur != &u)
+    runtime::copy_bytes_async(u.data(), cur->data(), u.memory(), u.layout().bytes(), stream.handle);
 }
 
-#define STRATA_INSTANTIATE(T)                                                                          \
-  template int auto_fuse<T>(const Stencil&, Memory);                                                     \
-  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, Stream); \
-  template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int, const StepOptions&, Stream);
+#define STRATA_INSTANTIATE(T)                                                                    \
+  template int auto_fuse<T>(const Stencil&, Memory);                                             \
+  template void apply_steps(const Stencil&, Field<T>&, const Boundary&, int, const StepOptions&, \
+                            Stream);                                                             \
+  template void apply_steps(const Stencil&, Field<T>&, Field<T>&, const Boundary&, int,          \
+                            const StepOptions&, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
 #undef STRATA_INSTANTIATE

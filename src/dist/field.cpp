@@ -10,6 +10,7 @@
 #include "backend/stencil.hpp"
 #include "base/device_array.hpp"
 #include "base/runtime.hpp"
+#include "dispatch/backend.hpp"
 #include "dist/exchange.hpp"
 #include "dist/timeline.hpp"
 #include "dist/transport.hpp"
@@ -53,8 +54,7 @@ Region face_box(Extent n, int w, int axis, int lo, int len) {
 template <class T>
 void fill_sides(Field<T>& f, const Boundary& bc, int w, int axis, bool lo, bool hi, void* stream) {
   if (!lo && !hi) return;
-  if (f.memory() == Memory::host) cpu::fill_ghost_sides(f, bc, w, axis, lo, hi, stream);
-  else cuda::fill_ghost_sides(f, bc, w, axis, lo, hi, stream);
+  on_backend(f.memory(), [&](auto tag) { fill_ghost_sides(tag, f, bc, w, axis, lo, hi, stream); });
 }
 
 }  // namespace
@@ -98,13 +98,11 @@ std::shared_ptr<HaloBuffers> make_halo_buffers() { return std::make_shared<HaloB
 
 template <class T>
 void pack(const Field<T>& f, const Region& b, T* buf, void* stream) {
-  if (f.memory() == Memory::host) cpu::pack_box(f, b, buf, stream);
-  else cuda::pack_box(f, b, buf, stream);
+  on_backend(f.memory(), [&](auto tag) { pack_box(tag, f, b, buf, stream); });
 }
 template <class T>
 void unpack(Field<T>& f, const Region& b, const T* buf, void* stream) {
-  if (f.memory() == Memory::host) cpu::unpack_box(f, b, buf, stream);
-  else cuda::unpack_box(f, b, buf, stream);
+  on_backend(f.memory(), [&](auto tag) { unpack_box(tag, f, b, buf, stream); });
 }
 
 template <class T>
@@ -285,8 +283,7 @@ Split split(Extent n, int r, int first, int vec) {
 
 template <class T>
 void apply_region(const Stencil& s, const Field<T>& in, Field<T>& out, void* stream, const Region& r) {
-  if (in.memory() == Memory::host) cpu::apply_interior(s, in, out, stream, r);
-  else cuda::apply_interior(s, in, out, stream, r);
+  on_backend(in.memory(), [&](auto tag) { apply_interior(tag, s, in, out, stream, r); });
 }
 
 // One pass over a box whose `r` ghost layers the pass fills first, pass(region, stream)
@@ -358,15 +355,17 @@ void apply_steps(const Stencil& s, DistField<T>& u, DistField<T>& scratch, const
   require(o.update == StepUpdate::repeat || std::isfinite(o.c),
           "distributed apply_steps: the relaxation factor c must be finite, got " + std::to_string(o.c));
   require(o.fuse >= 0, "distributed apply_steps: fuse must be >= 0, got " + std::to_string(o.fuse));
-  const bool host = u.local().memory() == Memory::host;
   DistField<T>* cur = &u;
   DistField<T>* next = &scratch;
   for (int t = 0; t < steps; ++t) {
     // Each step as dist::apply's pass: the interior while the halos travel, then the shell.
     overlapped_pass(*cur, bc, s.radius(), stream, [&](const Region& box, void* st) {
-      if (o.update == StepUpdate::repeat) apply_region(s, cur->local(), next->local(), st, box);
-      else if (host) cpu::relax_interior(s, o.c, cur->local(), next->local(), st, box);
-      else cuda::relax_interior(s, o.c, cur->local(), next->local(), st, box);
+      Field<T>& in = cur->local();
+      Field<T>& out = next->local();
+      if (o.update == StepUpdate::repeat)
+        apply_region(s, in, out, st, box);
+      else
+        on_backend(in.memory(), [&](auto tag) { relax_interior(tag, s, o.c, in, out, st, box); });
     });
     std::swap(cur, next);
   }

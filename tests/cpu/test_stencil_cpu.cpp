@@ -67,7 +67,7 @@ void check_against_brute_force(Extent n, const Stencil& s, const Boundary& bc, s
   fill_ghosts(in, bc, s.radius());
   for (std::size_t i = 0; i < in.layout().size; ++i) abs_in.data()[i] = std::fabs(in.data()[i]);
   Field<T> mag(n);
-  cpu::apply_interior(verify::abs_stencil(s), abs_in, mag);
+  apply_interior(cpu::Tag{}, verify::abs_stencil(s), abs_in, mag);
   const auto m = verify::compare(out, want, mag, verify::terms_of(s));
   EXPECT_TRUE(m.ok()) << s.describe() << " " << bc.describe() << " " << n.str() << ": " << m.str();
 }

@@ -13,17 +13,17 @@ namespace {
 }  // namespace
 
 template <class T>
-void fft_solve(double, const Field<T>&, Field<T>&, void*) {
+void fft_solve(Tag, double, const Field<T>&, Field<T>&, void*) {
   refuse();
 }
 template <class T>
-void fft_prepare(const Field<T>&, const Field<T>&) {
+void fft_prepare(Tag, const Field<T>&, const Field<T>&) {
   refuse();
 }
 
-template void fft_solve(double, const Field<float>&, Field<float>&, void*);
-template void fft_solve(double, const Field<double>&, Field<double>&, void*);
-template void fft_prepare(const Field<float>&, const Field<float>&);
-template void fft_prepare(const Field<double>&, const Field<double>&);
+template void fft_solve(Tag, double, const Field<float>&, Field<float>&, void*);
+template void fft_solve(Tag, double, const Field<double>&, Field<double>&, void*);
+template void fft_prepare(Tag, const Field<float>&, const Field<float>&);
+template void fft_prepare(Tag, const Field<double>&, const Field<double>&);
 
 }  // namespace strata::cpu

@@ -1,6 +1,7 @@
 // Generated Poisson problems. The manufactured solution is separable, u* = offset + X(x) Y(y)
-// Z(z): one table per axis, and every point multiplies three entries in the same order on
-// the host and on the device, so both write the same values.
+// Z(z): one table per axis, made here; the backend that owns the field (backend/problems.hpp,
+// reached through on_backend) multiplies three entries per point in the same order on the
+// host and on the device, so both write the same values.
 #include "strata/manufactured.hpp"
 
 #include <algorithm>
@@ -8,10 +9,10 @@
 #include <numbers>
 #include <vector>
 
-#include "backend/problem_values.hpp"
+#include "backend/problems.hpp"
+#include "dispatch/backend.hpp"
 #include "strata/poisson.hpp"
 #include "strata/reduce.hpp"
-#include "backend/problems.hpp"
 
 namespace strata::poisson {
 
@@ -42,19 +43,12 @@ Mode mode_of(const Boundary& bc, double h, Extent n) {
   return m;
 }
 
-double product(const Mode& m, int x, int y, int z) {
-  double v = 1;  // this order, here and in the kernels
-  v *= m.t[0][std::size_t(x)];
-  v *= m.t[1][std::size_t(y)];
-  v *= m.t[2][std::size_t(z)];
-  return v;
-}
-
 double mean_of(const Mode& m) {
   double s[3] = {0, 0, 0};
   for (int a = 0; a < 3; ++a)
     for (double v : m.t[a]) s[a] += v;
-  return s[0] / double(m.t[0].size()) * (s[1] / double(m.t[1].size())) * (s[2] / double(m.t[2].size()));
+  return s[0] / double(m.t[0].size()) * (s[1] / double(m.t[1].size())) *
+         (s[2] / double(m.t[2].size()));
 }
 
 ErrorNorms norms(double max_abs, double d2, double e2) {
@@ -67,22 +61,14 @@ template <class T>
 void manufactured(const Boundary& bc, double h, Field<T>& f, Field<T>* exact, Stream stream) {
   const Extent n = f.extent();
   const Mode m = mode_of(bc, h, n);
-  if (f.memory() == Memory::device) {
-    cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.k2, 0.0, f, stream.handle);
-    if (exact) {
-      require(exact->extent() == n && exact->memory() == Memory::device, "manufactured: exact must match f");
-      cuda::fill_product(m.t[0].data(), m.t[1].data(), m.t[2].data(), 1.0, m.offset, *exact, stream.handle);
-    }
-    return;
-  }
-#pragma omp parallel for
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const double v = product(m, x, y, z);
-        f(x, y, z) = T(scaled_value(m.k2, v, 0.0));
-        if (exact) (*exact)(x, y, z) = T(scaled_value(1.0, v, m.offset));
-      }
+  const double *tx = m.t[0].data(), *ty = m.t[1].data(), *tz = m.t[2].data();
+  on_backend(f.memory(), [&](auto tag) {
+    fill_product(tag, tx, ty, tz, m.k2, 0.0, f, stream.handle);
+    if (!exact) return;
+    require(exact->extent() == n && exact->memory() == f.memory(),
+            "manufactured: exact must match f");
+    fill_product(tag, tx, ty, tz, 1.0, m.offset, *exact, stream.handle);
+  });
 }
 
 template <class T>
@@ -93,28 +79,18 @@ ErrorNorms manufactured_error(const Boundary& bc, double h, const Field<T>& u, S
   const bool shift = bc.kind != BoundaryKind::dirichlet;
   const double mu = shift ? sum(u, stream) / double(n.points()) : 0.0;
   const double me = shift ? m.offset + mean_of(m) : 0.0;
-  if (u.memory() == Memory::device) {
-    double r[3];
-    cuda::product_error(m.t[0].data(), m.t[1].data(), m.t[2].data(), m.offset, mu, me, u, r, stream.handle);
-    return norms(r[0], r[1], r[2]);
-  }
-  double mx = 0, d2 = 0, e2 = 0;
-#pragma omp parallel for reduction(max : mx) reduction(+ : d2, e2)
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x) {
-        const double e = m.offset + product(m, x, y, z) - me;
-        const double d = (double(u(x, y, z)) - mu) - e;
-        mx = std::max(mx, std::fabs(d));
-        d2 += d * d;
-        e2 += e * e;
-      }
-  return norms(mx, d2, e2);
+  double r[3];
+  on_backend(u.memory(), [&](auto tag) {
+    product_error(tag, m.t[0].data(), m.t[1].data(), m.t[2].data(), m.offset, mu, me, u, r,
+                  stream.handle);
+  });
+  return norms(r[0], r[1], r[2]);
 }
 
 template <class T>
 ErrorNorms solution_error(const Boundary& bc, const Field<T>& u, const Field<T>& exact) {
-  require(u.memory() == Memory::host && exact.memory() == Memory::host, "solution_error: host fields");
+  require(u.memory() == Memory::host && exact.memory() == Memory::host,
+          "solution_error: host fields");
   const Extent n = u.extent();
   double mu = 0, me = 0;
   if (bc.kind != BoundaryKind::dirichlet) {
@@ -138,22 +114,13 @@ ErrorNorms solution_error(const Boundary& bc, const Field<T>& u, const Field<T>&
 
 template <class T>
 void random_rhs(Field<T>& f, std::uint64_t seed, Stream stream) {
-  const Extent n = f.extent();
-  if (f.memory() == Memory::device) {
-    cuda::fill_random(f, seed, stream.handle);
-    return;
-  }
-#pragma omp parallel for
-  for (int z = 0; z < n.nz; ++z)
-    for (int y = 0; y < n.ny; ++y)
-      for (int x = 0; x < n.nx; ++x)
-        f(x, y, z) = T(random_value(seed, (std::uint64_t(z) * n.ny + y) * n.nx + x));
+  on_backend(f.memory(), [&](auto tag) { fill_random(tag, f, seed, stream.handle); });
 }
 
-#define STRATA_INSTANTIATE(T)                                                          \
-  template void manufactured(const Boundary&, double, Field<T>&, Field<T>*, Stream);   \
+#define STRATA_INSTANTIATE(T)                                                               \
+  template void manufactured(const Boundary&, double, Field<T>&, Field<T>*, Stream);        \
   template ErrorNorms manufactured_error(const Boundary&, double, const Field<T>&, Stream); \
-  template ErrorNorms solution_error(const Boundary&, const Field<T>&, const Field<T>&); \
+  template ErrorNorms solution_error(const Boundary&, const Field<T>&, const Field<T>&);    \
   template void random_rhs(Field<T>&, std::uint64_t, Stream);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

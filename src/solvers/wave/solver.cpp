@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dispatch/backend.hpp"
 #include "dist/exchange.hpp"
 #include "solvers/wave/checkpoint.hpp"
 #include "solvers/wave/model.hpp"
@@ -20,10 +21,14 @@ namespace {
 
 constexpr int kWaveletBlock = 1024;  // steps of source amplitudes handed over at once
 
-// The plan's device is "cpu" or "cuda" (run_device): the one place a backend is picked.
+// The plan's device is "cpu" or "cuda" (run_device), the memory the run's fields live in;
+// on_backend picks the backend of that memory.
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(const std::string& device, const Setup& s) {
-  return device == "cpu" ? cpu::make_wave_backend<T>(s) : cuda::make_wave_backend<T>(s);
+  const Memory memory = device == "cpu" ? Memory::host : Memory::device;
+  return on_backend(
+      memory, [&](auto tag) { return make_wave_backend<T>(tag, s); },
+      "device \"cuda\": strata was built without CUDA");
 }
 
 // The sections of two configurations' physics that differ, for a refused restart.

@@ -4,7 +4,7 @@
 // pImpl (detail::SolverImpl, reached with detail::impl_of); the run driver (run.cpp) uses
 // its typed accessors to write outputs in T. Owns the time loop and the state's round trip
 // (checkpoints); uses model, plan, numerics, checkpoint and the backend seam (backend/wave.hpp,
-// where it picks the cpu:: or cuda:: factory); no output directory, nothing printed.
+// whose factory on_backend picks from the plan's device); no output directory, nothing printed.
 // Distributed (a process grid given): this rank steps its box (partition.hpp) and trades u's
 // ghost layers with its neighbours after every step; the field, traces and checkpoints it
 // hands out are its own box's, its receivers' columns.
