@@ -3,7 +3,7 @@
 // configuration's "sources" are, with the same messages.
 #pragma once
 
-#include "solvers/wave/schema.hpp"
+#include "io/schema.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
