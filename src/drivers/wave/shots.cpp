@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drivers/wave/run_directory.hpp"
 #include "io/json_reader.hpp"
 #include "io/run_directory.hpp"
 #include "solvers/wave/config_keys.hpp"
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/plan.hpp"
-#include "solvers/wave/run_files.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/wave.hpp"
 
