@@ -22,7 +22,7 @@ std::string rank_checkpoint(const std::string& path, int rank);
 void require_restart_file(const std::string& path, int rank);
 
 class Checkpoints {
-public:
+ public:
   Checkpoints(const Config& c, const RunOptions& opt, int first_step);
   // Whether step n ends with a checkpoint: a multiple of checkpoint_every, and the final
   // state too, so that a finished run can be extended without recomputing.
@@ -37,7 +37,7 @@ public:
   void forget_restart() { last_.clear(); }
   void trust_restart(const std::string& path) { last_ = path; }
 
-private:
+ private:
   const Config& c_;
   std::string path_;  // OUT_DIR/checkpoint.strata
   std::string last_;

@@ -20,8 +20,8 @@ std::size_t first_non_finite(const std::vector<T>& v) {
 // Where u (this rank's box, dense, at `offset` in the grid) is NaN or Inf: how many, the
 // box that holds them all and the first one, in grid indices and metres.
 template <class T>
-std::string non_finite_places(const std::vector<T>& u, Extent box, std::array<int, 3> offset, double h,
-                              const Partition* part) {
+std::string non_finite_places(const std::vector<T>& u, Extent box, std::array<int, 3> offset,
+                              double h, const Partition* part) {
   const std::size_t first = first_non_finite<T>(u);
   const std::size_t nx = std::size_t(box.nx), ny = std::size_t(box.ny);
   std::size_t count = 0;
@@ -36,11 +36,12 @@ std::string non_finite_places(const std::vector<T>& u, Extent box, std::array<in
   const int x = int(first % nx) + offset[0], y = int(first / nx % ny) + offset[1],
             z = int(first / nx / ny) + offset[2];
   char where[512];
-  std::snprintf(where, sizeof where,
-                "%zu of %zu values%s are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the "
-                "first, u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
-                count, u.size(), part ? (" of " + part->describe()).c_str() : "", lo[0], hi[0], lo[1], hi[1],
-                lo[2], hi[2], double(u[first]), x, y, z, (x + 0.5) * h, (y + 0.5) * h, (z + 0.5) * h);
+  std::snprintf(
+      where, sizeof where,
+      "%zu of %zu values%s are NaN or Inf, within x %d..%d, y %d..%d, z %d..%d (grid indices); the "
+      "first, u = %g, at (x, y, z) = (%d, %d, %d), (%g, %g, %g) m",
+      count, u.size(), part ? (" of " + part->describe()).c_str() : "", lo[0], hi[0], lo[1], hi[1],
+      lo[2], hi[2], double(u[first]), x, y, z, (x + 0.5) * h, (y + 0.5) * h, (z + 0.5) * h);
   return where;
 }
 
@@ -75,9 +76,11 @@ void FiniteCheck<T>::require(int n) {
     const std::string where = non_finite_places(s_.field_values(), box, offset, c.spacing, part);
     const std::string& last = checkpoints_.last();
     why = "the wavefield is not finite at step " + std::to_string(n) + ": " + where +
-          (finite_at_ >= 0 ? "; it was finite at step " + std::to_string(finite_at_) : std::string()) +
+          (finite_at_ >= 0 ? "; it was finite at step " + std::to_string(finite_at_)
+                           : std::string()) +
           ". The scheme blew up or a value overflowed " + to_string(c.precision) +
-          " (check the velocity model, time.dt, the sources' amplitudes and the state restarted from). "
+          " (check the velocity model, time.dt, the sources' amplitudes and the state restarted "
+          "from). "
           "Nothing from this step on was written" +
           (last.empty() ? std::string(".")
                         : "; the last valid checkpoint is " + last + " (step " +

@@ -15,7 +15,7 @@ namespace strata::wave {
 
 template <class T>
 class FiniteCheck {
-public:
+ public:
   FiniteCheck(SolverT<T>& s, const Ranks& ranks, PhaseTimes& times, const Checkpoints& checkpoints)
       : s_(s), ranks_(ranks), times_(times), checkpoints_(checkpoints), finite_at_(s.step()) {}
 
@@ -27,7 +27,7 @@ public:
   void forget() { finite_at_ = -1; }
   bool checked_at(int n) const { return finite_at_ == n; }
 
-private:
+ private:
   SolverT<T>& s_;
   const Ranks& ranks_;
   PhaseTimes& times_;

@@ -43,7 +43,8 @@ struct Ranks {
   // Every rank's piece at rank 0 (empty vector elsewhere); one process: {mine}.
   std::vector<std::vector<double>> gather(const std::vector<double>& mine) const {
     if (!many) return {mine};
-    const std::string blob(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double));
+    const std::string blob(reinterpret_cast<const char*>(mine.data()),
+                           mine.size() * sizeof(double));
     std::vector<std::vector<double>> out;
     for (const std::string& b : job.gather_text(blob, 0)) {
       std::vector<double> v(b.size() / sizeof(double));

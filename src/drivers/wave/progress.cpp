@@ -26,8 +26,10 @@ std::string clock_text(double s) {
   if (!std::isfinite(s) || s < 0) return "--:--";
   const long t = std::lround(s);
   char b[32];
-  if (t >= 3600) std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(b, sizeof b, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
   return b;
 }
 }  // namespace
@@ -35,8 +37,8 @@ std::string clock_text(double s) {
 std::string to_text(const Progress& p) {
   const int total = p.last_step;
   char line[256];
-  std::snprintf(line, sizeof line, "step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s",
-                p.step, total, total ? 100.0 * p.step / total : 100.0, p.gpts_per_s,
+  std::snprintf(line, sizeof line, "step %d/%d  %5.1f%%  %.3g Gpts/s  elapsed %s  ETA %s", p.step,
+                total, total ? 100.0 * p.step / total : 100.0, p.gpts_per_s,
                 clock_text(p.elapsed_s).c_str(), clock_text(p.eta_s).c_str());
   return line;
 }

@@ -43,8 +43,8 @@ void finish_rates(Report& rep, double points) {
   rep.ratio_to_copy = rep.copy_gb_per_s > 0 ? rep.gb_per_s / (rep.copy_gb_per_s * rep.ranks) : 0;
 }
 
-void write_report(Report& rep, const std::string& out_dir, PhaseTimes& times, Clock::time_point t_results,
-                  Clock::time_point t_start) {
+void write_report(Report& rep, const std::string& out_dir, PhaseTimes& times,
+                  Clock::time_point t_results, Clock::time_point t_start) {
   const std::string report_path = path_join(out_dir, "report.json");
   rep.outputs.push_back(report_path);
   times.add_since("results", t_results);
@@ -58,9 +58,10 @@ void write_report(Report& rep, const std::string& out_dir, PhaseTimes& times, Cl
 
 Interrupted::Interrupted(int step_reached, std::string checkpoint_path, int checkpoint_at)
     : Error("the run was interrupted at step " + std::to_string(step_reached) +
-            (checkpoint_path.empty() ? std::string("; no checkpoint was written (output.checkpoint_every is 0)")
-                                     : "; the last valid checkpoint is " + checkpoint_path + " (step " +
-                                           std::to_string(checkpoint_at) + "): continue with --restart")),
+            (checkpoint_path.empty()
+                 ? std::string("; no checkpoint was written (output.checkpoint_every is 0)")
+                 : "; the last valid checkpoint is " + checkpoint_path + " (step " +
+                       std::to_string(checkpoint_at) + "): continue with --restart")),
       step(step_reached),
       checkpoint(std::move(checkpoint_path)),
       checkpoint_step(checkpoint_at) {}
@@ -80,8 +81,9 @@ std::string to_json(const Report& r) {
   j["courant"] = r.plan.courant;
   j["v_min"] = r.plan.v_min;
   j["v_max"] = r.plan.v_max;
-  j["points_per_wavelength"] = r.plan.points_per_wavelength > 0 ? nlohmann::ordered_json(r.plan.points_per_wavelength)
-                                                                  : nlohmann::ordered_json(nullptr);  // no source
+  j["points_per_wavelength"] = r.plan.points_per_wavelength > 0
+                                   ? nlohmann::ordered_json(r.plan.points_per_wavelength)
+                                   : nlohmann::ordered_json(nullptr);  // no source
   j["receivers"] = r.plan.receivers.size();
   j["digest"] = r.plan.digest;
   j["wall_s"] = r.wall_s;
@@ -93,7 +95,8 @@ std::string to_json(const Report& r) {
   j["bytes_per_point"] = r.bytes_per_point;
   if (r.copy_gb_per_s > 0) {  // the GPU only
     j["copy_gb_per_s"] = r.copy_gb_per_s;
-    j["copy_gpts_per_s_at_bytes_per_point"] = r.bytes_per_point > 0 ? r.copy_gb_per_s / r.bytes_per_point : 0;
+    j["copy_gpts_per_s_at_bytes_per_point"] =
+        r.bytes_per_point > 0 ? r.copy_gb_per_s / r.bytes_per_point : 0;
     j["ratio_to_copy"] = r.ratio_to_copy;
   }
   j["warnings"] = r.warnings;
@@ -104,24 +107,29 @@ std::string to_json(const Report& r) {
 std::string to_text(const Report& r) {
   char b[1024];
   std::ostringstream s;
-  std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s", r.steps_run,
-                r.first_step, r.last_step, r.shape.str().c_str(), r.order, r.precision.c_str(), r.device.c_str());
+  std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s",
+                r.steps_run, r.first_step, r.last_step, r.shape.str().c_str(), r.order,
+                r.precision.c_str(), r.device.c_str());
   s << b;
-  if (!r.process_grid.empty()) s << " x " << r.ranks << " rank" << (r.ranks > 1 ? "s" : "") << " (process grid " << r.process_grid << ")";
+  if (!r.process_grid.empty())
+    s << " x " << r.ranks << " rank" << (r.ranks > 1 ? "s" : "") << " (process grid "
+      << r.process_grid << ")";
   s << "\n";
   char ppw[64] = "no source";
-  if (r.plan.points_per_wavelength > 0) std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
+  if (r.plan.points_per_wavelength > 0)
+    std::snprintf(ppw, sizeof ppw, "%.3g points per wavelength", r.plan.points_per_wavelength);
   std::snprintf(b, sizeof b,
                 "  dt %s s (stability limit %s s, Courant number %.3f), v %s..%s m/s, %s\n",
                 format_number(r.dt).c_str(), format_number(r.plan.dt_limit).c_str(), r.plan.courant,
                 format_number(r.plan.v_min).c_str(), format_number(r.plan.v_max).c_str(), ppw);
   s << b;
-  std::snprintf(b, sizeof b, "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point", r.wall_s,
-                r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point);
+  std::snprintf(b, sizeof b, "  wall %.3f s, stepping %.3f s: %.4g Gpts/s, %.4g GB/s at %g B/point",
+                r.wall_s, r.compute_s, r.gpts_per_s, r.gb_per_s, r.bytes_per_point);
   s << b;
   if (r.copy_gb_per_s > 0) {  // the GPU only
-    std::snprintf(b, sizeof b, "; copy %.4g GB/s%s -> ratio %.3f (of copy GB/s / %g B per point%s)", r.copy_gb_per_s,
-                  r.ranks > 1 ? " per GPU" : "", r.ratio_to_copy, r.bytes_per_point, r.ranks > 1 ? ", per GPU" : "");
+    std::snprintf(b, sizeof b, "; copy %.4g GB/s%s -> ratio %.3f (of copy GB/s / %g B per point%s)",
+                  r.copy_gb_per_s, r.ranks > 1 ? " per GPU" : "", r.ratio_to_copy,
+                  r.bytes_per_point, r.ranks > 1 ? ", per GPU" : "");
     s << b;
   }
   s << "\n";

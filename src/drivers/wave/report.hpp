@@ -27,7 +27,7 @@ void finish_rates(Report& rep, double points);
 
 // report.json in OUT_DIR, listed in its own outputs, with the phases up to now ("results"
 // from t_results) and the wall time since t_start.
-void write_report(Report& rep, const std::string& out_dir, PhaseTimes& times, Clock::time_point t_results,
-                  Clock::time_point t_start);
+void write_report(Report& rep, const std::string& out_dir, PhaseTimes& times,
+                  Clock::time_point t_results, Clock::time_point t_start);
 
 }  // namespace strata::wave

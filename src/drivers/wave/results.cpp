@@ -9,7 +9,8 @@
 namespace strata::wave {
 
 template <class T>
-void write_results(const Config& c, const Plan& p, const std::vector<T>& traces, int rows, OutputList& out) {
+void write_results(const Config& c, const Plan& p, const std::vector<T>& traces, int rows,
+                   OutputList& out) {
   const int nrec = int(p.receivers.size());
   if (nrec > 0) {
     const std::size_t shape[2] = {std::size_t(rows), std::size_t(nrec)};
@@ -24,7 +25,8 @@ void write_results(const Config& c, const Plan& p, const std::vector<T>& traces,
     out.wrote(recs);
     if (c.seismogram_png) {
       const std::string png = path_join(c.out_dir, "seismogram.png");
-      io::write_png(png, io::draw(seismogram_figure(c, p.receivers, traces, rows, p.dt * c.receiver_every)));
+      io::write_png(
+          png, io::draw(seismogram_figure(c, p.receivers, traces, rows, p.dt * c.receiver_every)));
       out.wrote(png);
     }
   }
@@ -38,7 +40,9 @@ void write_results(const Config& c, const Plan& p, const std::vector<T>& traces,
   out.wrote(path);
 }
 
-template void write_results(const Config&, const Plan&, const std::vector<float>&, int, OutputList&);
-template void write_results(const Config&, const Plan&, const std::vector<double>&, int, OutputList&);
+template void write_results(const Config&, const Plan&, const std::vector<float>&, int,
+                            OutputList&);
+template void write_results(const Config&, const Plan&, const std::vector<double>&, int,
+                            OutputList&);
 
 }  // namespace strata::wave

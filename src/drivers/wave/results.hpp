@@ -13,6 +13,7 @@ namespace strata::wave {
 
 // traces: rows x every receiver (the gathered seismogram), empty without receivers.
 template <class T>
-void write_results(const Config& c, const Plan& p, const std::vector<T>& traces, int rows, OutputList& out);
+void write_results(const Config& c, const Plan& p, const std::vector<T>& traces, int rows,
+                   OutputList& out);
 
 }  // namespace strata::wave

@@ -72,7 +72,8 @@ void connect_and_measure(SolverT<T>& s, Report& rep, PhaseTimes& times, const Wa
     t_phase = Clock::now();
   }
   if (s.plan().device == "cuda") {
-    rep.copy_gb_per_s = copy_rate<T>(part ? part->box.local : s.config().shape, s.plan().radius, warn);
+    rep.copy_gb_per_s =
+        copy_rate<T>(part ? part->box.local : s.config().shape, s.plan().radius, warn);
     times.add_since("copy_rate", t_phase);
   }
 }
@@ -196,25 +197,29 @@ Report run(const Config& cfg, const RunOptions& opt) {
   if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
   if (ranks.many) bind_gpu(run_device(cfg));  // one GPU per rank, before any CUDA work
   std::unique_ptr<detail::SolverImpl> solver;
-  if (cfg.precision == Precision::f32) solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
-  else solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
+  if (cfg.precision == Precision::f32)
+    solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
+  else
+    solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
   times.add_since("setup", t_setup);
   if (!opt.restart.empty()) {  // a rank's own file, checked and loaded before the ranks agree
     const Clock::time_point t_restart = Clock::now();
     solver->load_checkpoint(rank_checkpoint(opt.restart, ranks.rank()));
     times.add_since("restart", t_restart);
   }
-  if (ranks.many && !ranks.job.begun()) dist::Job::get().begin();  // every rank is ready, or all stop here
+  if (ranks.many && !ranks.job.begun())
+    dist::Job::get().begin();  // every rank is ready, or all stop here
   if (ranks.many && !opt.restart.empty()) {
     // A job stopped between the ranks' renames leaves checkpoints of two steps.
     int step = solver->step(), first = step;
     ranks.from_root(first);
-    ranks.job.agree(step == first ? std::string()
-                                  : "the ranks' checkpoints are of different steps (rank 0's '" + opt.restart +
-                                        "' is at step " + std::to_string(first) + ", rank " +
-                                        std::to_string(ranks.rank()) + "'s at step " + std::to_string(step) +
-                                        "): the job that wrote them stopped while it wrote them; they cannot "
-                                        "continue one run");
+    ranks.job.agree(step == first
+                        ? std::string()
+                        : "the ranks' checkpoints are of different steps (rank 0's '" +
+                              opt.restart + "' is at step " + std::to_string(first) + ", rank " +
+                              std::to_string(ranks.rank()) + "'s at step " + std::to_string(step) +
+                              "): the job that wrote them stopped while it wrote them; they cannot "
+                              "continue one run");
   }
   if (cfg.precision == Precision::f32)
     return run_t(dynamic_cast<SolverT<float>&>(*solver), opt, ranks, mode, t0, times);

@@ -28,7 +28,8 @@ void check_previous_run(const io::RunDirectory& dir, const Plan& p) {
   bool identified = false;
   for (const std::string& name : {std::string("checkpoint.strata"), std::string("report.json")}) {
     const std::string path = path_join(dir.path(), name);
-    if (std::find(dir.previous().begin(), dir.previous().end(), name) == dir.previous().end()) continue;
+    if (std::find(dir.previous().begin(), dir.previous().end(), name) == dir.previous().end())
+      continue;
     std::string digest;
     try {
       if (name == "checkpoint.strata") {
@@ -40,13 +41,16 @@ void check_previous_run(const io::RunDirectory& dir, const Plan& p) {
                      : "";
       }
     } catch (const Error& e) {
-      throw Error("output directory '" + dir.path() + "' holds a previous run's files, but its " + name +
-                  " cannot be read to tell which run (" + e.what() + "): use --overwrite or another --out-dir");
+      throw Error("output directory '" + dir.path() + "' holds a previous run's files, but its " +
+                  name + " cannot be read to tell which run (" + e.what() +
+                  "): use --overwrite or another --out-dir");
     }
     if (digest != p.digest)
-      throw Error("output directory '" + dir.path() + "' holds the files of a run of another configuration (its " +
-                  name + " has digest " + digest + ", this configuration " + p.digest +
-                  "): a continued run writes only beside its own files; use --overwrite or another --out-dir");
+      throw Error("output directory '" + dir.path() +
+                  "' holds the files of a run of another configuration (its " + name +
+                  " has digest " + digest + ", this configuration " + p.digest +
+                  "): a continued run writes only beside its own files; use --overwrite or another "
+                  "--out-dir");
     identified = true;
   }
   if (!identified)
@@ -72,11 +76,12 @@ io::RunFiles run_files(int ranks) {
 
 io::RunDirectory::Mode directory_mode(const RunOptions& opt) {
   require(!(opt.overwrite && !opt.restart.empty()),
-          "--overwrite and --restart exclude each other: --restart continues the run whose files are in the "
+          "--overwrite and --restart exclude each other: --restart continues the run whose files "
+          "are in the "
           "directory, --overwrite replaces them");
-  return opt.overwrite            ? io::RunDirectory::Mode::overwrite
-         : opt.restart.empty()    ? io::RunDirectory::Mode::fresh
-                                  : io::RunDirectory::Mode::resume;
+  return opt.overwrite         ? io::RunDirectory::Mode::overwrite
+         : opt.restart.empty() ? io::RunDirectory::Mode::fresh
+                               : io::RunDirectory::Mode::resume;
 }
 
 std::string path_join(const std::string& dir, const std::string& name) {

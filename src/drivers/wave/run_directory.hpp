@@ -31,10 +31,11 @@ struct OutputList {
 
 // Rank 0's lock on OUT_DIR while the run goes on (the other ranks hold nothing).
 class RunDirectoryHold {
-public:
-  void take(const Config& c, const Plan& p, int ranks, io::RunDirectory::Mode mode, OutputList& out);
+ public:
+  void take(const Config& c, const Plan& p, int ranks, io::RunDirectory::Mode mode,
+            OutputList& out);
 
-private:
+ private:
   std::optional<io::RunDirectory> dir_;
 };
 

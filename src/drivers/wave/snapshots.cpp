@@ -26,7 +26,8 @@ std::string step_name(int step, int last) {
 // (q, r) pixels: q0, r0, width, height, then the values, x fastest. Empty where the box
 // does not meet the slice.
 template <class T>
-std::vector<double> slice_part(const std::vector<T>& u, Extent box, std::array<int, 3> offset, const Slice& sl) {
+std::vector<double> slice_part(const std::vector<T>& u, Extent box, std::array<int, 3> offset,
+                               const Slice& sl) {
   const int ax = sl.axis, lo = offset[ax], len[3] = {box.nx, box.ny, box.nz};
   if (sl.index < lo || sl.index >= lo + len[ax]) return {};
   const int qa = ax == 0 ? 1 : 0, ra = ax == 2 ? 1 : 2;  // the axes along q and r
@@ -65,12 +66,13 @@ template <class T>
 void SnapshotWriter::write(const std::vector<T>& u, int n, double t) {
   const Config& c = c_;
   const std::string base = path_join(dir_, step_name(n, c.steps));
-  const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny), std::size_t(c.shape.nx)};
+  const std::size_t shape[3] = {std::size_t(c.shape.nz), std::size_t(c.shape.ny),
+                                std::size_t(c.shape.nx)};
   const double o = 0.5 * c.spacing;
   if (part_) {
     if (c.snapshot_npy) {
-      dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"), "",
-                                 part_->box, u.data(), sizeof(T));
+      dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"),
+                                 "", part_->box, u.data(), sizeof(T));
       out_.wrote(base + ".npy");
     }
     if (c.snapshot_vti) {
@@ -81,13 +83,14 @@ void SnapshotWriter::write(const std::vector<T>& u, int n, double t) {
   } else {
     if (c.snapshot_npy) npy_write<T>(base + ".npy", u, shape), out_.wrote(base + ".npy");
     if (c.snapshot_vti)
-      io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u"), out_.wrote(base + ".vti");
+      io::write_vti<T>(base + ".vti", u, c.shape, {o, o, o}, c.spacing, "u"),
+          out_.wrote(base + ".vti");
   }
   if (c.snapshot_png) {
     const Slice sl(c);
     const Extent box = part_ ? part_->box.local : c.shape;
-    const auto parts =
-        ranks_.gather(slice_part(u, box, part_ ? part_->box.offset : std::array<int, 3>{0, 0, 0}, sl));
+    const auto parts = ranks_.gather(
+        slice_part(u, box, part_ ? part_->box.offset : std::array<int, 3>{0, 0, 0}, sl));
     ranks_.on_root([&] { write_slice_png(base + ".png", parts, sl, c, n, t); });
     out_.wrote(base + ".png");
   }

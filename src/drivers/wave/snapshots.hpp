@@ -15,7 +15,7 @@
 namespace strata::wave {
 
 class SnapshotWriter {
-public:
+ public:
   // part: this rank's box of a distributed run (null: the whole grid here).
   SnapshotWriter(const Config& c, const Partition* part, const Ranks& ranks, OutputList& out);
   bool due(int n) const { return c_.snapshot_every && n % c_.snapshot_every == 0; }
@@ -23,7 +23,7 @@ public:
   template <class T>
   void write(const std::vector<T>& u, int n, double t);
 
-private:
+ private:
   const Config& c_;
   const Partition* part_;
   const Ranks& ranks_;
