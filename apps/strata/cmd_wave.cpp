@@ -4,12 +4,10 @@
 // --shots runs the configuration once per shot, the shots dealt over the MPI ranks.
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -73,71 +71,42 @@ wave::RunOptions run_options(const WaveArgs& a, const std::string& label, bool a
   return opt;
 }
 
-// --shots: the configuration once per shot, shot i on rank i % ranks (every shot in turn
-// without mpirun), each a whole run into OUT_DIR/NAME; rank 0 writes OUT_DIR/manifest.json
-// once every rank is done. Every rank validates everything, then Job::begin (main's failure
-// protocol); a shot that fails after it ends the job. A signal stops each rank's current
-// shot (its files are not written, as for one run), and no manifest is written.
+// --shots: the configuration once per shot, dealt over the MPI ranks by the driver
+// (wave::run_shots); here the shots' progress, their lines on stdout and the signals. A
+// signal stops each rank's current shot (its files are not written, as for one run), and no
+// manifest is written.
 void run_shots(const wave::Config& c, const WaveArgs& a) {
-  using dist::Job;
-  Job& job = Job::get();
-  const auto t0 = std::chrono::steady_clock::now();
   const std::vector<wave::Shot> shots = wave::parse_shots_file(a.shots, c);
-  const wave::Plan plan = wave::check_shots(c, shots, a.overwrite);
-  if (plan.device == "cuda") job.bind_gpu();  // one GPU per rank, before any CUDA work
-  job.begin();
-
-  std::optional<wave::ShotsDirectory> dir;
-  if (job.root()) dir.emplace(c, shots, a.overwrite);
-  job.barrier();  // OUT_DIR is taken before any rank writes into it
-  const std::size_t n = shots.size();
-  std::vector<wave::ShotResult> mine;
-  std::string stopped;
-  set_cooperative(true);
-  for (std::size_t i = std::size_t(job.rank()); i < n && !interrupted(); i += std::size_t(job.size())) {
-    const std::string where = std::to_string(i + 1) + "/" + std::to_string(n) +
-                              (job.size() > 1 ? ", rank " + std::to_string(job.rank()) : std::string());
-    const std::string label = "strata wave: shot " + shots[i].name + " (" + where + ")";
-    try {
-      wave::ShotResult r;
-      r.index = i;
-      r.rank = job.rank();
-      r.report = wave::run(wave::shot_config(c, shots[i]), run_options(a, label, true));
-      if (!a.quiet)
-        std::printf("%s: %d steps, wall %.3f s, stepping %.3f s, %.4g Gpts/s, %s -> %s\n", label.c_str(),
-                    r.report.steps_run, r.report.wall_s, r.report.compute_s, r.report.gpts_per_s,
-                    r.report.device.c_str(), wave::shot_config(c, shots[i]).out_dir.c_str());
-      std::fflush(stdout);
-      mine.push_back(std::move(r));
-    } catch (const wave::Interrupted& e) {
-      stopped = label + ": stopped by " + signal_name(interrupted()) + ": " + e.what();
-      break;
-    } catch (const Error& e) {
-      set_cooperative(false);
-      throw Error("shot " + shots[i].name + " (" + where + "): " + e.what());
-    } catch (...) {
-      set_cooperative(false);
-      throw;
-    }
-  }
-  set_cooperative(false);
-  // Collective: every rank arrives here, whether it ran all its shots or was stopped.
-  const int sig = int(job.max(double(interrupted())));
-  if (sig != 0) {
-    if (!stopped.empty()) std::fprintf(stderr, "%s\n", stopped.c_str());
-    if (job.root())
+  const auto label = [&](std::size_t i, const std::string& where) {
+    return "strata wave: shot " + shots[i].name + " (" + where + ")";
+  };
+  wave::ShotsOptions opt;
+  opt.overwrite = a.overwrite;
+  opt.run_options = [&](std::size_t i, const std::string& where) { return run_options(a, label(i, where), true); };
+  opt.on_shot = [&](const wave::ShotResult& r, const std::string& where) {
+    if (!a.quiet)
+      std::printf("%s: %d steps, wall %.3f s, stepping %.3f s, %.4g Gpts/s, %s -> %s\n", label(r.index, where).c_str(),
+                  r.report.steps_run, r.report.wall_s, r.report.compute_s, r.report.gpts_per_s,
+                  r.report.device.c_str(), wave::shot_config(c, shots[r.index]).out_dir.c_str());
+    std::fflush(stdout);
+  };
+  opt.stop = [] { return interrupted(); };
+  opt.on_running = [](bool on) { set_cooperative(on); };
+  const wave::ShotsReport r = wave::run_shots(c, shots, opt);
+  if (r.stopped != 0) {
+    if (r.interrupted)
+      std::fprintf(stderr, "%s\n",
+                   (label(*r.interrupted, r.interrupted_where) + ": stopped by " + signal_name(interrupted()) + ": " +
+                    r.interrupted_why).c_str());
+    if (dist::Job::get().root())
       std::fprintf(stderr, "strata wave: stopped by %s before every shot was done: no manifest written; the shots "
-                           "that finished are complete in %s\n", signal_name(sig), c.out_dir.c_str());
-    set_exit_code(128 + sig);
+                           "that finished are complete in %s\n", signal_name(r.stopped), c.out_dir.c_str());
+    set_exit_code(128 + r.stopped);
     return;
   }
-  const std::vector<std::string> results = job.gather_text(wave::shot_results_json(c, shots, mine));
-  if (!job.root()) return;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string manifest = dir->write_manifest(results, job.size(), wall);
-  if (!a.quiet)
-    std::printf("strata wave: %zu shot%s on %d rank%s in %.3f s; wrote %s\n", n, n == 1 ? "" : "s", job.size(),
-                job.size() == 1 ? "" : "s", wall, manifest.c_str());
+  if (!r.manifest.empty() && !a.quiet)
+    std::printf("strata wave: %zu shot%s on %d rank%s in %.3f s; wrote %s\n", r.shots, r.shots == 1 ? "" : "s",
+                r.ranks, r.ranks == 1 ? "" : "s", r.wall_s, r.manifest.c_str());
 }
 
 }  // namespace

@@ -308,8 +308,8 @@ std::string picture_library();
 // ---- Many shots: one model, a list of source positions (`strata wave --shots FILE`) ----
 // A shot is the configuration with its sources replaced. It runs as a run of its own, by
 // run(shot_config(cfg, shot)), into OUT_DIR/NAME: every file a plain run with those sources
-// writes, the same bits. OUT_DIR/manifest.json lists the shots once all are done. Under MPI
-// the app deals shot i to rank i % ranks (apps/strata/wave_shots.cpp); nothing here knows.
+// writes, the same bits. OUT_DIR/manifest.json lists the shots once all are done. run_shots
+// (below) is the whole job: under MPI it deals shot i to rank i % ranks.
 
 struct Shot {
   std::string name;             // its directory under output.dir
@@ -368,5 +368,36 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// What run_shots asks its caller, which prints: each shot's RunOptions, word of each shot
+// done, whether to stop, and when the shots run (the CLI lets a signal stop them then).
+// `where` says which shot runs where: "3/8" (its place in the list), ", rank R" under MPI.
+struct ShotsOptions {
+  bool overwrite = false;
+  std::function<RunOptions(std::size_t index, const std::string& where)> run_options;
+  std::function<void(const ShotResult&, const std::string& where)> on_shot;  // each shot this process ran
+  std::function<int()> stop;             // non-zero (a signal's number): start no further shot
+  std::function<void(bool)> on_running;  // true before this process's first shot, false after its last
+};
+
+// How a shots job ended, on each process.
+struct ShotsReport {
+  std::size_t shots = 0;
+  int ranks = 1;
+  double wall_s = 0;
+  std::string manifest;  // rank 0: the manifest written ("" elsewhere, or when stopped)
+  int stopped = 0;       // the largest stop() over the ranks after the shots: none written when non-zero
+  // This process's shot that Interrupted stopped: its index, where, and why (the exception's text).
+  std::optional<std::size_t> interrupted;
+  std::string interrupted_where, interrupted_why;
+};
+
+// The whole job of `strata wave --shots`: every process checks every shot (check_shots; a
+// failure throws before any file), binds its GPU, and joins the job (dist::Job::begin);
+// rank 0 takes OUT_DIR (ShotsDirectory); shot i runs on rank i % ranks (every shot in
+// turn in one process) as run(shot_config(cfg, shots[i]), opt.run_options(i, where)). A
+// shot that fails throws Error naming it ("shot NAME (where): ..."). Once every rank is
+// done or stopped, rank 0 writes the manifest unless stop() said stop on some rank.
+ShotsReport run_shots(const Config& cfg, const std::vector<Shot>& shots, const ShotsOptions& opt);
 
 }  // namespace strata::wave

@@ -324,7 +324,7 @@ def _snapshots(run_dir):
 
 # The names render_run writes (model.png, u_STEP.png, seismogram_density.png,
 # seismogram_wiggle.png) are those a run directory's rules know in plots/ (run_files in
-# src/solvers/wave/run.cpp), so that `strata wave --overwrite` removes them with the run.
+# src/drivers/wave/run_directory.cpp), so that `strata wave --overwrite` removes them with the run.
 def render_run(run_dir, out_dir=None, quantile=0.995, gain=None, on_note=None):
     """PNGs of a `strata wave` run directory into out_dir (default RUN_DIR/plots): the model
     with its sources and receivers, every snapshot's slice with one shared clip (from the

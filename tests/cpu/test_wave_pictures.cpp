@@ -11,7 +11,7 @@
 
 #include "common/wave_cases.hpp"
 #include "io/figure.hpp"
-#include "solvers/wave/pictures.hpp"
+#include "drivers/wave/pictures.hpp"
 #include "strata/npy.hpp"
 
 using namespace strata;

@@ -1,15 +1,15 @@
 // The `strata wave` configuration: JSON text + "key.path=value" overrides -> wave::Config,
 // its canonical dump and its commented defaults, all from one schema table per section
-// below (schema.hpp walks them). Defaults are Config's member initializers. Checks that need
+// below (io/schema.hpp walks them). Defaults are Config's member initializers. Checks that need
 // the model or the grid as a whole live in plan.cpp. Owns the keys, their ranges, names and
-// comments; uses schema.hpp and io/json_reader.hpp only (no model, plan, backend or file).
+// comments; uses io/schema.hpp and io/json_reader.hpp only (no model, plan, backend or file).
 #include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "io/json_reader.hpp"
 #include "solvers/wave/config_keys.hpp"
-#include "solvers/wave/schema.hpp"
+#include "io/schema.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {

@@ -24,7 +24,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity);
 // The checks of the sources alone, as resolve makes them (the first bad source is named
 // "sources.I"): each position among the grid points, and each wavelet one the scheme can
 // represent with time step dt (below Nyquist, its peak within the run, an injection the
-// precision holds). Shots (shots.cpp) check each shot's sources with them.
+// precision holds). Shots (src/drivers/wave/shots.cpp) check each shot's sources with them.
 void check_source_positions(const Config& c);
 void check_source_parameters(const Config& c, double dt);
 

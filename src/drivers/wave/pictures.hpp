@@ -1,9 +1,9 @@
 // The pictures of a wave run as io::Figure: a snapshot slice of u, the seismogram, and the
 // model with its sources and receivers, each with axes in metres (or offset and time), a
-// colour bar naming its quantity and a title. The run driver (run.cpp) fills them and
-// writes them; io/figure.hpp draws them (annotated with cairo, else the raster alone, which
-// plain_pictures_warning says once per run). Owns what the pictures show; no file I/O but
-// the model's plane (model_slice).
+// colour bar naming its quantity and a title. The run's pieces fill and write them
+// (run_directory.cpp, snapshots.cpp, results.cpp); io/figure.hpp draws them (annotated
+// with cairo, else the raster alone, which plain_pictures_warning says once per run). Owns
+// what the pictures show; no file I/O but the model's plane (model_slice).
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // The wave run's figures (see pictures.hpp) and the public helpers strata.plot draws from:
 // the seismogram's offset axis and the model's plane. Grid points are cell-centred, so a
 // plane of n points of spacing h spans [0, n h] and each point is a cell of width h.
-#include "solvers/wave/pictures.hpp"
+#include "drivers/wave/pictures.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // the configuration's own source keys; the checks every shot's run would make, done once
 // for all before any work (the model is read once); the shots' output directory and the
 // manifest that lists them. Running the shots is run()'s, once per shot, and dealing them to
-// processes is the app's: nothing here knows about ranks beyond the number it is given.
+// processes is run_shots.cpp's: nothing here knows about ranks beyond the number it is given.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drivers/wave/run_directory.hpp"
 #include "io/json_reader.hpp"
 #include "io/run_directory.hpp"
 #include "solvers/wave/config_keys.hpp"
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/plan.hpp"
-#include "solvers/wave/run_files.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/wave.hpp"
 

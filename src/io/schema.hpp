@@ -1,10 +1,11 @@
 // A configuration schema as data: a section is a list of keys, each with its name, how it is
 // read (type and range, through json_reader::ObjectReader, whose messages name the key),
 // how it is written (JSON), and its comment in the commented defaults. Parsing, the canonical
-// dump and the commented text are all walks of the same table (config.cpp holds the wave's),
-// and an enum's names are one Names table used both ways. Defaults are the struct's member
-// initializers: a read starts from a default-constructed struct and keeps what is absent.
-// Knows no configuration (no wave type): uses io/json_reader.hpp and nlohmann only.
+// dump and the commented text are all walks of the same table (src/solvers/wave/config.cpp
+// holds the wave configuration's), and an enum's names are one Names table used both ways.
+// Defaults are the struct's member initializers: a read starts from a default-constructed
+// struct and keeps what is absent. Generic, so it lives in io/ beside the JSON reader: it
+// knows no configuration (no wave type) and uses io/json_reader.hpp and nlohmann only.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +21,7 @@
 #include "io/json_reader.hpp"
 #include "strata/error.hpp"
 
-namespace strata::wave::schema {
+namespace strata::schema {
 
 using ordered = nlohmann::ordered_json;
 using json_reader::ObjectReader;
@@ -375,4 +376,4 @@ Key<S> required(Key<S> k, std::string what) {
   return k;
 }
 
-}  // namespace strata::wave::schema
+}  // namespace strata::schema
