@@ -13,7 +13,7 @@
 #             each checked bit for bit, then timed) -> bench/results/<gpu>-tuning.json (the
 #             table, and the row for src/cuda/tuning/shipped_shapes.cpp), then strata bench
 #             --kernel ${TUNED_KERNELS:-all} with that cache -> bench/results/<gpu>-tuned.json
-#   lab       strata lab: its tests, then every experiment at the seeds' sizes with its --json
+#   lab       strata-lab: its tests, then every experiment at the seeds' sizes with its --json
 #             and --plot picture in $OUT/lab, all reports together in bench/results/<gpu>-lab.json
 #   variants  a -DSTRATA_STENCIL_VARIANTS=ON build (the tile variants of src/cuda/tuning/variants/)
 #             and strata bench --variants all
@@ -190,8 +190,8 @@ fi
 if has lab; then
   mkdir -p bench/results "$OUT/lab"
   run lab_tests "$BUILD/tests/strata_test_lab" --gtest_brief=1
-  for e in $("$S" lab list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
-    TAIL=60 run "lab_$e" "$S" lab "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
+  for e in $("$BUILD/strata-lab" list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
+    TAIL=60 run "lab_$e" "$BUILD/strata-lab" "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
   done
   python3 -c 'import json, sys; json.dump({"reports": [json.load(open(f)) for f in sys.argv[2:]]}, open(sys.argv[1], "w"), indent=1)' \
     "bench/results/$gpu-lab.json" "$OUT"/lab/*.json && cp "bench/results/$gpu-lab.json" "$OUT/"
