@@ -21,10 +21,10 @@ void set_exit_code(int code) { g_exit_code = code; }
 std::chrono::steady_clock::time_point process_start() { return g_process_start; }
 
 namespace {
-// What a machine without a GPU can do (the lab, strata-lab, times GPU kernels; the fft solver
+// What a machine without a GPU can do (strata lab alone times GPU kernels; the fft solver
 // needs the CPU's FFT, which a build may lack).
 std::string cpu_runs(const BuildInfo& b) {
-  return std::string("the CPU backend runs every verb (strata-lab's experiments need a GPU)") +
+  return std::string("the CPU backend runs every verb but `strata lab`, which needs a GPU") +
          (b.cpu_fft ? "" : "; `poisson --solver fft` needs the CPU FFT too");
 }
 }  // namespace

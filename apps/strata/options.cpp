@@ -200,15 +200,14 @@ std::string summary(const std::string& description) {
 }  // namespace
 
 void check_command_line(CLI::App& app, int argc, char** argv) {
-  // The verbs --help lists (one in no group, such as `lab`'s pointer, is not offered).
-  const auto listed = [](const CLI::App* sub) { return !sub->get_group().empty(); };
   std::vector<std::string> verbs;
-  for (const CLI::App* sub : app.get_subcommands(listed)) verbs.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    verbs.push_back(sub->get_name());
   if (argc < 2) {  // bare `strata`: what it can do, and where to read more
     if (dist::Job::get().root()) {
       std::printf("strata: stencils and solvers on structured 3D grids. "
                   "Usage: strata VERB [OPTIONS]\n\nverbs:\n");
-      for (const CLI::App* sub : app.get_subcommands(listed))
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
         std::printf("  %-8s %s\n", sub->get_name().c_str(),
                     summary(sub->get_description()).c_str());
       std::printf("\n`strata VERB --help` describes a verb's options; "

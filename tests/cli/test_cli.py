@@ -221,7 +221,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(" ".join(args) + " exits 0", r.returncode == 0, r.stderr)
     # Bare `strata` lists the verbs, one line each, and exits 0 (like --help).
     r = run()
-    verbs = ["info", "apply", "bench", "demo", "poisson", "wave"]
+    verbs = ["info", "apply", "bench", "demo", "lab", "poisson", "wave"]
     listed = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ") and line.split()}
     check("bare strata exits 0", r.returncode == 0, f"rc={r.returncode} {r.stderr}")
     check("bare strata lists every verb with a line of description",
@@ -244,7 +244,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--version names the commit", "commit" in run("--version").stdout)
     info = run("info").stdout
     check("info without a GPU says what runs and what needs one",
-          HAS_GPU or "runs every verb (strata-lab's experiments need a GPU)" in info, info)
+          HAS_GPU or "runs every verb but `strata lab`, which needs a GPU" in info, info)
     check("info says whether the CPU has an FFT, and where not what to install",
           "CPU FFT:       yes (KissFFT" in info if CPU_FFT else
           "CPU FFT:       no (built without the CPU's FFT" in info and "libkissfft-dev" in info

@@ -2,8 +2,8 @@
 name the experiments and write nothing, the report's JSON and picture
 (on a GPU: the first experiment at its test sizes), and lab/plot.py on reports of both
 kinds (bars, lines) without a GPU. And that the lab is apart from strata: `strata lab ...`
-only points to strata-lab, and the strata binary holds none of the lab's code and does not
-link cuBLAS (each checked beside strata-lab, where they are).
+runs the strata-lab beside it (or says where to get it), and the strata binary holds none of
+the lab's code and does not link cuBLAS (each checked on strata-lab too, where they are).
 Usage: test_lab.py STRATA_LAB_BINARY STRATA_BINARY"""
 import json
 import os
@@ -80,21 +80,33 @@ r = run_lab("--version")
 check("--version names strata-lab and the commit", r.returncode == 0 and
       r.stdout.startswith("strata-lab ") and "commit" in r.stdout, r.stdout + r.stderr)
 
-# strata offers the lab no more: one line naming the command to run instead, exit 1, nothing written.
+# `strata lab ...` runs strata-lab beside strata with the same words: the same output, the
+# same exit status, the same files (or none).
+for args in (["list"], ["--help"], [], [names[0], "--reps", "0"]):
+    lab, via = run_lab(*args), run_product("lab", *args)
+    check(f"{' '.join(['strata lab', *args])} is {' '.join(['strata-lab', *args])}",
+          (via.returncode, via.stdout, via.stderr) == (lab.returncode, lab.stdout, lab.stderr),
+          f"rc {via.returncode} vs {lab.returncode}\n{via.stdout}{via.stderr}\n---\n{lab.stdout}{lab.stderr}")
 with tempfile.TemporaryDirectory() as d:
     js = os.path.join(d, "r.json")
-    r = run_product("lab", names[0], "--small", "--json", js)
-    check("strata lab points to strata-lab with the same words",
-          r.returncode == 1 and f"run `strata-lab {names[0]} --small --json {js}`" in r.stderr, r.stderr)
-    check("strata lab says it in one line", len(r.stderr.strip().splitlines()) == 1, r.stderr)
-    check("strata lab writes nothing", not os.listdir(d), os.listdir(d))
-for args in (["lab"], ["lab", "--help"], ["lab", "list"]):
-    r = run_product(*args)
-    check(f"strata {' '.join(args)} points to strata-lab",
-          r.returncode == 1 and "strata-lab" in r.stderr and not r.stdout, r.stdout + r.stderr)
-listed = run_product().stdout + run_product("--help").stdout
-check("strata and strata --help list no lab verb", all(line.split()[0] != "lab" for line in listed.splitlines()
-                                                       if line.startswith("  ") and line.split()), listed)
+    r = run_product("lab", names[0], "--small", "--reps", "2", "--json", js)
+    if has_gpu:
+        check("strata lab runs an experiment and writes its report", r.returncode == 0 and os.path.exists(js),
+              r.stdout + r.stderr)
+    else:
+        check("strata lab without a GPU: strata-lab's refusal, nothing written",
+              r.returncode == 1 and f"strata-lab {names[0]} needs a GPU" in r.stderr and not os.listdir(d),
+              r.stderr)
+listed = run_product().stdout
+check("bare strata lists the lab verb", any(line.split()[:1] == ["lab"] for line in listed.splitlines()), listed)
+# Without strata-lab beside it (a strata copied alone), `strata lab` says where to get it.
+with tempfile.TemporaryDirectory() as d:
+    alone = os.path.join(d, os.path.basename(STRATA))
+    shutil.copy2(STRATA, alone)
+    r = subprocess.run([alone, "lab", "list"], capture_output=True, text=True, timeout=300)
+    check("strata lab without strata-lab beside it says where to get it",
+          r.returncode == 1 and "not beside this strata" in r.stderr and "target strata-lab" in r.stderr
+          and "cmake --install" in r.stderr and not r.stdout, r.stdout + r.stderr)
 
 # The lab's code and cuBLAS are in strata-lab and not in strata. Each check is also run on
 # strata-lab, where it must find them: a check that sees nothing anywhere proves nothing.
