@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/strata/options.hpp"
+#include "apps/strata/signals.hpp"
 #include "lab/lab.hpp"
 #include "lab/plot_py.hpp"
 #include "strata/atomic_file.hpp"
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
                                         (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") +
                                         ")");
   auto args = std::make_shared<strata::lab::Args>();
+  strata::cli::install_signal_handlers();  // an interrupt removes unfinished output files
   try {
     // Registration is inside the try, as in strata: a CLI11 release that rejects an option
     // name must give a message, never std::terminate.
@@ -200,9 +202,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const CLI::ConstructionError& e) {
-    std::cerr << "strata-lab: internal error registering the command-line options (CLI11 " CLI11_VERSION
-                 "): "
-              << e.what() << "\n";
+    std::cerr
+        << "strata-lab: internal error registering the command-line options (CLI11 " CLI11_VERSION
+           "): "
+        << e.what() << "\n";
     return 2;
   } catch (const strata::Error& e) {
     std::cerr << "strata-lab: error: " << e.what() << "\n";
