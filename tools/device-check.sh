@@ -190,6 +190,7 @@ fi
 if has lab; then
   mkdir -p bench/results "$OUT/lab"
   run lab_tests "$BUILD/tests/strata_test_lab" --gtest_brief=1
+  [ -x "$BUILD/strata-lab" ] || { say "no strata-lab at $BUILD/strata-lab (the test stage builds it)"; status=1; }
   for e in $("$BUILD/strata-lab" list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
     TAIL=60 run "lab_$e" "$BUILD/strata-lab" "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
   done
