@@ -1,4 +1,4 @@
-// GPU stencil benchmark: every kernel (and, on request, every lab tile configuration) is
+// GPU stencil benchmark: every kernel (and, on request, every compiled tile variant) is
 // first checked against the CPU reference on an odd-sized grid, then timed on the large
 // grid and compared with the 2.5D copy kernel and cudaMemcpy measured in the same run.
 #include <algorithm>

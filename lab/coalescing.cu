@@ -1,4 +1,4 @@
-// strata lab coalescing (seed 000 "Memory coalescing", seed 003's stride sweep): a copy whose
+// strata-lab coalescing (seed 000 "Memory coalescing", seed 003's stride sweep): a copy whose
 // loads are shifted by 0..32 elements or strided by 1..32 elements, for 4-, 8- and 16-byte
 // elements. One kernel for every point; GB/s of the bytes the copy asks for, against the
 // aligned copy of the same width and cudaMemcpy.
@@ -201,7 +201,7 @@ Report run_coalescing(const Options& opt) {
   if (sizes.empty()) sizes.push_back(opt.small ? (1 << 16) + 3 : std::int64_t(1) << 26);
   std::size_t first_size_rows = 0;
   for (std::int64_t words : sizes) {
-    if (words < 8) throw Error("strata lab coalescing: --size is the 4-byte words per array, at least 8");
+    if (words < 8) throw Error("strata-lab coalescing: --size is the 4-byte words per array, at least 8");
     // One reference per sweep: cudaMemcpy of the 4-byte width's bytes (the wider widths copy
     // at most 12 bytes fewer when `words` is not a multiple of 4).
     double copy_gbps[2];

@@ -1,4 +1,4 @@
-// strata lab coefficients (seed 000 "Staging coefficients" and its 3D finite difference): the
+// strata-lab coefficients (seed 000 "Staging coefficients" and its 3D finite difference): the
 // radius-4 star stencil (25 points, 8th order) as the seed writes it, a 2D block over x,y
 // marching z with a register queue, its five coefficients held in five places. One kernel
 // template; only the coefficient source (a policy type) differs between the variants.
@@ -239,7 +239,7 @@ Report run_coefficients(const Options& opt) {
   std::vector<Shape> shapes;
   for (std::int64_t n : opt.sizes) {
     if (n < 1 || n > 1024)  // the host reference holds 12 B per point
-      throw Error("strata lab coefficients: --size is the cube's edge, 1..1024");
+      throw Error("strata-lab coefficients: --size is the cube's edge, 1..1024");
     shapes.push_back({int(n), int(n), int(n)});
   }
   if (shapes.empty()) shapes.push_back(opt.small ? Shape{67, 45, 37} : Shape{512, 512, 512});

@@ -1,8 +1,8 @@
-// strata lab: the experiments of the CUDA texts strata was built from (docs/lab.md lists them) as
+// strata-lab: the experiments of the CUDA texts strata was built from (docs/lab.md lists them) as
 // ladders of numbered kernel variants, in the style of llm.c's dev/cuda. Each variant is
 // checked against a CPU reference on the same data before it is timed; a row that fails
 // its check is reported as such and never ranked. One experiment per file lab/<name>.cu;
-// this header, lab/report.cpp and apps/strata/cmd_lab.cpp are the harness they share.
+// this header, lab/report.cpp and lab/main.cpp (the command line) are the harness they share.
 #pragma once
 
 #include <cstdint>
@@ -59,8 +59,8 @@ struct Report {
 };
 
 struct Experiment {
-  std::string name;     // the `strata lab NAME` word
-  std::string summary;  // one line for `strata lab --help` / `strata lab list`
+  std::string name;     // the `strata-lab NAME` word
+  std::string summary;  // one line for `strata-lab --help` / `strata-lab list`
   Report (*run)(const Options&);
 };
 

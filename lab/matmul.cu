@@ -1,4 +1,4 @@
-// strata lab matmul: C = A B in fp32 FFMA (no tensor cores, no TF32), from seed 001's naive
+// strata-lab matmul: C = A B in fp32 FFMA (no tensor cores, no TF32), from seed 001's naive
 // and shared-memory tiled kernels up a ladder of register blocking, 16-byte loads, a cp.async
 // pipeline and warp tiling, beside cuBLAS SGEMM. Every variant is checked against a
 // double-precision host product on the same data before it is timed.
@@ -570,7 +570,7 @@ Report run_matmul(const Options& opt) {
   std::vector<std::int64_t> sizes = opt.sizes;
   if (sizes.empty()) sizes = opt.small ? std::vector<std::int64_t>{256, 257, 200} : std::vector<std::int64_t>{1024, 2048, 4096, 8192};
   for (std::int64_t n : sizes)
-    require(n >= 1 && n <= 32768, "strata lab matmul: --size is the matrix edge N, 1..32768 (got " +
+    require(n >= 1 && n <= 32768, "strata-lab matmul: --size is the matrix edge N, 1..32768 (got " +
                                        std::to_string(n) + ")");
   Report r = begin_report("matmul",
                           "fp32 C = A B on FFMA (no tensor cores): seed 001's kernels up to warp tiling",

@@ -1,11 +1,11 @@
-"""Draws a `strata lab` report (its --json output) as a PNG a reader can read: a ladder as
+"""Draws a `strata-lab` report (its --json output) as a PNG a reader can read: a ladder as
 bars (one bar per variant, the reference's level as a dashed line), a sweep as lines (one
 per series); axes with units, a legend, the device in the title; optionally several panels
 side by side (a report's "plot_panels").
 
     python3 lab/plot.py REPORT.json OUT.png
 
-`strata lab NAME --plot OUT.png` runs this same file (compiled into the binary) with
+`strata-lab NAME --plot OUT.png` runs this same file (compiled into the binary) with
 python3; it needs only matplotlib."""
 import json
 import sys

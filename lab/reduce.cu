@@ -1,4 +1,4 @@
-// strata lab reduce: the sum of int32 data as the seed's ladder (004: Harris's kernels,
+// strata-lab reduce: the sum of int32 data as the seed's ladder (004: Harris's kernels,
 // seven of them, one value per block per pass, passes until one value), then a warp-shuffle
 // block sum, a one-launch 16-byte streaming kernel, strata::sum and CUB, each checked
 // exactly against the CPU's sum and timed against cudaMemcpy of the same bytes.

@@ -1,4 +1,4 @@
-// Device code of `strata lab reduce` (lab/reduce.cu): the seed's reduction ladder (004,
+// Device code of `strata-lab reduce` (lab/reduce.cu): the seed's reduction ladder (004,
 // Shekofteh after Harris, "Optimizing Parallel Reduction in CUDA"), then the Hopper steps.
 // Kernels 1-7 are Harris's, one pass = one value per block, with two changes the seed itself
 // asks for: loads past n read zero (any n, no padded copy), and the unrolled last warp

@@ -1,4 +1,4 @@
-// The pass plan of `strata lab reduce`'s kernels 1-8 (lab/reduce.cu): Harris's multi-pass
+// The pass plan of `strata-lab reduce`'s kernels 1-8 (lab/reduce.cu): Harris's multi-pass
 // structure, one value per block per pass until one value remains, and which passes may add
 // in int32. Host-only and free of CUDA, so lab/dev/emu_check.cpp checks it on a CPU.
 #pragma once

@@ -63,7 +63,7 @@ const Experiment& find(const std::string& name) {
     if (e.name == name) return e;
     names += (names.empty() ? "" : ", ") + e.name;
   }
-  throw Error("strata lab: no experiment '" + name + "' (experiments: " + names + ")");
+  throw Error("no experiment '" + name + "' (experiments: " + names + ")");
 }
 
 double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }

@@ -1,4 +1,4 @@
-// strata lab stencil: the 7-point stencil in fp32 from one thread per point to strata's TMA
+// strata-lab stencil: the 7-point stencil in fp32 from one thread per point to strata's TMA
 // engine, the steps of Krotkiewski & Dabrowski (002) in between: 2.5D blocking with one XY
 // plane in shared memory, the register queue in z, the 32x6 -> 48x4 two-instruction halo
 // load, software prefetching. Every variant reads the same padded strata Field (ghost 1,

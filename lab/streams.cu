@@ -1,4 +1,4 @@
-// strata lab streams (seed 000 "Streams and async API", seed 003 streams and pinned memory):
+// strata-lab streams (seed 000 "Streams and async API", seed 003 streams and pinned memory):
 // host-to-device copy, a kernel, device-to-host copy of the data split into one chunk per
 // stream, with 1..8 streams, from pinned and from pageable host memory; the pipelined time
 // against the sum of the three stages and against the ideal overlap of S chunks.
@@ -145,7 +145,7 @@ Report run_streams(const Options& opt) {
   if (sizes.empty()) sizes.push_back(opt.small ? std::int64_t(8) << 20 : std::int64_t(1) << 30);
   std::string stage_note, result_note;
   for (std::int64_t total : sizes) {
-    if (total < 4096) throw Error("strata lab streams: --size is the bytes each way, at least 4096");
+    if (total < 4096) throw Error("strata-lab streams: --size is the bytes each way, at least 4096");
     const std::int64_t n = total / 4;  // 32-bit words
     const std::int64_t bytes = n * 4;
     const std::string size = bytes_str(bytes);

@@ -1,4 +1,4 @@
-// strata lab transpose: B = A^T out of place in fp32, the seed's three kernels (003: naive,
+// strata-lab transpose: B = A^T out of place in fp32, the seed's three kernels (003: naive,
 // coalesced through a shared tile, conflict-free padded tile) and two that move 16-byte
 // vectors both ways, beside cuBLAS geam; each checked bitwise against the CPU's transpose
 // and timed against cudaMemcpy of the same bytes in the same run.

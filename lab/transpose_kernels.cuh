@@ -1,4 +1,4 @@
-// Device code of `strata lab transpose` (lab/transpose.cu): B = A^T out of place, A rows x
+// Device code of `strata-lab transpose` (lab/transpose.cu): B = A^T out of place, A rows x
 // cols row-major, B cols x rows. 1-3 are the seed's (003: naive, coalesced through a shared
 // tile, the tile padded by one column), bounds-checked for any shape; 4 and 5 move 16-byte
 // vectors both ways, each thread transposing 4x4 blocks in registers.

@@ -13,9 +13,10 @@
 #             each checked bit for bit, then timed) -> bench/results/<gpu>-tuning.json (the
 #             table, and the row for src/cuda/tuning/shipped_shapes.cpp), then strata bench
 #             --kernel ${TUNED_KERNELS:-all} with that cache -> bench/results/<gpu>-tuned.json
-#   lab       strata lab: its tests, then every experiment at the seeds' sizes with its --json
+#   lab       strata-lab: its tests, then every experiment at the seeds' sizes with its --json
 #             and --plot picture in $OUT/lab, all reports together in bench/results/<gpu>-lab.json
-#   variants  a -DSTRATA_STENCIL_LAB=ON build and strata bench --variants all
+#   variants  a -DSTRATA_STENCIL_VARIANTS=ON build (the tile variants of src/cuda/tuning/variants/)
+#             and strata bench --variants all
 #   dist      one rank per GPU (mpirun -np <GPUs>): the distributed tests (Poisson's too),
 #             `strata apply` on the GPUs against one process, strata bench --kernel dist, and
 #             the Poisson MG-CG at 511^3 on one GPU and on all (reports in the logs archive)
@@ -189,20 +190,21 @@ fi
 if has lab; then
   mkdir -p bench/results "$OUT/lab"
   run lab_tests "$BUILD/tests/strata_test_lab" --gtest_brief=1
-  for e in $("$S" lab list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
-    TAIL=60 run "lab_$e" "$S" lab "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
+  [ -x "$BUILD/strata-lab" ] || { say "no strata-lab at $BUILD/strata-lab (the test stage builds it)"; status=1; }
+  for e in $("$BUILD/strata-lab" list | sed -n 's/^  \([a-z0-9_-]*\):.*/\1/p'); do
+    TAIL=60 run "lab_$e" "$BUILD/strata-lab" "$e" --json "$OUT/lab/$e.json" --plot "$OUT/lab/$e.png"
   done
   python3 -c 'import json, sys; json.dump({"reports": [json.load(open(f)) for f in sys.argv[2:]]}, open(sys.argv[1], "w"), indent=1)' \
     "bench/results/$gpu-lab.json" "$OUT"/lab/*.json && cp "bench/results/$gpu-lab.json" "$OUT/"
 fi
 
 if has variants; then
-  LAB=$CLEAN/build/lab
-  run configure_lab cmake -S "$CLEAN" -B "$LAB" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DSTRATA_STENCIL_LAB=ON -DSTRATA_PTXAS_VERBOSE=ON -DSTRATA_BUILD_TESTS=OFF
-  run build_lab cmake --build "$LAB" -j "$(nproc)"
-  grep -E "registers|spill" "$LOGS/build_lab.log" | sort | uniq -c | sort -rn | head -5
-  run bench_variants "$LAB/strata" bench --variants all --size 512 --json "bench/results/$gpu-variants.json"
+  VAR=$CLEAN/build/variants
+  run configure_variants cmake -S "$CLEAN" -B "$VAR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DSTRATA_STENCIL_VARIANTS=ON -DSTRATA_PTXAS_VERBOSE=ON -DSTRATA_BUILD_TESTS=OFF
+  run build_variants cmake --build "$VAR" -j "$(nproc)" --target strata_cli
+  grep -E "registers|spill" "$LOGS/build_variants.log" | sort | uniq -c | sort -rn | head -5
+  run bench_variants "$VAR/strata" bench --variants all --size 512 --json "bench/results/$gpu-variants.json"
   cp "bench/results/$gpu-variants.json" "$OUT/"
 fi
 

@@ -80,8 +80,8 @@ void add_bench(CLI::App& app) {
       ->capture_default_str()->check(whole_number_in(1, 100000));
   cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(whole_number_in(0, 1000));
   cmd->add_option("--variants", a->variants,
-                  "default | all (every compiled tile configuration; needs -DSTRATA_STENCIL_LAB=ON "
-                  "for more than the defaults)")
+                  "default | all (every compiled tile configuration; needs "
+                  "-DSTRATA_STENCIL_VARIANTS=ON for more than the tuning candidates)")
       ->capture_default_str();
   cmd->add_option("--tune", a->tune,
                   "auto | measure | cached | off: where the GPU kernels' launch shapes come from "

@@ -1,171 +1,70 @@
-// strata lab: the seed documents' experiments, each a ladder of kernel variants checked
-// against a CPU reference and timed on this GPU (lab/lab.hpp); a table, --json, --plot.
+// `strata lab ...`: runs the lab's own program, strata-lab, found beside this strata, with the
+// same words (docs/lab.md). The lab is apart so that strata links neither cuBLAS nor the lab's
+// ladders; this verb only execs it, so it behaves exactly as strata-lab does.
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <iostream>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include "apps/strata/commands.hpp"
-#include "apps/strata/options.hpp"
-#include "lab/lab.hpp"
-#include "lab/plot_py.hpp"
-#include "strata/atomic_file.hpp"
-#include "strata/device.hpp"
+#include "strata/dist.hpp"
+#include "strata/error.hpp"
 
 namespace strata::cli {
 
 namespace {
 
-struct LabArgs {
-  std::vector<std::string> names;
-  std::vector<long long> sizes;
-  int reps = 20, warmup = 3;
-  bool small = false;
-  std::string json, plot;
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicFile f(path);
-  f.write(text.data(), text.size());
-  f.commit();
-}
-
-std::string quoted(const std::string& s) {  // for /bin/sh: '...' with ' as '\''
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs lab/plot.py (compiled in) with python3 on the report's JSON in a private temporary
-// directory; the PNG then goes to `png` as every output does (io::AtomicFile: whole or not
-// at all, missing parent directories created), so a failed plot leaves no file.
-void plot(const nlohmann::ordered_json& report, const std::string& png) {
+// strata-lab beside this binary, named as it is: strata -> strata-lab, and a CLI11
+// compatibility build strata-cli11-<v> -> strata-lab-cli11-<v> (both built by lab/CMakeLists.txt).
+std::filesystem::path lab_program() {
   namespace fs = std::filesystem;
-  std::string dir_template = (fs::temp_directory_path() / "strata-plot.XXXXXX").string();
-  if (!::mkdtemp(dir_template.data()))
-    throw Error("--plot: cannot make a temporary directory: " + std::string(std::strerror(errno)));
-  const fs::path dir = dir_template;
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
-  const std::string script = (dir / "plot.py").string(), data = (dir / "report.json").string(),
-                    out = (dir / "plot.png").string();
-  { std::ofstream(script) << lab::kPlotScript; }
-  { std::ofstream(data) << report.dump(1); }
-  const std::string cmd = "python3 " + quoted(script) + " " + quoted(data) + " " + quoted(out) + " 2>&1";
-  std::string said;
-  int rc = -1;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p)) said += buf;
-    rc = ::pclose(p);
-  }
-  if (rc != 0)
-    throw Error("--plot: python3 with matplotlib draws the picture, and it failed" +
-                (said.empty() ? std::string(" (is python3 on the PATH?)") : ":\n" + said) +
-                "the table and --json are unaffected");
-  std::ifstream in(out, std::ios::binary);
-  write_text(png,
-             std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
-}
-
-// Every experiment is a ladder of CUDA kernels: said once, where they are listed.
-constexpr const char* kNeedsGpu = "each needs a GPU: they time CUDA kernels";
-
-std::string listing() {
-  std::string s;
-  for (const lab::Experiment& e : lab::experiments()) s += "  " + e.name + ": " + e.summary + "\n";
-  return s;
-}
-
-// The refusal on a machine where no GPU can be used: the experiments asked for, by name.
-std::string no_gpu(const std::vector<const lab::Experiment*>& picked) {
-  std::string names;
-  for (const lab::Experiment* e : picked) names += (names.empty() ? "" : ", ") + e->name;
-  return "strata lab " + names + (picked.size() == 1 ? " needs" : " need") +
-         " a GPU (the experiments time CUDA kernels) and none can be used here: " +
-         cuda_unavailable_reason();
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    throw Error("strata lab cannot find this strata's folder (/proc/self/exe: " + ec.message() +
+                "); run strata-lab directly (docs/lab.md)");
+  const std::string name = self.filename().string();
+  const std::string lab =
+      name.rfind("strata", 0) == 0 ? "strata-lab" + name.substr(6) : "strata-lab";
+  return self.parent_path() / lab;
 }
 
 }  // namespace
 
 void add_lab(CLI::App& app) {
-  auto a = std::make_shared<LabArgs>();
   auto* cmd = app.add_subcommand(
       "lab",
       "The seed documents' experiments on this GPU: numbered kernel variants side by side, each "
-      "checked against a CPU reference before it is timed, with the seeds' figures beside them "
-      "(docs/lab.md). Every experiment needs a GPU. `strata lab list` names them.");
-  cmd->add_option("experiment", a->names, "one or more experiments, `all`, or `list`");
-  cmd->add_option("--size", a->sizes,
-                  "problem size (repeatable; each experiment says what its size means, e.g. the "
-                  "element count of reduce, the matrix edge of matmul); default the seed's sizes")
-      ->check(whole_number_in(1, 1e15));
-  cmd->add_option("--reps", a->reps, "timed repetitions per variant (median reported)")
-      ->capture_default_str()->check(whole_number_in(1, 100000));
-  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(whole_number_in(0, 1000));
-  cmd->add_flag("--small", a->small, "the test sizes: every variant run and checked in seconds");
-  cmd->add_option("--json", a->json, "also write the report(s) as JSON to this file (atomically)");
-  cmd->add_option("--plot", a->plot, "also draw one experiment's report as a PNG (needs python3 with matplotlib)");
-  cmd->footer(std::string("Experiments (") + kNeedsGpu + "):\n" + listing());
-  cmd->callback([a] {
-    if (a->names.empty() || (a->names.size() == 1 && a->names[0] == "list")) {
-      std::cout << "strata lab experiments (" << kNeedsGpu << "):\n" << listing();
-      if (!cuda_available())
-        std::cerr << "strata lab: no GPU can be used here (" << cuda_unavailable_reason()
-                  << "), so none of these can run on this machine\n";
-      return;
-    }
-    std::vector<const lab::Experiment*> picked;
-    for (const std::string& n : a->names) {
-      if (n == "all") {
-        for (const lab::Experiment& e : lab::experiments()) picked.push_back(&e);
-      } else {
-        picked.push_back(&lab::find(n));  // an unknown name: an Error naming the choices
-      }
-    }
-    if (!a->plot.empty() && picked.size() != 1)
-      throw Error("--plot draws one experiment's report: run the experiments one at a time to plot each");
-    check_outputs({{"--json", a->json}, {"--plot", a->plot}});  // before the runs, not after them
-    if (!cuda_available()) throw Error(no_gpu(picked));
-    lab::Options opt;
-    for (long long s : a->sizes) opt.sizes.push_back(s);
-    opt.reps = a->reps;
-    opt.warmup = a->warmup;
-    opt.small = a->small;
-    nlohmann::ordered_json all = nlohmann::ordered_json::array();
-    std::vector<std::string> failed;
-    for (const lab::Experiment* e : picked) {
-      const lab::Report r = e->run(opt);
-      lab::print(r, std::cout);
-      std::cout << "\n";
-      all.push_back(lab::to_json(r));
-      for (const std::string& f : lab::failures(r)) failed.push_back(e->name + ": " + f);
-    }
-    const nlohmann::ordered_json doc = all.size() == 1 ? all[0] : nlohmann::ordered_json{{"reports", all}};
-    if (!a->json.empty()) {
-      write_text(a->json, doc.dump(1) + "\n");
-      std::cerr << "report written to " << a->json << "\n";
-    }
-    if (!a->plot.empty()) {
-      plot(all[0], a->plot);
-      std::cerr << "picture written to " << a->plot << "\n";
-    }
-    if (!failed.empty()) {
-      std::cerr << "strata lab: " << failed.size() << " variant(s) failed their check and were not ranked:\n";
-      for (const std::string& f : failed) std::cerr << "  " << f << "\n";
-      set_exit_code(1);
-    }
+      "checked against a CPU reference before it is timed (docs/lab.md). Every experiment needs "
+      "a GPU. `strata lab ...` runs strata-lab, the lab's own program beside strata, with the "
+      "same words: `strata lab list` names them, `strata lab --help` is strata-lab's help.");
+  cmd->prefix_command();  // every word after `lab` is kept as given, options and --help too
+  cmd->set_help_flag();
+  cmd->callback([cmd] {
+    const std::filesystem::path lab = lab_program();
+    if (::access(lab.c_str(), X_OK) != 0)
+      throw Error(
+          "strata lab runs the lab's own program, strata-lab, which is not beside this "
+          "strata (no " +
+          lab.string() +
+          "): the same build makes it (target strata-lab, "
+          "with STRATA_BUILD_CLI=ON) and `cmake --install` puts it beside strata; or run "
+          "strata-lab from where it is (docs/lab.md)");
+    if (dist::Job::get().size() > 1)
+      throw Error("strata lab runs strata-lab, one process on one GPU: run it without mpirun");
+    std::vector<std::string> words = cmd->remaining();
+    std::vector<char*> argv{const_cast<char*>(lab.c_str())};
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    std::cerr.flush();
+    ::execv(lab.c_str(), argv.data());
+    throw Error("strata lab cannot run " + lab.string() + ": " + std::strerror(errno));
   });
 }
 

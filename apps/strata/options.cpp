@@ -143,7 +143,8 @@ const CLI::App* verb_of(const CLI::App& app, int argc, char** argv) {
 
 // "strata apply: unknown option '--stencl' (did you mean '--stencil'?)" for every option on
 // the command line the verb does not have; "" when there is none.
-std::string unknown_options(const CLI::App& app, int argc, char** argv) {
+std::string unknown_options(const CLI::App& app, int argc, char** argv,
+                            const std::string& program) {
   const CLI::App* verb = verb_of(app, argc, argv);
   std::vector<std::string> names;
   for (const CLI::App* a : {&app, verb})
@@ -152,7 +153,7 @@ std::string unknown_options(const CLI::App& app, int argc, char** argv) {
         for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
         for (const std::string& s : o->get_snames()) names.push_back("-" + s);
       }
-  const std::string who = "strata" + (verb ? " " + verb->get_name() : std::string());
+  const std::string who = program + (verb ? " " + verb->get_name() : std::string());
   std::string said;
   for (int i = verb ? 2 : 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -205,10 +206,14 @@ void check_command_line(CLI::App& app, int argc, char** argv) {
                 (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + ": allowed " + list +
                 " (strata --help describes them)");
   }
+  hint_unknown_options(app, argc, argv, "strata");
+}
+
+void hint_unknown_options(CLI::App& app, int argc, char** argv, const std::string& program) {
   // CLI11 names what it did not expect; the hint names what was probably meant.
-  app.failure_message([argc, argv](const CLI::App* a, const CLI::Error& e) {
+  app.failure_message([argc, argv, program](const CLI::App* a, const CLI::Error& e) {
     const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
-    const std::string hint = extras ? unknown_options(*a, argc, argv) : "";
+    const std::string hint = extras ? unknown_options(*a, argc, argv, program) : "";
     return hint + CLI::FailureMessage::simple(a, e);
   });
 }

@@ -40,6 +40,11 @@ std::vector<Precision> parse_precisions(const std::string& text);  // f32 | f64 
 // (throws CLI::Success); an unknown verb is refused naming the nearest; an option a verb
 // does not have gets "did you mean" in CLI11's message (the app's failure message).
 void check_command_line(CLI::App& app, int argc, char** argv);
+// An option on the command line that `app` (or the verb argv[1] names) does not have is named
+// in CLI11's failure message, with the nearest name when it is close: "PROGRAM VERB: unknown
+// option '--stencl' (did you mean '--stencil'?)". check_command_line does it for strata;
+// strata-lab, which has no verbs, calls it alone.
+void hint_unknown_options(CLI::App& app, int argc, char** argv, const std::string& program);
 // The candidate nearest to `word` by edit distance when it is close enough to be a typo
 // (or `word` is the start of it), else "".
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);

@@ -25,12 +25,12 @@ struct StencilImpl {
   std::string kernel;   // "copy", "copy_halo", "7pt", "star2", "star3", "star4", "sym27", "box27"
   std::string variant;  // tile configuration, e.g. "tma-64x16v4s4"
   bool is_default = false;  // the policy table's choice for this kernel and precision
-  bool candidate = false;   // one of the shapes tuning chooses between (not a lab variant)
+  bool candidate = false;   // one of the shapes tuning chooses between (not a tile variant)
   StencilLaunchFn<T> launch = nullptr;
 };
 
-// Every compiled implementation (defaults first per kernel; lab variants when built with
-// STRATA_STENCIL_LAB).
+// Every compiled implementation (defaults first per kernel; the tile variants of
+// tuning/variants/ when built with STRATA_STENCIL_VARIANTS).
 template <class T>
 const std::vector<StencilImpl<T>>& stencil_impls();
 

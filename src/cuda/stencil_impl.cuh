@@ -58,7 +58,7 @@ StencilImpl<typename Op::value_type> make_impl(const char* kernel, bool is_defau
   return {kernel, Cfg::name(), is_default, candidate, &launch_impl<Op, Cfg>};
 }
 
-// The implementations of one family for every configuration in Cfgs (lab sweeps).
+// The implementations of one family for every configuration in Cfgs (tuning/variants/).
 template <class Op, class... Cfgs>
 void add_variants(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
   (out.push_back(make_impl<Op, Cfgs>(kernel, false)), ...);

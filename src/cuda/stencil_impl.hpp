@@ -13,10 +13,13 @@ template <class T> void add_star_impls(std::vector<StencilImpl<T>>& out);
 template <class T>
 void add_star34_impls(std::vector<StencilImpl<T>>& out);
 template <class T> void add_box_impls(std::vector<StencilImpl<T>>& out);
-#if STRATA_STENCIL_LAB
-template <class T> void add_lab_copy_impls(std::vector<StencilImpl<T>>& out);
-template <class T> void add_lab_star_impls(std::vector<StencilImpl<T>>& out);
-template <class T> void add_lab_box_impls(std::vector<StencilImpl<T>>& out);
+#if STRATA_STENCIL_VARIANTS  // tuning/variants/: the tile shapes explored besides the candidates
+template <class T>
+void add_copy_variants(std::vector<StencilImpl<T>>& out);
+template <class T>
+void add_star_variants(std::vector<StencilImpl<T>>& out);
+template <class T>
+void add_box_variants(std::vector<StencilImpl<T>>& out);
 #endif
 
 }  // namespace strata::cuda

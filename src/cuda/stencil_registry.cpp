@@ -14,12 +14,12 @@ const std::vector<StencilImpl<T>>& stencil_impls() {
     add_star_impls(v);
     add_star34_impls(v);
     add_box_impls(v);
-#if STRATA_STENCIL_LAB
-    std::vector<StencilImpl<T>> lab;
-    add_lab_copy_impls(lab);
-    add_lab_star_impls(lab);
-    add_lab_box_impls(lab);
-    for (auto& impl : lab) {  // a lab shape that is also a candidate appears once
+#if STRATA_STENCIL_VARIANTS
+    std::vector<StencilImpl<T>> variants;
+    add_copy_variants(variants);
+    add_star_variants(variants);
+    add_box_variants(variants);
+    for (auto& impl : variants) {  // a variant that is also a candidate appears once
       bool dup = false;
       for (const auto& d : v) dup = dup || (d.kernel == impl.kernel && d.variant == impl.variant);
       if (!dup) v.push_back(std::move(impl));

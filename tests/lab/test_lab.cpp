@@ -1,4 +1,4 @@
-// strata lab's harness (tables, JSON, speedups, the registry) on any machine, and every
+// strata-lab's harness (tables, JSON, speedups, the registry) on any machine, and every
 // experiment at its test sizes on a GPU: each variant must match its CPU reference.
 #include <gtest/gtest.h>
 

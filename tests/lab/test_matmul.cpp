@@ -1,4 +1,4 @@
-// strata lab matmul beyond the generic test: tiny and odd edges (1, 7, 33, 129, 255: single
+// strata-lab matmul beyond the generic test: tiny and odd edges (1, 7, 33, 129, 255: single
 // partial tiles, pitched rows) must validate for every variant, rows come in ladder order
 // with cuBLAS last at ratio 1, and no variant spills registers.
 #include <gtest/gtest.h>

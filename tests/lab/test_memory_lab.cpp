@@ -1,4 +1,4 @@
-// The memory experiments of strata lab (coalescing, coefficients, streams): their reports'
+// The memory experiments of strata-lab (coalescing, coefficients, streams): their reports'
 // shape, and every variant at sizes the defaults never hit (tiny, odd, one point, partial
 // tiles and chunks), each checked against its host reference.
 #include <gtest/gtest.h>

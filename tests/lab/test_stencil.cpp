@@ -1,4 +1,4 @@
-// strata lab stencil (lab/stencil.cu): registered on every build; on a GPU, --size cubes
+// strata-lab stencil (lab/stencil.cu): registered on every build; on a GPU, --size cubes
 // that are not multiples of the 32x6 tile or of a z chunk pass every variant, and the report
 // has the shape the table, JSON and plot read (references first, the six steps in order).
 #include <gtest/gtest.h>

@@ -1,15 +1,16 @@
-// Lab: the tile configurations explored besides the policy defaults (built only with
-// -DSTRATA_STENCIL_LAB=ON). `strata bench --variants all` times each of them; the winner
-// per family and precision goes into tuning/stencil_policy.hpp.
+// The stencils' tile variants: launch shapes explored besides the tuning candidates
+// (tuning/stencil_candidates.hpp), built only with -DSTRATA_STENCIL_VARIANTS=ON so that the
+// product does not compile a sweep. `strata bench --variants all` checks and times each; a
+// shape that wins on some device becomes a candidate, or the policy (tuning/stencil_policy.hpp).
 #pragma once
 
 #include "cuda/stencil_impl.cuh"
 
-namespace strata::cuda::lab {
+namespace strata::cuda::variants {
 
 using L = Loader;
 template <class Op>
-void add_lab(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
+void add_tile_variants(std::vector<StencilImpl<typename Op::value_type>>& out, const char* kernel) {
   // Each entry is one shape studied in docs/performance.md ("variants tried").
   if constexpr (sizeof(typename Op::value_type) == 4)
     add_variants<Op, TileConfig<L::tma, 64, 16, 4, 4>, TileConfig<L::tma, 128, 16, 8, 4>,
@@ -29,4 +30,4 @@ void add_lab(std::vector<StencilImpl<typename Op::value_type>>& out, const char*
                  TileConfig<L::tma, 256, 32, 16, 2, false, 128>>(out, kernel);
 }
 
-}  // namespace strata::cuda::lab
+}  // namespace strata::cuda::variants

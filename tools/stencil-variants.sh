@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Stencil lab on the GPU machine (needs a -DSTRATA_STENCIL_LAB=ON build): every tile
-# variant at 512^3, the TMA L2-promotion and z-split knobs, and Nsight Compute counters of
-# the default kernels. Logs and JSON go to $OUT (logs as one archive).
-# Usage: STRATA_BUILD=dir tools/stencil-lab.sh [kernels]   (default copy,copy_halo,7pt)
+# The stencils' tile variants on the GPU machine (needs a -DSTRATA_STENCIL_VARIANTS=ON build):
+# every tile variant at 512^3 (src/cuda/tuning/variants/), the TMA L2-promotion and z-split
+# knobs, and Nsight Compute counters of the default kernels. Logs and JSON go to $OUT (logs as
+# one archive).
+# Usage: STRATA_BUILD=dir tools/stencil-variants.sh [kernels]   (default copy,copy_halo,7pt)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/build/lab-out}
+OUT=${OUT:-$PWD/build/variants-out}
 S=${STRATA_BUILD:-build/device}/strata
 K=${1:-copy,copy_halo,7pt}
 mkdir -p "$OUT/logs"
