@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "drivers/report.hpp"
+#include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/field.hpp"
 
@@ -27,7 +27,7 @@ inline CLI::Validator whole_number_in(double lo, double hi) { return number_in(l
 CLI::Validator number_list();
 
 // Every output path checked before a verb does any work, two naming one file refused: the
-// drivers' rule (drivers/report.hpp), which Python shares.
+// drivers' rule (drivers/outputs.hpp), which Python shares.
 using drivers::check_outputs;
 using drivers::Output;
 

@@ -1,8 +1,6 @@
 // Phases, the JSON report and the output checks of every run (drivers/report.hpp).
 #include "drivers/report.hpp"
 
-#include <filesystem>
-
 #include "io/tuning_state.hpp"
 #include "strata/atomic_file.hpp"
 #include "strata/dist.hpp"
@@ -44,23 +42,5 @@ void write_report(const std::string& path, nlohmann::ordered_json j) {
   write_json(path, std::move(j));
 }
 void write_report(const std::string& path, nlohmann::json j) { write_json(path, std::move(j)); }
-
-void check_outputs(std::initializer_list<Output> outputs) {
-  namespace fs = std::filesystem;
-  const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code e1, e2;
-    if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
-    std::error_code e3;
-    return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
-  };
-  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
-    if (o->path.empty()) continue;
-    for (auto p = outputs.begin(); p != o; ++p)
-      if (!p->path.empty() && (p->path == o->path || same(p->path, o->path)))
-        throw Error(std::string(p->option) + " and " + o->option + " name the same file '" +
-                    o->path + "': one would overwrite the other; give each its own path");
-    io::check_output(o->path);
-  }
-}
 
 }  // namespace strata::drivers

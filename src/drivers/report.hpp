@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drivers/outputs.hpp"
+
 namespace strata::drivers {
 
 using Clock = std::chrono::steady_clock;
@@ -32,15 +34,5 @@ struct Phases {
 // run's GPU kernels took tuned launch shapes, which and why ("launch_shapes").
 void write_report(const std::string& path, nlohmann::ordered_json j);
 void write_report(const std::string& path, nlohmann::json j);
-
-// Every output path that is not empty checked before a run does any work (io::check_output:
-// its directory exists and is writable, it is not a directory or a read-only file, ...). Two
-// outputs that name the same file (the same path, or two paths to one existing file) are
-// refused, naming both: one would overwrite the other.
-struct Output {
-  const char* option;  // "--out" (the CLI's name; Python's keyword)
-  std::string path;    // empty: not asked for
-};
-void check_outputs(std::initializer_list<Output> outputs);
 
 }  // namespace strata::drivers

@@ -1,0 +1,29 @@
+// The output checks of every run (drivers/outputs.hpp).
+#include "drivers/outputs.hpp"
+
+#include <filesystem>
+
+#include "strata/atomic_file.hpp"
+#include "strata/error.hpp"
+
+namespace strata::drivers {
+
+void check_outputs(std::initializer_list<Output> outputs) {
+  namespace fs = std::filesystem;
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code e1, e2;
+    if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
+    std::error_code e3;
+    return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
+  };
+  for (auto o = outputs.begin(); o != outputs.end(); ++o) {
+    if (o->path.empty()) continue;
+    for (auto p = outputs.begin(); p != o; ++p)
+      if (!p->path.empty() && (p->path == o->path || same(p->path, o->path)))
+        throw Error(std::string(p->option) + " and " + o->option + " name the same file '" +
+                    o->path + "': one would overwrite the other; give each its own path");
+    io::check_output(o->path);
+  }
+}
+
+}  // namespace strata::drivers
