@@ -78,7 +78,8 @@ void add_tune(CLI::App& app) {
     tuning::TuneOptions opt;
     opt.families = selected_families(*a);
     if (!cuda_available())
-      throw Error("strata tune measures the GPU's kernels: " + cuda_unavailable_reason());
+      throw Error("strata tune needs a GPU (it measures the GPU's kernels); no GPU can be used: " +
+                  cuda_unavailable_reason());
     opt.size = a->size;
     opt.save = !a->no_save;
     std::cerr << "strata tune: " << opt.families.size() << " families, grid " << opt.size << "^3\n";
