@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "strata/field.hpp"
+#include "strata/poisson.hpp"
 
 namespace strata::python {
 
@@ -74,5 +75,11 @@ nb::dict make_dict(Args&&... args) {
 // PyTorch; a bare DLPack array otherwise). `owner` stays alive as long as the view does.
 template <class T>
 nb::object view(Field<T>& f, nb::handle owner, bool padded, nb::handle like = nb::none());
+
+// The solve's options from strata.poisson.solve's and strata.run.poisson's keywords, one
+// reading of the words for both (rtol < 0: the default).
+PoissonOptions poisson_options(const std::string& bc, const std::string& solver, double rtol,
+                               double atol, const std::string& op, int max_iter,
+                               const std::string& smoother, bool mixed, double h);
 
 }  // namespace strata::python

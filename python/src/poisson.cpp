@@ -25,14 +25,14 @@ nb::dict report_dict(const PoissonReport& r) {
                    "restarts", r.restarts, "at_floor", r.at_floor, "rtol", r.rtol, "atol", r.atol,
                    "rel_residual", r.rel_residual, "convergence_factor", r.convergence_factor,
                    "residuals", r.residuals, "setup_ms", r.setup_ms, "solve_ms", r.solve_ms,
-                   "iterations_per_s", r.iterations_per_s, "gb_per_s", r.gb_per_s,
-                   "levels", levels, "message", r.message, "rhs_mean", r.rhs_mean, "warnings",
-                   r.warnings);
+                   "iterations_per_s", r.iterations_per_s, "gb_per_s", r.gb_per_s, "levels", levels,
+                   "message", r.message, "rhs_mean", r.rhs_mean, "warnings", r.warnings);
 }
 
 template <class T>
 nb::tuple solve(PoissonOptions o, const Operand& f, nb::handle f_obj, nb::handle on_iteration) {
-  const Extent n = f.field ? f.field->as<T>().extent() : extent_3d(*f.array, "strata.poisson.solve", "f");
+  const Extent n =
+      f.field ? f.field->as<T>().extent() : extent_3d(*f.array, "strata.poisson.solve", "f");
   std::optional<Field<T>> f_copy;
   if (!f.field) {
     f_copy.emplace(n, kDefaultGhost, f.memory);
@@ -44,8 +44,8 @@ nb::tuple solve(PoissonOptions o, const Operand& f, nb::handle f_obj, nb::handle
   o.on_iteration = [&](const PoissonIteration& it) {
     const bool stop = py.call([&] {
       if (!on_iteration.is_none())
-        on_iteration(make_dict("iteration", it.iteration, "rel_residual", it.rel_residual,
-                               "factor", it.factor));
+        on_iteration(make_dict("iteration", it.iteration, "rel_residual", it.rel_residual, "factor",
+                               it.factor));
     });
     if (stop) throw Stopped{};
   };
@@ -62,19 +62,10 @@ nb::tuple solve(PoissonOptions o, const Operand& f, nb::handle f_obj, nb::handle
   return nb::make_tuple(view(r, owner, false, f_obj), report_dict(report));
 }
 
-nb::tuple py_solve(nb::handle f_obj, const std::string& bc, const std::string& solver,
-                   double rtol, double atol, const std::string& op, int max_iter,
-                   const std::string& smoother, bool mixed, double h, nb::handle on_iteration) {
-  PoissonOptions o;
-  o.bc = Boundary::parse(bc);
-  o.method = parse_poisson_method(solver);
-  o.rtol = rtol;
-  o.atol = atol;
-  o.op = parse_poisson_operator(op);
-  o.max_iter = max_iter;
-  o.smoother = parse_smoother(smoother);
-  o.mixed_precision = mixed;
-  o.h = h;
+nb::tuple py_solve(nb::handle f_obj, const std::string& bc, const std::string& solver, double rtol,
+                   double atol, const std::string& op, int max_iter, const std::string& smoother,
+                   bool mixed, double h, nb::handle on_iteration) {
+  PoissonOptions o = poisson_options(bc, solver, rtol, atol, op, max_iter, smoother, mixed, h);
   if (!on_iteration.is_none() && !PyCallable_Check(on_iteration.ptr()))
     throw nb::type_error("strata.poisson.solve: on_iteration must be callable");
   const Operand f = operand(f_obj, "strata.poisson.solve", "f");
@@ -85,6 +76,22 @@ nb::tuple py_solve(nb::handle f_obj, const std::string& bc, const std::string& s
 }
 
 }  // namespace
+
+PoissonOptions poisson_options(const std::string& bc, const std::string& solver, double rtol,
+                               double atol, const std::string& op, int max_iter,
+                               const std::string& smoother, bool mixed, double h) {
+  PoissonOptions o;
+  o.bc = Boundary::parse(bc);
+  o.method = parse_poisson_method(solver);
+  o.rtol = rtol;  // < 0: the default
+  o.atol = atol;
+  o.op = parse_poisson_operator(op);
+  o.max_iter = max_iter;
+  o.smoother = parse_smoother(smoother);
+  o.mixed_precision = mixed;
+  o.h = h;
+  return o;
+}
 
 void bind_poisson(nb::module_& m) {
   m.def("_poisson_solve", &py_solve, "f"_a, "bc"_a, "solver"_a, "rtol"_a, "atol"_a, "op"_a,

@@ -84,6 +84,24 @@ auto run_or_abort(Fn&& run) {
   }
 }
 
+// A driver's run from Python: planned and agreed on every rank, then run, with the GIL
+// released; the warnings it gave (collected in `warnings` by the run's callback) raised as
+// RuntimeWarning after, prefixed with the function's name.
+template <class Plan, class PlanFn, class RunFn>
+auto plan_and_run(const char* fn, const std::vector<std::string>& warnings, PlanFn&& plan_fn,
+                  RunFn&& run_fn) {
+  std::optional<decltype(run_fn(std::declval<Plan&>()))> r;
+  {
+    nb::gil_scoped_release unlocked;
+    Plan plan = plan_agreed<Plan>(plan_fn);
+    r.emplace(run_or_abort([&] { return run_fn(plan); }));
+  }
+  for (const std::string& w : warnings)
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, (std::string(fn) + ": " + w).c_str(), 1) != 0)
+      throw nb::python_error();
+  return std::move(*r);
+}
+
 nb::dict apply_file(const std::string& in, const std::string& out, const std::string& stencil,
                     const std::optional<std::vector<double>>& coeffs, double h,
                     const std::string& bc, const std::string& precision, const std::string& device,
@@ -111,16 +129,9 @@ nb::dict apply_file(const std::string& in, const std::string& out, const std::st
   run.grid_name = "grid";
   std::vector<std::string> warnings;
   run.on_warning = [&](const std::string& w) { warnings.push_back(w); };
-  drivers::ApplyResult r;
-  {
-    nb::gil_scoped_release unlocked;
-    drivers::ApplyPlan plan =
-        plan_agreed<drivers::ApplyPlan>([&] { return drivers::plan_apply(run); });
-    r = run_or_abort([&] { return drivers::run_apply(plan); });
-  }
-  for (const std::string& w : warnings)
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("strata.run.apply: " + w).c_str(), 1) != 0)
-      throw nb::python_error();
+  const drivers::ApplyResult r = plan_and_run<drivers::ApplyPlan>(
+      "strata.run.apply", warnings, [&] { return drivers::plan_apply(run); },
+      [](drivers::ApplyPlan& p) { return drivers::run_apply(p); });
   return make_dict("device", r.where, "shape", nb::make_tuple(r.n.nz, r.n.ny, r.n.nx), "precision",
                    std::string(to_string(r.precision)), "steps", r.steps, "steps_per_pass",
                    r.per_pass, "compute_ms", r.compute_ms, "gpts_per_step", r.gpts_per_step,
@@ -135,17 +146,9 @@ nb::dict poisson_file(const std::optional<std::vector<int>>& shape, const std::s
                       const std::string& grid, const std::string& json) {
   drivers::PoissonRun run;
   PoissonOptions& o = run.options;
-  o.bc = Boundary::parse(bc);
-  o.method = parse_poisson_method(solver);
-  if (rtol >= 0) o.rtol = rtol;
-  o.atol = atol;
-  o.op = parse_poisson_operator(op);
-  o.max_iter = max_iter;
-  o.smoother = parse_smoother(smoother);
+  o = poisson_options(bc, solver, rtol, atol, op, max_iter, smoother, mixed, h);
   o.pre = pre;
   o.post = post;
-  o.mixed_precision = mixed;
-  o.h = h;
   if (shape) {
     if (shape->size() != 3) throw nb::value_error("strata.run.poisson: shape is (nz, ny, nx)");
     run.n = {(*shape)[2], (*shape)[1], (*shape)[0]};
@@ -161,16 +164,9 @@ nb::dict poisson_file(const std::optional<std::vector<int>>& shape, const std::s
   run.rhs_name = "rhs";
   std::vector<std::string> warnings;
   o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
-  drivers::PoissonResult r;
-  {
-    nb::gil_scoped_release unlocked;
-    drivers::PoissonPlan plan =
-        plan_agreed<drivers::PoissonPlan>([&] { return drivers::plan_poisson(run); });
-    r = run_or_abort([&] { return drivers::run_poisson(plan); });
-  }
-  for (const std::string& w : warnings)
-    if (PyErr_WarnEx(PyExc_RuntimeWarning, ("strata.run.poisson: " + w).c_str(), 1) != 0)
-      throw nb::python_error();
+  const drivers::PoissonResult r = plan_and_run<drivers::PoissonPlan>(
+      "strata.run.poisson", warnings, [&] { return drivers::plan_poisson(run); },
+      [](drivers::PoissonPlan& p) { return drivers::run_poisson(p); });
   nb::dict d = make_dict("converged", r.report.converged, "message", r.report.message, "iterations",
                          r.report.iterations, "rel_residual", r.report.rel_residual, "h", r.h,
                          "setup_ms", r.report.setup_ms, "solve_ms", r.report.solve_ms, "root",
