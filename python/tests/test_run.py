@@ -1,0 +1,59 @@
+"""strata.run: the CLI's apply and poisson on files from Python, one process (the same runs
+under mpirun: tests/dist/test_python_run.py)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import strata
+import strata.run
+
+
+def test_apply_writes_what_strata_apply_computes(tmp_path):
+    u = np.random.default_rng(1).random((9, 10, 11))
+    np.save(tmp_path / "u.npy", u)
+    r = strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), stencil="star2",
+                         bc="neumann", device="cpu", json=str(tmp_path / "r.json"))
+    assert r["shape"] == (9, 10, 11) and r["precision"] == "f64" and r["root"]
+    want = strata.apply("star2", u, bc="neumann")
+    assert np.array_equal(np.load(tmp_path / "v.npy"), np.asarray(want))
+    assert json.load(open(tmp_path / "r.json"))["stencil"] == r["report"]["stencil"]
+
+
+def test_a_nonfinite_result_is_refused_naming_the_keyword_and_writes_nothing(tmp_path):
+    u = np.ones((5, 6, 7), dtype=np.float32)
+    u[2, 3, 4] = np.nan
+    np.save(tmp_path / "u.npy", u)
+    out = tmp_path / "v.npy"
+    with pytest.raises(ValueError, match="allow_nonfinite=True"):
+        strata.run.apply(str(tmp_path / "u.npy"), str(out), device="cpu")
+    assert not out.exists()
+    with pytest.warns(RuntimeWarning, match="non-finite"):
+        strata.run.apply(str(tmp_path / "u.npy"), str(out), device="cpu", allow_nonfinite=True)
+    assert out.exists()
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(stencil="star5"), "unknown stencil"),
+    (dict(update="relax:x"), "relax:C"),
+    (dict(device="tpu"), "unknown device"),
+    (dict(bc="mirror"), "unknown boundary"),
+])
+def test_bad_words_are_refused_before_any_work(tmp_path, kwargs, words):
+    np.save(tmp_path / "u.npy", np.zeros((4, 4, 4)))
+    with pytest.raises(ValueError, match=words):
+        strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), **kwargs)
+    assert not (tmp_path / "v.npy").exists()
+
+
+def test_poisson_reports_the_manufactured_error_and_writes_u(tmp_path):
+    r = strata.run.poisson((15, 16, 17), solver="mgcg", precision="f64", rtol=1e-10, device="cpu",
+                           out=str(tmp_path / "u.npy"))
+    assert r["converged"] and r["error_max"] < 1e-2
+    assert np.load(tmp_path / "u.npy").shape == (15, 16, 17)
+
+
+def test_job_is_one_process_without_a_launcher():
+    j = strata.run.job()
+    assert (j["rank"], j["size"]) == (0, 1)
