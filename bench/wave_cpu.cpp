@@ -33,7 +33,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     c.shape = shape;
     c.order = 8;
     c.precision = precision_of<T>;
-    c.device = "cpu";
+    c.device = Device::cpu;
     c.steps = opt.warmup + opt.reps;
     for (auto& f : c.faces) f = pml ? wave::FaceKind::pml : wave::FaceKind::rigid;
     c.faces[wave::zmin] = wave::FaceKind::free;

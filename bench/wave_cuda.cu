@@ -74,9 +74,9 @@ double validate_cpml_step() {
   c.sources = {{{125.3, 35.2, 12.6}, 0.1, 1.0, std::nullopt}};
   c.steps = 100;
   c.seismogram_png = false;
-  c.device = "cpu";
+  c.device = Device::cpu;
   wave::Solver cpu(c);
-  c.device = "cuda";
+  c.device = Device::cuda;
   wave::Solver gpu(c);
   cpu.advance(c.steps);
   gpu.advance(c.steps);
@@ -112,7 +112,7 @@ Result time_solver_step(const Options& opt, Extent shape, int pml_width, LayerSh
   c.layers = {{0.0, 1500.0}, {shape.nz * 10 / 3.0, 2500.0}, {shape.nz * 20 / 3.0, 3500.0}};
   c.order = 2 * kRadius;
   c.precision = precision_of<T>;
-  c.device = "cuda";
+  c.device = Device::cuda;
   c.steps = opt.warmup + opt.reps + 1;
   for (auto& f : c.faces) f = pml ? wave::FaceKind::pml : wave::FaceKind::rigid;
   c.faces[wave::zmin] = wave::FaceKind::free;

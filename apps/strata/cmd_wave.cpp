@@ -87,7 +87,7 @@ void run_shots(const wave::Config& c, const WaveArgs& a) {
     if (!a.quiet)
       std::printf("%s: %d steps, wall %.3f s, stepping %.3f s, %.4g Gpts/s, %s -> %s\n", label(r.index, where).c_str(),
                   r.report.steps_run, r.report.wall_s, r.report.compute_s, r.report.gpts_per_s,
-                  r.report.device.c_str(), wave::shot_config(c, shots[r.index]).out_dir.c_str());
+                  to_string(r.report.device), wave::shot_config(c, shots[r.index]).out_dir.c_str());
     std::fflush(stdout);
   };
   opt.stop = [] { return interrupted(); };

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "strata/device.hpp"
+
 #include "strata/error.hpp"
 #include "strata/field.hpp"
 
@@ -105,7 +107,7 @@ struct Config {
   bool seismogram_png = true;
   bool model_png = true;     // model.png: velocity on the png plane, sources, receivers
   int checkpoint_every = 0;  // 0: none
-  std::string device = "auto";  // auto | cpu | cuda
+  Device device = Device::automatic;  // the key "device": auto | cpu | cuda
 };
 
 // An override "key.path=VALUE" and the words that name it in messages ("--set
@@ -138,7 +140,7 @@ struct Plan {
   double courant = 0;             // v_max dt / h
   double v_min = 0, v_max = 0;
   double points_per_wavelength = 0;  // v_min / (2.5 f_max h)
-  std::string device;                // "cpu" or "cuda"
+  Device device = Device::cpu;       // cpu or cuda (auto resolved)
   std::vector<Vec3> receivers;       // every receiver, in seismogram column order
   int trace_rows = 0;                // steps / receiver_every + 1
   std::string digest;                // of the physics (what a checkpoint must match)
@@ -239,7 +241,8 @@ struct Interrupted : Error {
 };
 
 struct Report {
-  std::string device, precision;
+  Device device = Device::cpu;  // where it ran: cpu or cuda
+  std::string precision;
   Extent shape;
   int order = 0;
   int first_step = 0, last_step = 0, steps_run = 0;

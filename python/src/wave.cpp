@@ -112,7 +112,7 @@ nb::dict py_simulate(const std::string& config, bool is_path, const std::vector<
   d["sample_interval"] = plan.dt * cfg.receiver_every;
   d["steps"] = solver->step();
   d["spacing"] = cfg.spacing;
-  d["device"] = plan.device;
+  d["device"] = std::string(to_string(plan.device));
   d["warnings"] = plan.warnings;
   if (want_wavefield) {
     Field<double> u(cfg.shape);

@@ -24,7 +24,7 @@ inline wave::Config wave_config(Extent n, int order, Precision p, const std::str
   c.velocity = 1.0;
   c.order = order;
   c.precision = p;
-  c.device = device;
+  c.device = parse_device(device);  // the tests name it as the configuration does
   for (auto& f : c.faces) f = wave::FaceKind::rigid;
   c.seismogram_png = c.model_png = false;
   return c;

@@ -32,7 +32,7 @@ void leaf_keys(const json& j, const std::string& prefix, std::vector<std::string
 wave::Config tiny() {
   wave::Config c;
   c.shape = {16, 16, 16};
-  c.device = "cpu";
+  c.device = Device::cpu;
   c.pml_width = 4;
   c.steps = 10;
   return c;
@@ -254,7 +254,7 @@ TEST(WaveConfig, DigestCoversThePhysicsOnly) {
   };
   EXPECT_TRUE(same([](wave::Config& o) { o.steps = 99; }));
   EXPECT_TRUE(same([](wave::Config& o) { o.out_dir = "elsewhere"; o.snapshot_every = 3; o.checkpoint_every = 4; }));
-  EXPECT_TRUE(same([](wave::Config& o) { o.device = "auto"; o.colormap = "gray"; }));
+  EXPECT_TRUE(same([](wave::Config& o) { o.device = Device::automatic; o.colormap = "gray"; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.velocity = 2001; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.dt = 1e-4; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.cfl_safety = 0.5; }));  // through the resolved dt

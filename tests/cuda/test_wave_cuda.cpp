@@ -188,7 +188,7 @@ TEST(WaveCuda, CpmlLayersAcrossTilesAgreeWithCpu) {
       c.steps = 240;
       const double tol = p == Precision::f32 ? 2e-4 : 1e-10;
       wave::Solver cpu(c);
-      c.device = "cuda";
+      c.device = Device::cuda;
       wave::Solver gpu(c);
       cpu.advance(240);
       gpu.advance(240);
@@ -237,7 +237,7 @@ TEST(WaveCuda, CpmlShellLayoutsAgreeWithCpu) {
       c.receiver_points = {{1.5, 0.5 * l.n.ny, 0.5 * l.n.nz}, {l.n.nx - 1.5, 1.5, l.n.nz - 1.5}};
       c.steps = 150;
       wave::Solver cpu(c);
-      c.device = "cuda";
+      c.device = Device::cuda;
       wave::Solver gpu(c);
       // Errors are measured against the pulse's peak at step 60, while it is whole: by step
       // 150 the layers have absorbed most of it, and the final field's own peak says little.
@@ -327,7 +327,7 @@ TEST(WaveCuda, RunWritesOutputsAndReportsTheCopyRatio) {
   c.seismogram_png = true;  // the shared test configuration turns it off for speed
   wave::RunOptions opt;
   const wave::Report r = wave::run(c, opt);
-  EXPECT_EQ(r.device, "cuda");
+  EXPECT_EQ(r.device, Device::cuda);
   EXPECT_GT(r.copy_gb_per_s, 0.0);
   EXPECT_GT(r.ratio_to_copy, 0.0);
   for (const char* f : {"seismogram.npy", "seismogram.png", "snapshots/u_000240.vti", "snapshots/u_000120.png",

@@ -68,7 +68,7 @@ Interrupted::Interrupted(int step_reached, std::string checkpoint_path, int chec
 
 std::string to_json(const Report& r) {
   nlohmann::ordered_json j;
-  j["device"] = r.device;
+  j["device"] = to_string(r.device);
   j["precision"] = r.precision;
   j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
   j["order"] = r.order;
@@ -109,7 +109,7 @@ std::string to_text(const Report& r) {
   std::ostringstream s;
   std::snprintf(b, sizeof b, "strata wave: %d steps (%d -> %d) on a %s grid, order %d, %s, %s",
                 r.steps_run, r.first_step, r.last_step, r.shape.str().c_str(), r.order,
-                r.precision.c_str(), r.device.c_str());
+                r.precision.c_str(), to_string(r.device));
   s << b;
   if (!r.process_grid.empty())
     s << " x " << r.ranks << " rank" << (r.ranks > 1 ? "s" : "") << " (process grid "

@@ -72,7 +72,7 @@ void connect_and_measure(SolverT<T>& s, Report& rep, PhaseTimes& times, const Wa
     times.add_since("communicators", t_phase);
     t_phase = Clock::now();
   }
-  if (s.plan().device == "cuda") {
+  if (s.plan().device == Device::cuda) {
     rep.copy_gb_per_s =
         copy_rate<T>(part ? part->box.local : s.config().shape, s.plan().radius, warn);
     times.add_since("copy_rate", t_phase);
@@ -197,7 +197,7 @@ Report run(const Config& cfg, const RunOptions& opt) {
   std::optional<dist::ProcessGrid> grid;
   if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
   if (ranks.many)
-    drivers::bind_gpu(parse_device(run_device(cfg)),
+    drivers::bind_gpu(run_device(cfg),
                       true);  // one GPU per rank, before any CUDA work
   std::unique_ptr<detail::SolverImpl> solver;
   if (cfg.precision == Precision::f32)

@@ -18,7 +18,7 @@ ShotsReport run_shots(const Config& cfg, const std::vector<Shot>& shots, const S
   Job& job = Job::get();
   const auto t0 = std::chrono::steady_clock::now();
   const Plan plan = check_shots(cfg, shots, opt.overwrite);
-  drivers::bind_gpu(parse_device(plan.device), true);  // one GPU per rank, before any CUDA work
+  drivers::bind_gpu(plan.device, true);  // one GPU per rank, before any CUDA work
   job.begin();
 
   std::optional<ShotsDirectory> dir;

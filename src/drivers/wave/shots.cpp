@@ -186,7 +186,7 @@ std::string shot_results_json(const Config& cfg, const std::vector<Shot>& shots,
     e["rank"] = r.rank;
     e["dir"] = s.name;
     e["sources"] = sources_json(s.sources);
-    e["device"] = r.report.device;
+    e["device"] = to_string(r.report.device);
     e["steps"] = r.report.last_step;
     e["wall_s"] = r.report.wall_s;
     e["compute_s"] = r.report.compute_s;

@@ -37,6 +37,10 @@ const Names<Precision> kPrecisions = {{Precision::f32, to_string(Precision::f32)
 const Names<FaceKind> kFaceKinds = {
     {FaceKind::pml, "pml"}, {FaceKind::free, "free"}, {FaceKind::rigid, "rigid"}, {FaceKind::periodic, "periodic"}};
 const Names<int> kAxes = {{0, "x"}, {1, "y"}, {2, "z"}};
+// strata::Device's words (strata/device.hpp), in the configuration's order.
+const Names<Device> kDevices = {{Device::automatic, to_string(Device::automatic)},
+                                {Device::cpu, to_string(Device::cpu)},
+                                {Device::cuda, to_string(Device::cuda)}};
 
 // ---- the schema: one table per section -------------------------------------------------
 
@@ -269,7 +273,7 @@ const Keys<Config>& config_keys() {
       schema::section<Config>("receivers", receiver_keys()),
       schema::section<Config>("boundary", boundary_keys()),
       schema::section<Config>("output", output_keys()),
-      schema::one_of<Config>("device", &Config::device, {"auto", "cpu", "cuda"}, "{choices}"),
+      schema::choice<Config>("device", &Config::device, kDevices, "{choices}"),
   };
   return k;
 }

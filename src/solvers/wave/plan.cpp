@@ -136,16 +136,13 @@ double receiver_count(const Config& c) {
 
 }  // namespace
 
-std::string run_device(const Config& c) {
-  if (c.device == "cpu") return "cpu";
-  if (c.device == "cuda") {
+Device run_device(const Config& c) {
+  if (c.device == Device::cuda)
     require(cuda_available(), "device \"cuda\" was requested but no GPU can be used: " + cuda_unavailable_reason());
-    return "cuda";
-  }
-  return cuda_available() ? "cuda" : "cpu";
+  return resolve(c.device, "device");
 }
 
-MemoryEstimate host_memory_estimate(const Config& c, const std::string& device) {
+MemoryEstimate host_memory_estimate(const Config& c, Device device) {
   // In double: the estimate of an absurd configuration must not overflow.
   const double e = c.precision == Precision::f32 ? 4 : 8, R = c.order / 2;
   const double nx = c.shape.nx, ny = c.shape.ny, nz = c.shape.nz, points = nx * ny * nz;
@@ -166,7 +163,7 @@ MemoryEstimate host_memory_estimate(const Config& c, const std::string& device) 
   const double staging = std::max({setup, state, final_outputs});
   MemoryEstimate m;
   using host::format_bytes;
-  if (device == "cpu") {
+  if (device == Device::cpu) {
     const double c2 = points * 8;  // the CPU reference keeps (v dt/h)^2 in double
     m.bytes = 2 * field + c2 + layers + traces + taps + staging;
     m.parts = "u and u_prev " + format_bytes(2 * field) + ", (v dt/h)^2 " + format_bytes(c2) + ", CPML memory " +
@@ -180,12 +177,12 @@ MemoryEstimate host_memory_estimate(const Config& c, const std::string& device) 
   return m;
 }
 
-void require_host_memory(const Config& c, const std::string& device) {
+void require_host_memory(const Config& c, Device device) {
   const MemoryEstimate m = host_memory_estimate(c, device);
-  host::require_host_memory(m.bytes, "the " + c.shape.str() + " " + to_string(c.precision) + " wave run on the " + device,
+  host::require_host_memory(m.bytes, "the " + c.shape.str() + " " + to_string(c.precision) + " wave run on the " + to_string(device),
                             m.parts,
                             "use a smaller grid, fewer receivers or steps (traces are receivers x steps / "
-                            "receivers.every)" + std::string(device == "cpu" && cuda_available() ? ", or device cuda" : ""));
+                            "receivers.every)" + std::string(device == Device::cpu && cuda_available() ? ", or device cuda" : ""));
 }
 
 template <class T>

@@ -30,7 +30,7 @@ void check_source_parameters(const Config& c, double dt);
 
 // "cpu" or "cuda" for the configuration's device ("auto": cuda when a GPU can be used).
 // Throws Error for "cuda" without a usable GPU.
-std::string run_device(const Config& c);
+Device run_device(const Config& c);
 
 // The host memory a run holds at its peak, estimated from the configuration alone (before
 // anything is read or allocated): on the CPU the fields with their ghosts, (v dt/h)^2, the
@@ -41,9 +41,9 @@ struct MemoryEstimate {
   double bytes = 0;
   std::string parts;
 };
-MemoryEstimate host_memory_estimate(const Config& c, const std::string& device);
+MemoryEstimate host_memory_estimate(const Config& c, Device device);
 // Throws Error naming the estimate, its parts and the memory available when it does not fit.
-void require_host_memory(const Config& c, const std::string& device);
+void require_host_memory(const Config& c, Device device);
 
 // The digest of the physics: the configuration without steps, outputs and device, with dt
 // resolved, plus a hash of the velocity values (one per z plane for constant and layered

@@ -21,11 +21,11 @@ namespace {
 
 constexpr int kWaveletBlock = 1024;  // steps of source amplitudes handed over at once
 
-// The plan's device is "cpu" or "cuda" (run_device), the memory the run's fields live in;
+// The plan's device is cpu or cuda (run_device), the memory the run's fields live in;
 // on_backend picks the backend of that memory.
 template <class T>
-std::unique_ptr<Backend<T>> make_backend(const std::string& device, const Setup& s) {
-  const Memory memory = device == "cpu" ? Memory::host : Memory::device;
+std::unique_ptr<Backend<T>> make_backend(Device device, const Setup& s) {
+  const Memory memory = device == Device::cpu ? Memory::host : Memory::device;
   return on_backend(
       memory, [&](auto tag) { return make_wave_backend<T>(tag, s); },
       "device \"cuda\": strata was built without CUDA");
@@ -78,7 +78,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
 template <class T>
 void SolverT<T>::connect() {
   if (!part_) return;
-  if (plan_.device == "cuda") dist::detail::connect_device(part_->grid, part_->box);
+  if (plan_.device == Device::cuda) dist::detail::connect_device(part_->grid, part_->box);
   connected_ = true;
   exchange();
 }
