@@ -19,7 +19,7 @@
 #include "apps/strata/signals.hpp"
 #include "lab/lab.hpp"
 #include "lab/plot_py.hpp"
-#include "strata/atomic_file.hpp"
+#include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/error.hpp"
 #include "strata/tuning.hpp"
@@ -35,11 +35,7 @@ struct Args {
   std::string json, plot;
 };
 
-void write_text(const std::string& path, const std::string& text) {
-  io::AtomicFile f(path);
-  f.write(text.data(), text.size());
-  f.commit();
-}
+using drivers::write_text;  // whole or not at all, as every output
 
 std::string quoted(const std::string& s) {  // for /bin/sh: '...' with ' as '\''
   std::string q = "'";
@@ -48,7 +44,7 @@ std::string quoted(const std::string& s) {  // for /bin/sh: '...' with ' as '\''
 }
 
 // Runs lab/plot.py (compiled in) with python3 on the report's JSON in a private temporary
-// directory; the PNG then goes to `png` as every output does (io::AtomicFile: whole or not
+// directory; the PNG then goes to `png` as every output does (drivers::write_text: whole or not
 // at all, missing parent directories created), so a failed plot leaves no file.
 void plot(const nlohmann::ordered_json& report, const std::string& png) {
   namespace fs = std::filesystem;

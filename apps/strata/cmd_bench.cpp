@@ -11,7 +11,7 @@
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
 #include "bench/families.hpp"
-#include "strata/atomic_file.hpp"
+#include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/tuning.hpp"
@@ -42,9 +42,7 @@ std::vector<Extent> sweep_shapes() {
 
 void write_json(const std::string& path, const std::vector<bench::Result>& results) {
   const std::string text = bench::to_json(results).dump(2) + "\n";
-  io::AtomicFile f(path);
-  f.write(text.data(), text.size());
-  f.commit();
+  drivers::write_text(path, text);
 }
 
 }  // namespace

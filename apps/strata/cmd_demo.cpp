@@ -11,7 +11,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "bench/bench.hpp"
-#include "strata/atomic_file.hpp"
+#include "drivers/outputs.hpp"
 #include "strata/manufactured.hpp"
 #include "strata/testing/verify.hpp"
 #include "strata/apply.hpp"
@@ -198,9 +198,7 @@ void add_demo(CLI::App& app) {
     bench::print_table(std::cout, results);
     if (!a->json.empty()) {
       const std::string text = bench::to_json(results).dump(2) + "\n";
-      io::AtomicFile f(a->json);
-      f.write(text.data(), text.size());
-      f.commit();
+      drivers::write_text(a->json, text);
     }
     std::printf("\ndemo: %d checks passed, %d failed\n", t.passed, t.failed);
     if (t.failed) set_exit_code(1);

@@ -7,7 +7,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
-#include "strata/atomic_file.hpp"
+#include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
@@ -41,7 +41,7 @@ int fail(const std::string& what, int code = 1) {
   }
   std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": " << what
             << "\n(ending all ranks)\n";
-  strata::io::remove_temporaries();
+  strata::drivers::remove_unfinished_outputs();
   job.abort(code);
 }
 

@@ -11,7 +11,6 @@
 #include <optional>
 #include <sstream>
 
-#include "strata/atomic_file.hpp"
 
 #include "strata/device.hpp"
 #include "strata/dist.hpp"

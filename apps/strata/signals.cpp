@@ -1,5 +1,5 @@
 // The signal handlers (see signals.hpp). Only async-signal-safe calls in the handler:
-// write(2), unlink(2) through io::remove_temporaries, _exit(2).
+// write(2), unlink(2) through drivers::remove_unfinished_outputs, _exit(2).
 #include "apps/strata/signals.hpp"
 
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <initializer_list>
 
-#include "strata/atomic_file.hpp"
+#include "drivers/outputs.hpp"
 
 namespace strata::cli {
 
@@ -48,7 +48,7 @@ extern "C" void on_signal(int sig) {
            ": stopping after the current step or file (send it again to stop at once)\n"});
     return;
   }
-  const int removed = io::remove_temporaries();
+  const int removed = drivers::remove_unfinished_outputs();
   if (speak)
     say({"\nstrata: interrupted by ", signal_name(sig), via,
          removed > 0 ? "; unfinished output files removed\n" : "\n"});

@@ -3,14 +3,12 @@
 #pragma once
 
 #include "strata/apply.hpp"
-#include "strata/atomic_file.hpp"
 #include "strata/boundary.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/error.hpp"
 #include "strata/field.hpp"
-#include "strata/host_memory.hpp"
 #include "strata/manufactured.hpp"
 #include "strata/npy.hpp"
 #include "strata/poisson.hpp"

@@ -17,7 +17,6 @@
 #include "common.hpp"
 #include "drivers/apply.hpp"
 #include "drivers/poisson.hpp"
-#include "strata/atomic_file.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::python {
@@ -79,7 +78,7 @@ auto run_or_abort(Fn&& run) {
     if (j.size() == 1) throw;
     std::fprintf(stderr, "strata: rank %d of %d on %s: %s\n(ending all ranks)\n", j.rank(),
                  j.size(), j.host().c_str(), e.what());
-    io::remove_temporaries();
+    drivers::remove_unfinished_outputs();
     j.abort(1);
   }
 }

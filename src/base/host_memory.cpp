@@ -1,6 +1,6 @@
 // Available host memory from the kernel's own accounting (see host_memory.hpp). Linux
 // files: /proc/meminfo, /proc/self/cgroup and the cgroup filesystem, /proc/self/statm.
-#include "strata/host_memory.hpp"
+#include "base/host_memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -12,7 +12,7 @@
 #include "base/runtime.hpp"
 #include "dist/exchange.hpp"
 #include "io/npy_box.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {

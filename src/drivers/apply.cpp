@@ -8,9 +8,9 @@
 
 #include "drivers/job.hpp"
 #include "strata/apply.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/error.hpp"
-#include "strata/host_memory.hpp"
+#include "base/host_memory.hpp"
 #include "strata/npy.hpp"
 #include "strata/reduce.hpp"
 

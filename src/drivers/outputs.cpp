@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace strata::drivers {
@@ -25,5 +25,13 @@ void check_outputs(std::initializer_list<Output> outputs) {
     io::check_output(o->path);
   }
 }
+
+void write_text(const std::string& path, const std::string& text) {
+  io::AtomicFile file(path);
+  file.write(text.data(), text.size());
+  file.commit();
+}
+
+int remove_unfinished_outputs() noexcept { return io::remove_temporaries(); }
 
 }  // namespace strata::drivers

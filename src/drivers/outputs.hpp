@@ -16,4 +16,12 @@ struct Output {
 };
 void check_outputs(std::initializer_list<Output> outputs);
 
+// `text` written to `path` as every output is (whole or not at all, missing parent
+// directories created; a pipe or device written through).
+void write_text(const std::string& path, const std::string& text);
+
+// Removes the temporaries of every output still being written (a signal, or a failure that
+// ends the job): async-signal-safe. Returns how many were removed.
+int remove_unfinished_outputs() noexcept;
+
 }  // namespace strata::drivers

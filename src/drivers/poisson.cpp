@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "drivers/job.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/error.hpp"
-#include "strata/host_memory.hpp"
+#include "base/host_memory.hpp"
 #include "strata/npy.hpp"
 #include "strata/reduce.hpp"
 #include "strata/vector_ops.hpp"

@@ -2,7 +2,7 @@
 #include "drivers/report.hpp"
 
 #include "io/tuning_state.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
 #include "strata/tuning.hpp"

@@ -3,7 +3,7 @@
 // how it is written (see atomic_file.hpp). POSIX calls (lstat, readlink, faccessat, open O_EXCL,
 // fsync, rename) because the standard library offers no atomic replace, no way to make data
 // durable before the rename and no effective-permission check.
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "base/runtime.hpp"
 #include "io/npy_box.hpp"
 

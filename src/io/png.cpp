@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace strata::io {

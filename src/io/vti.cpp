@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace strata::io {
 

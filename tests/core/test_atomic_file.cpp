@@ -20,7 +20,7 @@
 
 #include "common/error_of.hpp"
 #include "common/process.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/process.hpp"
-#include "strata/host_memory.hpp"
+#include "base/host_memory.hpp"
 #include "strata/error.hpp"
 
 using namespace strata;

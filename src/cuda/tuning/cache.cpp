@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/device.hpp"
 #include "strata/error.hpp"
 

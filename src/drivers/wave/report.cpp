@@ -8,7 +8,7 @@
 
 #include "drivers/wave/pictures.hpp"
 #include "drivers/wave/run_directory.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace strata::wave {
 

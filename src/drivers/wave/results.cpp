@@ -3,7 +3,7 @@
 
 #include "drivers/wave/pictures.hpp"
 #include "io/figure.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/npy.hpp"
 
 namespace strata::wave {

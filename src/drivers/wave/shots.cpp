@@ -18,7 +18,7 @@
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/plan.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {

@@ -20,7 +20,7 @@
 
 #include "io/digest.hpp"
 #include "io/json_reader.hpp"
-#include "strata/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace strata::wave {
 

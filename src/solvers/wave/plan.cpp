@@ -15,7 +15,7 @@
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/numerics.hpp"
 #include "strata/device.hpp"
-#include "strata/host_memory.hpp"
+#include "base/host_memory.hpp"
 #include "strata/stencil.hpp"
 
 namespace strata::wave {
