@@ -9,7 +9,7 @@
 
 #include "bench/cuda_timing.cuh"
 #include "bench/tune_report.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "cuda/stencil_cuda.hpp"
 #include "cuda/tuning/families.hpp"
 #include "strata/apply.hpp"

@@ -5,7 +5,7 @@
 #include "bench/steps.hpp"
 #include "cpu/cpu.hpp"
 #include "strata/apply.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "strata/vector_ops.hpp"
 
 namespace strata::bench {

@@ -7,7 +7,7 @@
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/steps.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 
 namespace strata::bench {
 

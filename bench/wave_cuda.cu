@@ -13,7 +13,7 @@
 #include "bench/cuda_timing.cuh"
 #include "bench/tune_report.hpp"
 #include "bench/wave.hpp"
-#include "strata/testing/wave_reference.hpp"
+#include "verify/wave_check.hpp"
 #include "cuda/stencil_cuda.hpp"
 #include "cuda/tuning/families.hpp"
 #include "cuda/wave_cuda.hpp"

@@ -186,7 +186,7 @@ class Checker:
         self.findings = []  # (path, line, message): a violation or a problem of the tree
         self.files = 0
         self.includes = 0
-        # Longest folder first, so that a layer inside another's folder (src/testing in src)
+        # Longest folder first, so that a layer inside another's folder (src/verify in src)
         # takes its files.
         self.folders = sorted(((f, name) for name, l in rules.layers.items() for f in l["folders"]),
                               key=lambda p: -len(p[0]))

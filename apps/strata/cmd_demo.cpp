@@ -13,7 +13,7 @@
 #include "bench/bench.hpp"
 #include "drivers/outputs.hpp"
 #include "strata/manufactured.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/poisson.hpp"

@@ -1,5 +1,5 @@
 // Test helpers shared by the CPU and GPU suites: seeded random data and poisoned outputs.
-// Comparison against the reference lives in strata/testing/verify.hpp (shared with bench, demo).
+// Comparison against the reference lives in verify/stencil_check.hpp (shared with bench, demo).
 #pragma once
 
 #include <cmath>

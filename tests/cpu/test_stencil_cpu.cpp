@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/test_util.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "cpu/cpu.hpp"
 #include "cpu/padded.hpp"
 #include "strata/apply.hpp"

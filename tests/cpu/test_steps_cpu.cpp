@@ -9,7 +9,7 @@
 #include "common/test_util.hpp"
 #include "strata/apply.hpp"
 #include "strata/steps.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 
 namespace strata {
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "common/test_util.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "strata/apply.hpp"
 #include "common/require_gpu.hpp"
 #include "strata/device.hpp"

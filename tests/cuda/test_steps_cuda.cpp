@@ -14,7 +14,7 @@
 #include "dispatch/backend.hpp"
 #include "strata/apply.hpp"
 #include "strata/steps.hpp"
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 
 namespace strata {
 namespace {

@@ -15,7 +15,7 @@
 #include "strata/device.hpp"
 #include "strata/stencil.hpp"
 #if STRATA_HAVE_CUDA
-#include "strata/testing/wave_reference.hpp"
+#include "verify/wave_check.hpp"
 #include "cuda/wave_cuda.hpp"
 #endif
 

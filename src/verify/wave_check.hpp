@@ -8,7 +8,7 @@
 #include <limits>
 #include <span>
 
-#include "strata/testing/verify.hpp"
+#include "verify/stencil_check.hpp"
 #include "strata/field.hpp"
 
 namespace strata::cpu {
