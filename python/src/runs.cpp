@@ -123,9 +123,7 @@ nb::dict apply_file(const std::string& in, const std::string& out, const std::st
   run.steps = steps;
   run.fuse = fuse;
   run.allow_nonfinite = allow_nonfinite;
-  run.allow_nonfinite_name = "allow_nonfinite=True";
-  run.out_name = "out";
-  run.grid_name = "grid";
+  run.words = drivers::Words::python();
   std::vector<std::string> warnings;
   run.on_warning = [&](const std::string& w) { warnings.push_back(w); };
   const drivers::ApplyResult r = plan_and_run<drivers::ApplyPlan>(
@@ -158,9 +156,7 @@ nb::dict poisson_file(const std::optional<std::vector<int>>& shape, const std::s
   run.precision = parse_precision(precision, "strata.run.poisson");
   run.device = strata::parse_device(device, "device");
   run.grid = grid;
-  run.out_name = "out";
-  run.grid_name = "grid";
-  run.rhs_name = "rhs";
+  run.words = drivers::Words::python();
   std::vector<std::string> warnings;
   o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
   const drivers::PoissonResult r = plan_and_run<drivers::PoissonPlan>(

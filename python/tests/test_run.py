@@ -57,3 +57,12 @@ def test_poisson_reports_the_manufactured_error_and_writes_u(tmp_path):
 def test_job_is_one_process_without_a_launcher():
     j = strata.run.job()
     assert (j["rank"], j["size"]) == (0, 1)
+
+
+def test_messages_name_the_keywords_not_the_cli_options(tmp_path):
+    with pytest.raises(ValueError, match=r"^mixed=True needs solver mgcg precision f64"):
+        strata.run.poisson((8, 8, 8), solver="mgcg", precision="f32", mixed=True, device="cpu")
+    np.save(tmp_path / "u.npy", np.zeros((4, 4, 4)))
+    with pytest.raises(ValueError, match=r"^out and json name the same file"):
+        strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), device="cpu",
+                         json=str(tmp_path / "v.npy"))

@@ -52,13 +52,13 @@ void require_representable(const ApplyRun& r, Precision p) {
   const double largest = std::numeric_limits<float>::max();
   for (double c : r.stencil.coeffs())
     if (std::fabs(c) > largest)
-      throw Error("--coeffs: " + format_number(c) +
+      throw Error(r.words.coeffs + ": " + format_number(c) +
                   " is not representable in f32 (|c| <= " + format_number(largest) +
-                  "): every output would be infinite; use --precision f64");
+                  "): every output would be infinite; use " + r.words.precision + " f64");
   if (r.bc.kind == BoundaryKind::dirichlet && std::fabs(r.bc.value) > largest)
-    throw Error("--bc dirichlet:" + format_number(r.bc.value) +
-                " is not representable in f32 (|value| <= " + format_number(largest) +
-                "); use --precision f64");
+    throw Error(r.words.bc + " dirichlet:" + format_number(r.bc.value) +
+                " is not representable in f32 (|value| <= " + format_number(largest) + "); use " +
+                r.words.precision + " f64");
 }
 
 bool single_pass(const ApplyRun& r) {
@@ -164,10 +164,10 @@ ApplyResult finish(ApplyPlan& p, std::string where, int per_pass, bool root) {
 }
 
 std::string refusal(const ApplyRun& r, const std::string& why) {
-  return why + ". Nothing was written (" + r.allow_nonfinite_name + " writes it anyway)";
+  return why + ". Nothing was written (" + r.words.allow_nonfinite + " writes it anyway)";
 }
 void warn(const ApplyRun& r, const std::string& why) {
-  if (r.on_warning) r.on_warning(why + " (written: " + r.allow_nonfinite_name + ")");
+  if (r.on_warning) r.on_warning(why + " (written: " + r.words.allow_nonfinite + ")");
 }
 
 // One process: on the GPU the array goes from the file onto the device and back through a
@@ -264,8 +264,8 @@ ApplyResult run_ranks(ApplyPlan& p) {
 }  // namespace
 
 ApplyPlan plan_apply(const ApplyRun& r) {
-  check_outputs({{r.out_name.c_str(), r.out}, {"--json", r.json}});
-  const Device dev = resolve(r.device, "--device");
+  check_outputs({{r.words.out.c_str(), r.out}, {r.words.json.c_str(), r.json}});
+  const Device dev = resolve(r.device, r.words.device);
   const NpyInfo info = npy_inspect(r.in);
   if (info.shape.size() != 3)
     throw Error("input '" + r.in + "' has rank " + std::to_string(info.shape.size()) +
@@ -277,16 +277,16 @@ ApplyPlan plan_apply(const ApplyRun& r) {
   const int ghost = std::max(r.stencil.radius(), 1);
   const dist::ProcessGrid grid = r.grid.empty() ? dist::ProcessGrid::choose(n, job.size(), ghost)
                                                 : dist::ProcessGrid::parse(r.grid);
-  grid.require_fits(n, job.size(), ghost, r.grid_name);
+  grid.require_fits(n, job.size(), ghost, r.words.grid);
   // A grid asks for the distributed run, on one rank too (to compare it with one process).
   const bool distributed = job.size() > 1 || !r.grid.empty();
   if (distributed && io::check_output(r.out).kind == io::OutputTarget::Kind::stream)
     throw Error(
-        r.out_name + " '" + r.out +
+        r.words.out + " '" + r.out +
         "' is a pipe or device: the ranks of a distributed run write their parts of one file in "
         "parallel; give a file path");
   if (job.size() > 1 && r.fuse > 1)
-    throw Error("--fuse " + std::to_string(r.fuse) +
+    throw Error(r.words.fuse + " " + std::to_string(r.fuse) +
                 ": over several ranks every step is one pass (the ghosts are exchanged between "
                 "steps); fused passes take one process");
   bind_gpu(dev, distributed);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "drivers/report.hpp"
+#include "drivers/words.hpp"
 #include "strata/boundary.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
@@ -40,9 +41,7 @@ struct ApplyRun {
   int steps = 1, fuse = 0;  // fuse 0: strata's choice (auto_fuse)
   StepOptions update{StepUpdate::repeat, 0};
   bool allow_nonfinite = false;
-  // How the caller names the things its user gives: the option that writes a non-finite
-  // result anyway, the output and the process grid ("--allow-nonfinite", "--out", "--grid").
-  std::string allow_nonfinite_name = "--allow-nonfinite", out_name = "--out", grid_name = "--grid";
+  Words words;  // how the caller names what its user gives (the CLI's options by default)
   Clock::time_point start = Clock::now();              // the report's phases run from here
   std::function<void(const std::string&)> on_warning;  // a written non-finite result
 };

@@ -253,17 +253,17 @@ PoissonResult run_ranks(PoissonPlan& p) {
 
 PoissonPlan plan_poisson(const PoissonRun& run) {
   PoissonRun r = run;
-  check_outputs(
-      {{r.out_name.c_str(), r.out}, {"--json", r.json}});  // before the solve, not after it
+  check_outputs({{r.words.out.c_str(), r.out},
+                 {r.words.json.c_str(), r.json}});  // before the solve, not after it
   const PoissonOptions& o = r.options;
   if (o.mixed_precision && (r.precision != Precision::f64 || o.method != PoissonMethod::mgcg))
-    throw Error("--mixed needs --solver mgcg --precision f64");
-  const Device dev = resolve(r.device, "--device");
+    throw Error(r.words.mixed + " needs " + r.words.solver + " mgcg " + r.words.precision + " f64");
+  const Device dev = resolve(r.device, r.words.device);
   if (!generated(r)) {
     const Extent fe = npy_extent(npy_inspect(r.rhs), r.rhs);  // checks the file before any work
     if (r.n.points() == 0) r.n = fe;
     if (!(fe == r.n))
-      throw Error(r.rhs_name + " " + r.rhs + " is " + fe.str() + " but the grid is " + r.n.str());
+      throw Error(r.words.rhs + " " + r.rhs + " is " + fe.str() + " but the grid is " + r.n.str());
   }
   if (r.n.points() == 0) throw Error("give the grid with --n N or --shape NX,NY,NZ");
   const Extent n = r.n;
@@ -285,7 +285,7 @@ PoissonPlan plan_poisson(const PoissonRun& run) {
     if (const std::string why = dist::poisson_unsupported(o, pg, n); !why.empty()) throw Error(why);
     if (!r.out.empty() && io::check_output(r.out).kind == io::OutputTarget::Kind::stream)
       throw Error(
-          r.out_name + " '" + r.out + "' is a pipe or device: the distributed solver's ranks (" +
+          r.words.out + " '" + r.out + "' is a pipe or device: the distributed solver's ranks (" +
           std::to_string(ranks) + ") write their parts of one file in parallel; give a file path");
   }
   bind_gpu(dev, distributed);

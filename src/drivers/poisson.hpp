@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "drivers/report.hpp"
+#include "drivers/words.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/manufactured.hpp"
@@ -27,7 +28,7 @@ struct PoissonRun {
   Device device = Device::automatic;
   std::string grid;  // process grid PXxPYxPZ; "" chooses; given, the distributed solver runs on one
                      // rank too
-  std::string out_name = "--out", grid_name = "--grid", rhs_name = "--rhs";  // the caller's words
+  Words words;       // how the caller names what its user gives (the CLI's options by default)
   Clock::time_point start = Clock::now();  // the report's phases run from here
   // Called by the rank that speaks for the run just before the solve, with what is solved
   // where: "fd7 dirichlet 255x255x255 on cuda, mgcg, f64, h = 0.00390625".
