@@ -16,7 +16,7 @@
 #include "strata/stencil.hpp"
 #if STRATA_HAVE_CUDA
 #include "strata/testing/wave_reference.hpp"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 #endif
 
 using namespace strata;
