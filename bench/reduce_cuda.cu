@@ -22,7 +22,7 @@
 #include "bench/reduce.hpp"
 #include "bench/reduce_common.hpp"
 #include "cuda/check.hpp"
-#include "cuda/rows.hpp"
+#include "cuda/rows/rows.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 

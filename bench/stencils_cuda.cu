@@ -10,7 +10,7 @@
 #include "bench/cuda_timing.cuh"
 #include "bench/tune_report.hpp"
 #include "verify/stencil_check.hpp"
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 #include "cuda/tuning/families.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"

@@ -14,9 +14,9 @@
 #include "bench/tune_report.hpp"
 #include "bench/wave.hpp"
 #include "verify/wave_check.hpp"
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 #include "cuda/tuning/families.hpp"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
 #include "strata/wave.hpp"
 

@@ -324,7 +324,7 @@ Report run_coefficients(const Options& opt) {
       "weights (distinct, summing to zero).",
       "in strata: StarOp<T, R>::c[R+1] (src/cuda/kernels/stencil_ops.cuh) travels inside the kernel's "
       "`const __grid_constant__ StencilArgs` parameter (src/cuda/kernels/stencil_25d.cuh), filled per launch from "
-      "the runtime Stencil (src/cuda/stencil_impl.cuh): variant 5, constant-bank operands with no "
+      "the runtime Stencil (src/cuda/stencil/impl.cuh): variant 5, constant-bank operands with no "
       "cudaMemcpyToSymbol and no global state, so launches with different coefficients can be in flight at once; "
       "the wave shell passes its Laplacian weights the same way (ShellArgs::lap, src/cuda/kernels/wave.cuh), while "
       "CPML's per-position profiles, which vary along an axis, are __restrict__ global arrays.",

@@ -622,7 +622,7 @@ Report run_matmul(const Options& opt) {
       "strata keeps the XY plane in shared memory the same way: src/cuda/kernels/stencil_25d.cuh",
       "2 -> 3 -> 4: register blocking cuts shared loads per FFMA from 2 to 1.125 (3: one B value feeds 8 "
       "outputs of a column) to 0.25 (4: 8 + 8 values feed an 8 x 8 outer product); strata's threads own VY rows "
-      "and 2R+1 partial sums in registers: src/cuda/stencil_config.hpp, src/cuda/kernels/stencil_25d.cuh",
+      "and 2R+1 partial sums in registers: src/cuda/stencil/config.hpp, src/cuda/kernels/stencil_25d.cuh",
       "5: 16-byte global and shared loads quarter the load instructions; A is stored transposed so a thread's "
       "8 rows are one 32-byte run (2 LDS.128 instead of 8 LDS.32); strata's 16-byte loads: Vec<T, 4> in "
       "src/cuda/kernels/reduce.cuh",
@@ -632,7 +632,7 @@ Report run_matmul(const Options& opt) {
       "128 contiguous bytes of B, one wavefront each; 6's contiguous 8 x 8 blocks spread B over 512 bytes (4-way "
       "conflicts) and hit A rows 8 apart (2-way)",
       "8: 128 x 256 block tiles, 8 x 16 per thread: 24 shared loads per 512 FFMAs instead of 16 per 256, one "
-      "block of 8 warps per SM; dynamic shared memory over 48 KB needs the opt-in that src/cuda/stencil_launch.cuh "
+      "block of 8 warps per SM; dynamic shared memory over 48 KB needs the opt-in that src/cuda/stencil/launch.cuh "
       "also makes",
       "regs: registers per thread from cudaFuncGetAttributes (spill B: local memory, where nonzero); cuBLAS "
       "SGEMM runs with CUBLAS_DEFAULT_MATH (no TF32) as C^T = B^T A^T on the row-major buffers",

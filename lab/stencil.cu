@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 #include "lab/cuda_lab.cuh"
 #include "strata/apply.hpp"
 #include "strata/field.hpp"
@@ -633,11 +633,11 @@ Report run_stencil(const Options& opt) {
       "maths in src/cuda/kernels/stencil_ops.cuh (StarOp::plane); the halo load's aim (few, "
       "coalesced, branch-free loads of tile + halo) done by the TMA unit: tma_load_3d in "
       "src/cuda/kernels/async_copy.cuh, box geometry with a 16-byte x halo in PlaneGeometry "
-      "(src/cuda/stencil_config.hpp), the per-thread form as Loader::cpasync; prefetching as a "
+      "(src/cuda/stencil/config.hpp), the per-thread form as Loader::cpasync; prefetching as a "
       "STAGES-deep ring of planes (load(i + S - 1) before computing plane i, "
-      "stencil_25d.cuh); z chunks: choose_zchunks in src/cuda/stencil_launch.cuh; tiles per "
+      "stencil_25d.cuh); z chunks: choose_zchunks in src/cuda/stencil/launch.cuh; tiles per "
       "family: src/cuda/tuning/stencil_policy.hpp; copycube / copycube_halo: CopyOp / "
-      "CopyHaloOp (stencil_ops.cuh, src/cuda/stencil_copy.cu), ratio_to_copy in "
+      "CopyHaloOp (stencil_ops.cuh, src/cuda/stencil/copy.cu), ratio_to_copy in "
       "bench/stencils_cuda.cu.");
 
   r.plot.kind = "bars";

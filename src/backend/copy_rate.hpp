@@ -1,7 +1,7 @@
 // The device's copy rate, the yardstick of `ratio_to_copy` in the GPU kernels' reports:
-// what the CUDA backend implements for dispatch/copy_rate.cpp (src/cuda/copy_rate.cu), which
-// reaches it through on_device_only (dispatch/backend.hpp). There is no CPU side: on the CPU
-// the ratio says nothing.
+// what the CUDA backend implements for dispatch/copy_rate.cpp (src/cuda/stencil/copy_rate.cu),
+// which reaches it through on_device_only (dispatch/backend.hpp). There is no CPU side: on the
+// CPU the ratio says nothing.
 #pragma once
 
 #include "backend/tag.hpp"

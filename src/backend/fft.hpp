@@ -1,6 +1,6 @@
 // The spectral Poisson solve's seam, declared once in fft_api.inc for strata::cpu
 // (src/cpu/fft.cpp: KissFFT; src/cpu/nofft/fft.cpp refuses in a build without it) and
-// strata::cuda (src/cuda/fft.cu: cuFFT), each taking its backend's tag first
+// strata::cuda (src/cuda/poisson/fft.cu: cuFFT), each taking its backend's tag first
 // (backend/tag.hpp). src/dispatch/fft.cpp checks the fields and reaches the backend through
 // on_backend (dispatch/backend.hpp). The mathematics both backends evaluate, the operator's
 // symbol, is written once in fft_symbol.hpp.

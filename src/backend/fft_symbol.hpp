@@ -1,5 +1,5 @@
 // The symbol of the periodic 7-point operator, the mathematics of the spectral Poisson solve
-// that both backends' division evaluates (the CUDA kernel in src/cuda/fft.cu per point, the
+// that both backends' division evaluates (the CUDA kernel in src/cuda/poisson/fft.cu per point, the
 // CPU loop in src/cpu/fft.cpp from per-axis tables of the same values): one definition, so
 // that both divide by the same numbers in the same precision.
 #pragma once

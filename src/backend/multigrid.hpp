@@ -2,8 +2,8 @@
 // rules) and the passes themselves, declared once in backend/multigrid_passes.inc and
 // included here for each backend, each pass taking its backend's tag first
 // (backend/tag.hpp). The CPU defines them in src/cpu/multigrid.cpp, CUDA in
-// src/cuda/multigrid.cu; src/dispatch/multigrid.cpp reaches the backend that owns the fields
-// through on_backend (dispatch/backend.hpp).
+// src/cuda/poisson/multigrid.cu; src/dispatch/multigrid.cpp reaches the backend that owns the
+// fields through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include <span>

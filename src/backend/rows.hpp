@@ -1,7 +1,7 @@
 // The row-wise seam: reductions and element-wise vector operations over ny*nz rows of nx
 // values (a Field's interior, or a flat array as one row). What a backend implements is
 // declared once, in rows_api.inc, for strata::cpu (src/cpu/rows.cpp) and strata::cuda
-// (src/cuda/reduce.cu, vector_ops.cu), each taking its backend's tag first (backend/tag.hpp).
+// (src/cuda/rows/reduce.cu, vector_ops.cu), each taking its backend's tag first (backend/tag.hpp).
 // src/dispatch/reduce.cpp validates a call and reaches the backend through on_backend
 // (dispatch/backend.hpp).
 //

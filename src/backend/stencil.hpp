@@ -1,8 +1,8 @@
 // The stencil seam: the passes every backend implements for the public stencil API, declared
 // once in stencil_api.inc for strata::cpu (src/cpu/stencil.cpp, ghosts.cpp) and strata::cuda
-// (src/cuda/stencil_registry.cpp, ghosts.cu, steps.cu, temporal.cu). Each takes its backend's
-// tag first (backend/tag.hpp); src/dispatch/apply.cpp and steps.cpp validate and reach the
-// backend through on_backend (dispatch/backend.hpp).
+// (src/cuda/stencil/registry.cpp, halo/ghosts.cu, temporal/steps.cu, temporal/temporal.cu). Each
+// takes its backend's tag first (backend/tag.hpp); src/dispatch/apply.cpp and steps.cpp validate
+// and reach the backend through on_backend (dispatch/backend.hpp).
 #pragma once
 
 #include "base/region.hpp"

@@ -1,7 +1,7 @@
 // The wave solver's backend interface: what the driver (src/solvers/wave/solver.cpp, written
 // once) needs from a device to advance the leapfrog scheme. Everything here is resolved
 // numbers (coefficients in grid units, interpolation taps, CPML constants), so a backend is
-// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave.cu, whose
+// loops or kernels only. Implemented by src/cpu/wave.cpp and src/cuda/wave/wave.cu, whose
 // factories take their backend's tag (backend/tag.hpp).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The generated Poisson problems on the host (declared in backend/problems_api.inc): the loops
-// src/cuda/problems.cu's kernels match bit for bit, each product formed in the order x, y, z
-// and rounded as backend/problem_values.hpp says. Nothing runs on a stream: it is ignored.
+// src/cuda/poisson/problems.cu's kernels match bit for bit, each product formed in the order x,
+// y, z and rounded as backend/problem_values.hpp says. Nothing runs on a stream: it is ignored.
 #include <algorithm>
 #include <cmath>
 

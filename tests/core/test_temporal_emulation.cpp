@@ -13,7 +13,7 @@
 #include "common/test_util.hpp"
 #include "cuda/kernels/smoother.hpp"
 #include "cuda/kernels/temporal.cuh"
-#include "cuda/temporal_splits.hpp"
+#include "cuda/temporal/splits.hpp"
 #include "cuda/tuning/temporal_block_policy.hpp"
 #include "strata/apply.hpp"
 

@@ -12,7 +12,7 @@
 #include "common/require_gpu.hpp"
 #include "strata/device.hpp"
 #if STRATA_HAVE_CUDA
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 #endif
 
 using namespace strata;

@@ -23,7 +23,7 @@
 #include "strata/device.hpp"
 #include "strata/tuning.hpp"
 #if STRATA_HAVE_CUDA
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 #endif
 
 using namespace strata;

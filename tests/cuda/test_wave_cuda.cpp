@@ -16,7 +16,7 @@
 #include "strata/stencil.hpp"
 #if STRATA_HAVE_CUDA
 #include "verify/wave_check.hpp"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 #endif
 
 using namespace strata;

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda/rows.hpp"
+#include "cuda/rows/rows.hpp"
 
 namespace strata::cuda::kernels {
 

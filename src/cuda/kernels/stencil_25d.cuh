@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "cuda/kernels/async_copy.cuh"
-#include "cuda/stencil_config.hpp"
+#include "cuda/stencil/config.hpp"
 
 namespace strata::cuda::kernels {
 

@@ -10,7 +10,7 @@ namespace strata::tuning {
 
 namespace {
 
-// The registry's stencil kernels, in its order (src/cuda/stencil_registry.cpp).
+// The registry's stencil kernels, in its order (src/cuda/stencil/registry.cpp).
 constexpr const char* kKernels[] = {"copy",  "copy_halo", "7pt",   "star2",
                                     "star3", "star4",     "sym27", "box27"};
 

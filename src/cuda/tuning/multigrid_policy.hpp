@@ -1,11 +1,11 @@
-// The launch shapes of the multigrid passes (src/cuda/multigrid.cu), per precision, and
+// The launch shapes of the multigrid passes (src/cuda/poisson/multigrid.cu), per precision, and
 // where each was measured. All on an H100 80GB HBM3; the V-cycle figures they produce are
 // in bench/results/nvidia-h100-80gb-hbm3.json (vcycle_fd7/fe27 rows) and
 // docs/performance.md; the fused residual-restriction in docs/poisson.md. Where a value was
 // chosen without a recorded measurement, its comment says so.
 #pragma once
 
-#include "cuda/stencil_config.hpp"
+#include "cuda/stencil/config.hpp"
 
 namespace strata::cuda {
 

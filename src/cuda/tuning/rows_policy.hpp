@@ -4,7 +4,7 @@
 // that H100's bandwidth-latency product needs). Measured with `strata bench --kernel reduce`
 // on the H100 (docs/performance.md, "Reductions"): sum, dot and max_abs over 2 GiB at 1.01-
 // 1.02x CUB and 1.03x a cudaMemcpy's rate; the grid is the device's resident capacity
-// (cuda/rows.hpp, grid_blocks). Other shapes were not swept.
+// (cuda/rows/rows.hpp, grid_blocks). Other shapes were not swept.
 #pragma once
 
 namespace strata::cuda {

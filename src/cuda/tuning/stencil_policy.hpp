@@ -5,7 +5,7 @@
 // never flattered by a weak reference.
 #pragma once
 
-#include "cuda/stencil_config.hpp"
+#include "cuda/stencil/config.hpp"
 
 namespace strata::cuda {
 
@@ -17,7 +17,7 @@ struct StencilPolicy<float> {
   using copy = TileConfig<Loader::tma, 128, 32, 8, 3>;
   using radius1 = TileConfig<Loader::tma, 128, 64, 8, 2>;  // 7pt, sym27, box27, copy_halo
   using star2 = TileConfig<Loader::tma, 128, 64, 8, 2>;
-  // The relaxation step u + c (A u) of radius 2 (steps.cu): on star2's 1024 threads of 64
+  // The relaxation step u + c (A u) of radius 2 (temporal/steps.cu): on star2's 1024 threads of 64
   // registers ptxas spilled 72 bytes and the step ran at 134 Gpts/s against the plain pass's
   // 312; 512 threads of 128 registers keep its queue and u.
   using star2_relax = TileConfig<Loader::tma, 128, 32, 8, 2>;

@@ -36,7 +36,8 @@ constexpr TemporalBlockShape seven_point_block(std::size_t value_bytes, int k) {
 }
 
 // The fused multigrid smoothing pair (StepSmooth: K = 2 with the right-hand side as an operand,
-// src/cuda/multigrid.cu): the operand's row and addresses take registers besides the queues.
+// src/cuda/poisson/multigrid.cu): the operand's row and addresses take registers besides the
+// queues.
 // Measured with `strata bench --kernel poisson` on an H100 (smooth2_fd7 rows, the pair in ms;
 // commit 98f8b0e plus the shapes as build options, one run):
 //   fp32 511^3: 640 x 4 (64x40) 1.077;  640 x 5 1.097;  512 x 4 (64x32) 1.174;  512 x 6 1.196

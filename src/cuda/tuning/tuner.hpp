@@ -1,7 +1,7 @@
 // The tuner: which candidate shape a family runs on a device, and how candidates are timed.
 // Plain C++ over two interfaces a device backend implements (DeviceOps, CandidateTimer), so
 // the rules (modes, cache, shipped rows, timing rounds, the time bound, the margin) are
-// tested on any machine with fakes; src/cuda/stencil_tuning.cu implements them on the GPU.
+// tested on any machine with fakes; src/cuda/stencil/tuning.cu implements them on the GPU.
 #pragma once
 
 #include <functional>

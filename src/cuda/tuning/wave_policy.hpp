@@ -11,7 +11,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda/stencil_config.hpp"
+#include "cuda/stencil/config.hpp"
 #include "cuda/tuning/stencil_candidates.hpp"
 
 namespace strata::cuda {

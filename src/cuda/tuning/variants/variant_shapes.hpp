@@ -4,7 +4,7 @@
 // shape that wins on some device becomes a candidate, or the policy (tuning/stencil_policy.hpp).
 #pragma once
 
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 
 namespace strata::cuda::variants {
 

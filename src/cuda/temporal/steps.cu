@@ -4,7 +4,7 @@
 // point in fp32).
 #include "backend/stencil.hpp"
 #include "cuda/kernels/steps.cuh"
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 #include "cuda/tuning/stencil_policy.hpp"
 
 namespace strata::cuda {

@@ -1,6 +1,6 @@
 // The 27-point stencils: symmetric (common subexpressions) and general (27 coefficients),
 // with their candidate tiles.
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 
 namespace strata::cuda {
 

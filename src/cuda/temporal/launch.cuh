@@ -1,7 +1,7 @@
 // The temporal-blocking launcher (kernels/temporal.cuh): the block shape for K steps of a
 // point operator, the z splits, and one pass of k = 2..4 steps. Instantiated per stencil
-// family in temporal_*.cu (one translation unit each, so that they compile in parallel);
-// temporal.cu picks the family.
+// family in star1..4.cu and sym27.cu (one translation unit each, so that they compile in
+// parallel); temporal.cu picks the family.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,7 +15,7 @@
 #include "backend/stencil.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/temporal.cuh"
-#include "cuda/temporal_splits.hpp"
+#include "cuda/temporal/splits.hpp"
 #include "cuda/tensor_map.hpp"
 #include "cuda/tuning/temporal_block_policy.hpp"
 

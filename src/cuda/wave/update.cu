@@ -6,12 +6,12 @@
 
 #include "cuda/kernels/stencil_ops.cuh"
 #include "cuda/kernels/wave.cuh"
-#include "cuda/stencil_launch.cuh"
-#include "cuda/stencil_tuning.hpp"
+#include "cuda/stencil/launch.cuh"
+#include "cuda/stencil/tuning.hpp"
 #include "cuda/tuning/families.hpp"
 #include "cuda/tuning/stencil_policy.hpp"
 #include "cuda/tuning/wave_policy.hpp"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 
 namespace strata::cuda {
 

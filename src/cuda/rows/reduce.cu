@@ -10,7 +10,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/kernels/reduce.cuh"
-#include "cuda/rows.hpp"
+#include "cuda/rows/rows.hpp"
 #include "cuda/tuning/rows_policy.hpp"
 
 namespace strata::cuda {

@@ -1,6 +1,6 @@
-// Temporal-blocking passes of the symmetric 27-point stencil (temporal_families.hpp).
-#include "cuda/temporal_families.hpp"
-#include "cuda/temporal_launch.cuh"
+// Temporal-blocking passes of the symmetric 27-point stencil (families.hpp).
+#include "cuda/temporal/families.hpp"
+#include "cuda/temporal/launch.cuh"
 
 namespace strata::cuda::temporal {
 

@@ -4,7 +4,7 @@
 // Host code only; the device code is in kernels/vector_ops.cuh.
 #include "cuda/check.hpp"
 #include "cuda/kernels/vector_ops.cuh"
-#include "cuda/rows.hpp"
+#include "cuda/rows/rows.hpp"
 #include "cuda/tuning/rows_policy.hpp"
 
 namespace strata::cuda {

@@ -4,7 +4,7 @@
 
 #include "backend/copy_rate.hpp"
 #include "cuda/check.hpp"
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 
 namespace strata::cuda {
 

@@ -1,7 +1,7 @@
 // The registry of compiled stencil implementations and the public API's CUDA dispatch: each
 // kernel runs the shape tuning chose for the current device (strata/tuning.hpp).
-#include "cuda/stencil_impl.hpp"
-#include "cuda/stencil_tuning.hpp"
+#include "cuda/stencil/impl.hpp"
+#include "cuda/stencil/tuning.hpp"
 #include "cuda/tuning/families.hpp"
 
 namespace strata::cuda {

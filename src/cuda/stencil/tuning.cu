@@ -1,4 +1,4 @@
-// The GPU's side of tuning (stencil_tuning.hpp): a device's cache key, and the timers of the
+// The GPU's side of tuning (tuning.hpp): a device's cache key, and the timers of the
 // stencil families' and the wave update's candidate shapes that tuning/tuner.cpp drives; with
 // them, the public tuning::tune and tuning::device_status.
 #include <array>
@@ -12,10 +12,10 @@
 #include "backend/problems.hpp"
 #include "backend/stencil.hpp"
 #include "cuda/check.hpp"
-#include "cuda/stencil_cuda.hpp"
-#include "cuda/stencil_tuning.hpp"
+#include "cuda/stencil/registry.hpp"
+#include "cuda/stencil/tuning.hpp"
 #include "cuda/tuning/tuner.hpp"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
 
 namespace strata::cuda {
@@ -133,7 +133,7 @@ class TimerBase : public tuning::CandidateTimer {
   cudaEvent_t e0_ = nullptr, e1_ = nullptr;
 };
 
-// A stencil family: the registry's implementations of its kernel (stencil_cuda.hpp).
+// A stencil family: the registry's implementations of its kernel (registry.hpp).
 template <class T>
 class StencilTimer final : public TimerBase {
  public:
@@ -169,7 +169,7 @@ class StencilTimer final : public TimerBase {
   std::optional<Field<T>> fields_[2];  // in, out
 };
 
-// The radius-4 leapfrog update (wave_cuda.hpp): out = 2u - u_prev + c2 Lap(u).
+// The radius-4 leapfrog update (wave/update.hpp): out = 2u - u_prev + c2 Lap(u).
 template <class T>
 class WaveTimer final : public TimerBase {
  public:

@@ -1,5 +1,5 @@
 // Star stencils of radius 1 and 2 (7-point, 13-point) with their candidate tiles.
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 
 namespace strata::cuda {
 

@@ -1,4 +1,4 @@
-// The GPU's side of tuning (src/cuda/stencil_tuning.cu): the device key and the timers of the
+// The GPU's side of tuning (src/cuda/stencil/tuning.cu): the device key and the timers of the
 // tuned families' candidates for the tuner in tuning/tuner.hpp, and the lookup every tuned
 // launcher makes: the variant tuning chose for a family on the current device.
 #pragma once

@@ -5,7 +5,7 @@
 #include "backend/halo.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/ghosts.cuh"
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 
 namespace strata::cuda {
 

@@ -1,5 +1,5 @@
 // One entry per stencil family of the temporal-blocking passes (temporal.cu), each defined
-// in its own translation unit (temporal_<family>.cu) so that the kernels compile in parallel.
+// in its own translation unit (<family>.cu) so that the kernels compile in parallel.
 #pragma once
 
 #include <span>

@@ -1,6 +1,6 @@
 // Star stencils of radius 3 and 4 (19-point, 25-point 8th order) with their candidate tiles:
 // a file of their own, so the build compiles them beside the radius-1 and -2 stars.
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 
 namespace strata::cuda {
 

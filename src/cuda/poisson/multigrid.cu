@@ -8,8 +8,8 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/multigrid.cuh"
 #include "cuda/kernels/smoother.hpp"
-#include "cuda/stencil_impl.cuh"
-#include "cuda/temporal_launch.cuh"
+#include "cuda/stencil/impl.cuh"
+#include "cuda/temporal/launch.cuh"
 #include "cuda/tuning/multigrid_policy.hpp"
 
 namespace strata::cuda {

@@ -1,7 +1,7 @@
 // Temporal-blocking passes of the radius-2 star: one translation unit per radius, so that
-// the kernels compile in parallel (temporal_launch.cuh).
-#include "cuda/temporal_families.hpp"
-#include "cuda/temporal_launch.cuh"
+// the kernels compile in parallel (launch.cuh).
+#include "cuda/temporal/families.hpp"
+#include "cuda/temporal/launch.cuh"
 
 namespace strata {
 STRATA_TEMPORAL_STAR(2)

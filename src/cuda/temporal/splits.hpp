@@ -1,4 +1,4 @@
-// How many splits of the z axis a temporal pass's blocks take (temporal_launch.cuh): host
+// How many splits of the z axis a temporal pass's blocks take (launch.cuh): host
 // code only, so that the CPU tests check it.
 #pragma once
 

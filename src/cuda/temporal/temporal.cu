@@ -5,7 +5,7 @@
 #include <span>
 
 #include "backend/stencil.hpp"
-#include "cuda/temporal_families.hpp"
+#include "cuda/temporal/families.hpp"
 #include "cuda/tuning/steps_policy.hpp"
 
 namespace strata::cuda {

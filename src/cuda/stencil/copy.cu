@@ -1,7 +1,7 @@
 // The copy kernels the benchmark measures every stencil against: copycube (2.5D copy,
 // the ceiling) and copycube_halo (the data movement of a radius-1 pass, no arithmetic),
 // with their candidate tiles.
-#include "cuda/stencil_impl.cuh"
+#include "cuda/stencil/impl.cuh"
 
 namespace strata::cuda {
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cuda/kernels/stencil_ops.cuh"
-#include "cuda/stencil_impl.hpp"
-#include "cuda/stencil_launch.cuh"
+#include "cuda/stencil/impl.hpp"
+#include "cuda/stencil/launch.cuh"
 #include "cuda/tuning/stencil_candidates.hpp"
 
 namespace strata::cuda {

@@ -17,7 +17,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
-#include "cuda/wave_cuda.hpp"
+#include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/stencil_config.hpp"
+#include "cuda/stencil/config.hpp"
 #include "strata/field.hpp"
 
 namespace strata::cuda {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "cuda/stencil_cuda.hpp"
+#include "cuda/stencil/registry.hpp"
 
 namespace strata::cuda {
 
