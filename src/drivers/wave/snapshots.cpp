@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "dist/exchange.hpp"
+#include "parallel/exchange.hpp"
 #include "drivers/wave/pictures.hpp"
 #include "io/figure.hpp"
 #include "io/npy_box.hpp"

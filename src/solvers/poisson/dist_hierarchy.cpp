@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/runtime.hpp"
-#include "dist/exchange.hpp"
+#include "parallel/exchange.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/error.hpp"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dispatch/backend.hpp"
-#include "dist/exchange.hpp"
+#include "parallel/exchange.hpp"
 #include "solvers/wave/checkpoint.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/transport.hpp"
+#include "parallel/transport.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/runtime.hpp"
-#include "dist/transport.hpp"
+#include "parallel/transport.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 

@@ -1,6 +1,6 @@
 // A build without NCCL (or without CUDA or MPI): device fields have no transport between
 // ranks, so a distributed device field is refused with what to rebuild.
-#include "dist/transport.hpp"
+#include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
 namespace strata::dist::detail {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/runtime.hpp"
-#include "dist/exchange.hpp"
+#include "parallel/exchange.hpp"
 #include "io/npy_box.hpp"
 #include "io/atomic_file.hpp"
 #include "strata/dist.hpp"

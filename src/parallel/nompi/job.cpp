@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "dist/launcher.hpp"
+#include "parallel/launcher.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/transport.hpp"
+#include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
 namespace strata::dist::detail {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "dist/launcher.hpp"
+#include "parallel/launcher.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {

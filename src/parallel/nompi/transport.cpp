@@ -1,5 +1,5 @@
 // Without MPI there is one rank and no neighbour to exchange with: reaching this is a bug.
-#include "dist/transport.hpp"
+#include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
 namespace strata::dist::detail {
