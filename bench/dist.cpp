@@ -80,7 +80,7 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
     set_rates(weak, time_batches(opt, [&] { dist::apply(s, in, out, bc); }));
     tag(alone, g), tag(weak, g);
     if (mem == Memory::device) {  // one apply's timeline: when the halos arrive against the interior
-      auto& marks = dist::detail::apply_marks();
+      auto& marks = dist::timeline::apply_marks();
       for (auto& e : marks.ev) e = runtime::event_create_timed();
       marks.on = true;
       dist::apply(s, in, out, bc);
@@ -120,10 +120,10 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
         if (mem == Memory::host) hbuf[i].assign(bytes, 1), p[i] = hbuf[i].data();
         else dbuf[i] = DeviceArray<char>(bytes), p[i] = dbuf[i].get();
       }
-      const dist::detail::Leg legs[2] = {{hi, lo, p[0], p[1], bytes, 0}, {lo, hi, p[2], p[3], bytes, 1}};
+      const dist::transport::Leg legs[2] = {{hi, lo, p[0], p[1], bytes, 0}, {lo, hi, p[2], p[3], bytes, 1}};
       const Timing tr = time_batches(opt, [&] {
-        if (mem == Memory::host) dist::detail::exchange_host(legs);
-        else dist::detail::exchange_device(legs, nullptr);
+        if (mem == Memory::host) dist::transport::exchange_host(legs);
+        else dist::transport::exchange_device(legs, nullptr);
       });
       raw.median_ms = tr.median_ms, raw.min_ms = tr.min_ms, raw.max_ms = tr.max_ms, raw.reps = tr.reps;
       raw.gb_per_s = job.max(sends * face) / (tr.median_ms * 1e6);

@@ -161,10 +161,6 @@ struct Transports {
 };
 Transports transports();
 
-namespace detail {
-struct HaloBuffers;  // the exchange's pack buffers (src/dist/field.cpp)
-}
-
 // A global grid spread over the job's ranks: each rank holds its box as a Field with ghost
 // layers, in host or device memory (all ranks alike).
 template <class T>
@@ -198,12 +194,13 @@ public:
   void exchange_ghosts(bool periodic, int width, Stream stream = {});
 
 private:
+  struct Halo;  // the exchange's pack buffers, shared by a field's copies
   void fill_axis(const Boundary& bc, int width, int axis, bool faces, Stream stream);
 
   ProcessGrid grid_{};
   Subdomain box_{};
   Field<T> local_;
-  std::shared_ptr<detail::HaloBuffers> halo_;
+  std::shared_ptr<Halo> halo_;
 };
 
 // out = stencil(in) on every point of the global grid, in's ghosts filled by bc: bit for

@@ -1,6 +1,6 @@
 // The job's parts that do not depend on MPI: the instance, the derived collectives (in
 // rank order, so results do not depend on MPI's reduction order), the validation
-// agreement and GPU binding. src/dist/mpi/job.cpp or src/dist/nompi/job.cpp has the rest.
+// agreement and GPU binding. src/parallel/mpi/job.cpp or src/parallel/nompi/job.cpp has the rest.
 #include <dirent.h>
 #include <unistd.h>
 
@@ -133,6 +133,6 @@ bool Job::gpu_per_rank() const {
   return first_failed(!mine) < 0;
 }
 
-Transports transports() { return {detail::host_transport(), detail::device_transport()}; }
+Transports transports() { return {transport::host_transport(), transport::device_transport()}; }
 
 }  // namespace strata::dist

@@ -3,7 +3,7 @@
 // the halo exchange hides behind the interior.
 #pragma once
 
-namespace strata::dist::detail {
+namespace strata::dist::timeline {
 
 struct ApplyMarks {
   bool on = false;
@@ -13,4 +13,4 @@ struct ApplyMarks {
 };
 ApplyMarks& apply_marks();
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::timeline

@@ -1,13 +1,13 @@
-// How ghost layers travel between ranks: host buffers through MPI (src/dist/mpi), device
-// buffers through NCCL (src/dist/nccl). Builds without them compile src/dist/nompi or
-// src/dist/nonccl instead, which refuse, so callers have no #if.
+// How ghost layers travel between ranks: host buffers through MPI (src/parallel/mpi), device
+// buffers through NCCL (src/parallel/nccl). Builds without them compile src/parallel/nompi or
+// src/parallel/nonccl instead, which refuse, so callers have no #if.
 #pragma once
 
 #include <cstddef>
 #include <span>
 #include <string>
 
-namespace strata::dist::detail {
+namespace strata::dist::transport {
 
 // One leg of an exchange: send `bytes` from `send` to send_peer and receive `bytes` into
 // `recv` from recv_peer (a peer of -1 skips that half). Two ranks match legs by tag; NCCL,
@@ -38,4 +38,4 @@ std::string device_transport();
 // The MPI library's own name and version ("Open MPI v4.1.6, ...") or why there is none.
 std::string host_transport();
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::transport

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "parallel/exchange.hpp"
+#include "parallel/global_file.hpp"
 #include "drivers/wave/pictures.hpp"
 #include "io/figure.hpp"
 #include "io/npy_box.hpp"
@@ -71,13 +71,13 @@ void SnapshotWriter::write(const std::vector<T>& u, int n, double t) {
   const double o = 0.5 * c.spacing;
   if (part_) {
     if (c.snapshot_npy) {
-      dist::detail::write_global(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"),
-                                 "", part_->box, u.data(), sizeof(T));
+      dist::global_file::write(base + ".npy", npy_preamble(precision_of<T>, shape, base + ".npy"),
+                               "", part_->box, u.data(), sizeof(T));
       out_.wrote(base + ".npy");
     }
     if (c.snapshot_vti) {
-      dist::detail::write_global(base + ".vti", io::vti_head<T>(c.shape, {o, o, o}, c.spacing, "u"),
-                                 io::vti_tail(), part_->box, u.data(), sizeof(T));
+      dist::global_file::write(base + ".vti", io::vti_head<T>(c.shape, {o, o, o}, c.spacing, "u"),
+                               io::vti_tail(), part_->box, u.data(), sizeof(T));
       out_.wrote(base + ".vti");
     }
   } else {

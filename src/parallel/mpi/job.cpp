@@ -1,4 +1,4 @@
-// The job over MPI (the parts that call it; src/dist/job.cpp has the rest): initialised
+// The job over MPI (the parts that call it; src/parallel/job.cpp has the rest): initialised
 // only under a launcher, so a plain `strata ...` never touches MPI.
 #include <mpi.h>
 

@@ -7,7 +7,7 @@
 #include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
-namespace strata::dist::detail {
+namespace strata::dist::transport {
 
 std::string host_transport() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -38,4 +38,4 @@ void exchange_host(std::span<const Leg> legs) {
   post(MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::transport

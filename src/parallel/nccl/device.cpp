@@ -12,7 +12,7 @@
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
 
-namespace strata::dist::detail {
+namespace strata::dist::transport {
 
 namespace {
 
@@ -72,4 +72,4 @@ std::string device_transport() {
   return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::transport

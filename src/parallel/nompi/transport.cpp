@@ -2,7 +2,7 @@
 #include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
-namespace strata::dist::detail {
+namespace strata::dist::transport {
 
 std::string host_transport() {
   return "none: this strata was built without MPI (it needs MPI's development files, e.g. libopenmpi-dev)";
@@ -14,4 +14,4 @@ void exchange_host(std::span<const Leg> legs) {
       throw Error("internal: a halo exchange with another rank in a build without MPI");
 }
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::transport

@@ -3,7 +3,7 @@
 #include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
-namespace strata::dist::detail {
+namespace strata::dist::transport {
 
 std::string device_transport() {
   return "none: this strata was built without NCCL (it needs CUDA, MPI and NCCL's development files)";
@@ -17,4 +17,4 @@ void exchange_device(std::span<const Leg> legs, void*) {
       throw Error("GPU halo exchange between ranks: transport " + device_transport());
 }
 
-}  // namespace strata::dist::detail
+}  // namespace strata::dist::transport

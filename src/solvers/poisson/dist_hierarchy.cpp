@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/runtime.hpp"
-#include "parallel/exchange.hpp"
+#include "parallel/halo.hpp"
 #include "strata/dist_poisson.hpp"
 #include "strata/error.hpp"
 
@@ -223,9 +223,9 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
   T* all = parts();
   // Every rank's box of v into `to`, the whole level, on every rank.
   auto gather = [&](const Vec& v, Field<T>& to) {
-    dist::detail::pack(v.local(), mine, all + start[me], s.handle);
-    dist::detail::gather_parts(all, start, count, mem, s.handle);
-    for (std::size_t r = 0; r < boxes.size(); ++r) dist::detail::unpack(to, boxes[r], all + start[r], s.handle);
+    dist::halo::pack(v.local(), mine, all + start[me], s.handle);
+    dist::halo::gather_parts(all, start, count, mem, s.handle);
+    for (std::size_t r = 0; r < boxes.size(); ++r) dist::halo::unpack(to, boxes[r], all + start[r], s.handle);
   };
   Level<T>& C = tail->levels[0];
   gather(L.f, C.f);
@@ -234,8 +234,8 @@ bool DistHierarchy<T>::coarse_solve(DistLevel<T>& L, Stream s) {
   if (&L == &levels.front()) gather(L.u, C.u);
   else fill(C.u, T(0), s);
   tail_mg->vcycle(0);
-  dist::detail::pack(C.u, boxes[me], all + start[me], s.handle);
-  dist::detail::unpack(L.u.local(), mine, all + start[me], s.handle);
+  dist::halo::pack(C.u, boxes[me], all + start[me], s.handle);
+  dist::halo::unpack(L.u.local(), mine, all + start[me], s.handle);
   return true;
 }
 
@@ -281,7 +281,7 @@ DistHierarchy<T> build_dist_hierarchy(const PoissonOptions& o, const dist::DistF
   // solve took 0.41-0.45 s, the later ones 1.2-21 ms): one gather here makes them in the
   // setup, where a connection belongs, not in the first cycle.
   if (mem == Memory::device && grid.ranks() > 1) {
-    dist::detail::gather_parts(H.parts(), H.start, H.count, mem, s.handle);
+    dist::halo::gather_parts(H.parts(), H.start, H.count, mem, s.handle);
     runtime::stream_synchronize(s.handle);
   }
   return H;

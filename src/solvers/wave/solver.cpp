@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dispatch/backend.hpp"
-#include "parallel/exchange.hpp"
+#include "parallel/halo.hpp"
 #include "solvers/wave/checkpoint.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
@@ -64,7 +64,6 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
   if (split) {
     part_.emplace();
     setup_ = partition_setup(setup_, *grid, box, *part_);
-    halo_ = dist::detail::make_halo_buffers();
   }
   backend_ = make_backend<T>(plan_.device, setup_);
   if (part_) backend_->set_halo_exchange([this](void* stream) { exchange(stream); });
@@ -78,7 +77,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
 template <class T>
 void SolverT<T>::connect() {
   if (!part_) return;
-  if (plan_.device == Device::cuda) dist::detail::connect_device(part_->grid, part_->box);
+  if (plan_.device == Device::cuda) dist::halo::connect_device(part_->grid, part_->box);
   connected_ = true;
   exchange();
 }
@@ -87,7 +86,7 @@ template <class T>
 void SolverT<T>::exchange(void* stream) {
   Field<T>& u = backend_->wavefield();
   for (int a = 0; a < 3; ++a)
-    dist::detail::exchange_axis(u, part_->grid, part_->box, part_->wrap[a], setup_.radius, a, *halo_, stream);
+    dist::halo::exchange_axis(u, part_->grid, part_->box, part_->wrap[a], setup_.radius, a, halo_, stream);
 }
 
 template <class T>

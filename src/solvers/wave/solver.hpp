@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backend/wave.hpp"
+#include "parallel/halo.hpp"
 #include "solvers/wave/partition.hpp"
 #include "strata/wave.hpp"
 
@@ -90,7 +91,7 @@ private:
   int wl_first_ = 0, wl_count_ = 0;
   std::optional<Partition> part_;
   bool connected_ = false;  // connect() was called: loads exchange u's ghosts at once
-  std::shared_ptr<dist::detail::HaloBuffers> halo_;
+  dist::halo::Buffers halo_;  // u's pack buffers (distributed runs)
 };
 
 }  // namespace strata::wave
