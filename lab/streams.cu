@@ -279,9 +279,9 @@ Report run_streams(const Options& opt) {
       "each from an idle device; chunk c = words [c n/S, (c+1) n/S) goes H2D, kernel, D2H on stream c, queued "
       "chunk by chunk. Every run is checked word for word against the host's x -> A x + B.",
       "in strata: the distributed apply runs halo exchanges and the shell on a high-priority halo stream beside "
-      "the interior, forked and joined with events (src/dist/field.cpp, struct Overlap); the wave solver does the "
+      "the interior, forked and joined with events (src/parallel/apply.cpp, struct Overlap); the wave solver does the "
       "same with its halo and shell streams (src/cuda/wave/wave.cu); device halos travel over NCCL from device buffers "
-      "(src/dist/nccl/device.cpp), never through host memory; host halo buffers for MPI are std::vector "
+      "(src/parallel/nccl/device.cpp), never through host memory; host halo buffers for MPI are std::vector "
       "(pageable, host fields only); the one pinned buffer is the reduction's result (src/cuda/rows/reduce.cu). "
       "Snapshots (src/solvers/wave/run.cpp) are downloaded after a synchronize into a std::vector and written "
       "while the GPU waits: the pageable rows above bound that cost, the pinned ones what a double-buffered "

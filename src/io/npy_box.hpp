@@ -1,6 +1,6 @@
 // The parts of the .npy reader and writer the distributed layer builds on: reading one box
 // of a file (each rank reads only what it owns) and the preamble of a file that several
-// ranks fill (src/dist/npy.cpp).
+// ranks fill (src/parallel/npy.cpp).
 #pragma once
 
 #include <array>

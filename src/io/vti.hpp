@@ -13,7 +13,7 @@ namespace strata::io {
 // values: dense [z][y][x] (x fastest, VTK's order); origin: coordinates of point (0,0,0).
 // Written atomically.
 // The file is vti_head, the raw values, vti_tail: a file that several processes fill
-// (src/dist) writes the same bytes.
+// (src/parallel) writes the same bytes.
 template <class T>
 void write_vti(const std::string& path, std::span<const T> values, Extent n,
                std::array<double, 3> origin, double spacing, const std::string& name);
