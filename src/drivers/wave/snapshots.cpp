@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "parallel/global_file.hpp"
 #include "drivers/wave/pictures.hpp"
 #include "io/figure.hpp"
 #include "io/npy_box.hpp"
 #include "io/vti.hpp"
+#include "parallel/global_file.hpp"
 #include "strata/npy.hpp"
 
 namespace strata::wave {
