@@ -137,7 +137,11 @@ std::vector<wave::Vec3> points(const std::vector<std::vector<double>>& xyz, cons
 nb::tuple py_receiver_axis(const std::vector<std::vector<double>>& receivers,
                            const std::vector<std::vector<double>>& sources) {
   std::vector<wave::Source> src;
-  for (const wave::Vec3& p : points(sources, "sources")) src.push_back({p});
+  for (const wave::Vec3& p : points(sources, "sources")) {
+    wave::Source s;  // only the position matters to the axis
+    s.position = p;
+    src.push_back(s);
+  }
   wave::ReceiverAxis a = wave::receiver_axis(points(receivers, "receivers"), src);
   const std::size_t n = a.values.size();
   std::vector<double> values = std::move(a.values);
