@@ -55,7 +55,7 @@ void add_apply(CLI::App& app) {
       "The array is indexed [z][y][x], x fastest. "
       "Boundary values come from the --bc mode exactly as numpy.pad: dirichlet[:v] = 'constant' "
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
-  cmd->add_option("--stencil", a->stencil, "7pt | star | sym27 | box27")->capture_default_str();
+  cmd->add_option("--stencil", a->stencil, "7pt | star (with --radius) | star1..star4 | sym27 | box27")->capture_default_str();
   cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)")
       ->check(whole_number_in(1, Stencil::kMaxRadius));
   cmd->add_option("--coeffs", a->coeffs,

@@ -46,8 +46,9 @@ nb::dict job_info() {
 
 void job_finish() { dist::Job::get().finish(); }
 
-// Plans on every rank, then agrees: one rank's Error is every rank's ValueError (its
-// message, "rank N: " in front where N is not 0), and no rank starts a run the others left.
+// Plans on every rank, then agrees: one rank's failure (an Error, or any other exception:
+// memory, the file system) is every rank's ValueError (its message, "rank N: " in front where
+// N is not 0), and no rank starts a run the others left or waits for one that failed.
 template <class Plan, class Fn>
 Plan plan_agreed(Fn&& plan) {
   const dist::Job& j = job();
@@ -55,9 +56,10 @@ Plan plan_agreed(Fn&& plan) {
   std::string why;
   try {
     p.emplace(plan());
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     if (j.size() == 1) throw;
     why = e.what();
+    if (why.empty()) why = "planning the run failed";
   }
   j.agree(why);
   return std::move(*p);

@@ -16,6 +16,15 @@
 
 namespace strata::drivers {
 
+namespace {
+
+Error update_refused(const std::string& what, const std::string& text) {
+  return Error(what + " '" + text +
+               "': allowed repeat (u <- A u) or relax:C (u <- u + C (A u), e.g. relax:0.1)");
+}
+
+}  // namespace
+
 StepOptions step_update(const std::string& word, double c, const std::string& what) {
   if (word == "repeat") return {StepUpdate::repeat, 0};
   if (word == "relax") {
@@ -23,12 +32,13 @@ StepOptions step_update(const std::string& word, double c, const std::string& wh
       throw Error(what + ": relax takes one finite factor C (u <- u + C (A u))");
     return {StepUpdate::relax, c};
   }
-  throw Error(what + " '" + word +
-              "': allowed repeat (u <- A u) or relax:C (u <- u + C (A u), e.g. relax:0.1)");
+  throw update_refused(what, word);
 }
 
 StepOptions parse_update(const std::string& text, const std::string& what) {
-  if (text.rfind("relax:", 0) != 0) return step_update(text, 0, what);
+  // The text names its factor: a bare "relax" (c = 0, a step that does nothing) is refused.
+  if (text == "repeat") return step_update(text, 0, what);
+  if (text.rfind("relax:", 0) != 0) throw update_refused(what, text);
   const std::string factor = text.substr(6);
   char* end = nullptr;
   const double c = factor.empty() ? NAN : std::strtod(factor.c_str(), &end);

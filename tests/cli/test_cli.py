@@ -57,8 +57,25 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("bad dirichlet value", ["--bc", "dirichlet:x"], "not a finite number")
     refused("bad precision", ["--precision", "f16"], "unknown precision")
     refused("bad device", ["--device", "tpu"], "unknown device")
+    refused("bare relax", ["--steps", "2", "--update", "relax"], "relax:C")
+    refused("star2 with another radius", ["--stencil", "star2", "--radius", "3"], "star2 has radius 2")
+    refused("star5", ["--stencil", "star5"], "unknown stencil")
     refused("--fuse 5", ["--steps", "4", "--fuse", "5"], "--fuse: must be a whole number in [0, 4]")
     refused("--fuse -1", ["--steps", "4", "--fuse", "-1"], "--fuse: must be a whole number in [0, 4]")
+
+    # --stencil starR is --stencil star --radius R, byte for byte (R = 1..4, an odd shape).
+    for radius in range(1, 5):
+        a, b = os.path.join(tmp, "a.npy"), os.path.join(tmp, "b.npy")
+        ra = run("apply", "--in", good, "--out", a, "--device", "cpu", "--stencil", f"star{radius}",
+                 "--bc", "periodic")
+        rb = run("apply", "--in", good, "--out", b, "--device", "cpu", "--stencil", "star", "--radius",
+                 str(radius), "--bc", "periodic")
+        check(f"star{radius} runs", ra.returncode == 0 and rb.returncode == 0, ra.stderr + rb.stderr)
+        check(f"star{radius} is star --radius {radius}",
+              os.path.exists(a) and os.path.exists(b) and open(a, "rb").read() == open(b, "rb").read())
+        for p in (a, b):
+            if os.path.exists(p):
+                os.remove(p)
 
     r = run("apply", "--in", os.path.join(tmp, "missing.npy"), "--out", out, "--device", "cpu")
     check("missing file exits non-zero", r.returncode != 0)

@@ -1,6 +1,7 @@
 // Stencil specification: validation messages, named constructors, the box27 view.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -97,6 +98,19 @@ TEST(Stencil, NamedTakesDefaultsOrCoefficientsAndRefusesWhatItCannotMean) {
   EXPECT_NE(error_of([] { Stencil::named("box27", 1, std::nullopt); }).find("27 coefficients"), std::string::npos);
   EXPECT_NE(error_of([] { Stencil::named("7pt", 2, std::nullopt); }).find("radius"), std::string::npos);
   EXPECT_NE(error_of([] { Stencil::named("star", 5, std::nullopt); }).find("allowed 1..4"), std::string::npos);
+  // "starR" (Python's word, the CLI's too) is "star" of radius R, defaults and coefficients alike.
+  for (int r = 1; r <= 4; ++r) {
+    const std::string word = "star" + std::to_string(r);
+    const Stencil a = Stencil::named(word, 0, std::nullopt, 0.5), b = Stencil::named("star", r, std::nullopt, 0.5);
+    EXPECT_EQ(a.radius(), r);
+    EXPECT_TRUE(std::equal(a.coeffs().begin(), a.coeffs().end(), b.coeffs().begin(), b.coeffs().end())) << word;
+    EXPECT_EQ(Stencil::named(word, r, std::nullopt).radius(), r);  // the same radius given is fine
+    EXPECT_NE(error_of([&] { Stencil::named(word, r % 4 + 1, std::nullopt); }).find("has radius " + std::to_string(r)),
+              std::string::npos);
+  }
+  for (const char* bad : {"star0", "star5", "star12", "STAR2"})
+    EXPECT_NE(error_of([&] { Stencil::named(bad, 0, std::nullopt); }).find("unknown stencil"), std::string::npos)
+        << bad;
   EXPECT_NE(error_of([] { Stencil::named("sym27", 2, std::nullopt); }).find("radius 1"), std::string::npos);
   EXPECT_NE(error_of([] { Stencil::named("9pt", 1, std::nullopt); }).find("unknown stencil"), std::string::npos);
   EXPECT_NE(error_of([] { Stencil::named("7pt", 1, std::nullopt, -1); }).find("spacing"), std::string::npos);
