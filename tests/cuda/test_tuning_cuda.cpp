@@ -68,9 +68,14 @@ TEST_F(TuningCuda, EveryCandidateLaunchesHereAndPassesTheBitCheck) {
     for (const tuning::CandidateTime& c : t.candidates) {
       EXPECT_EQ(c.refused, "") << t.family << " " << c.variant;
       EXPECT_GT(c.median_ms, 0) << t.family << " " << c.variant;
-      EXPECT_GE(c.rounds, 3) << t.family << " " << c.variant;
+      EXPECT_GE(c.rounds, tuning::Budget{}.min_rounds) << t.family << " " << c.variant;
+      EXPECT_LE(c.rounds, tuning::Budget{}.max_rounds) << t.family << " " << c.variant;
     }
-    EXPECT_LT(t.seconds, 5.0) << t.family << ": the bound is 1 s of timing rounds a family";
+    // How long a family takes is a figure `strata tune` reports, not a bound asserted here:
+    // on a GPU shared with the rest of the suite it measures the neighbours. The budget's
+    // logic (stop after 1 s once every candidate has its rounds) is tested with a fake clock
+    // in tests/core/test_tuning.cpp.
+    EXPECT_GT(t.seconds, 0) << t.family;
   }
   EXPECT_FALSE(r.saved);
   EXPECT_FALSE(fs::exists(cache_));
