@@ -90,23 +90,23 @@ struct Config {
   std::vector<ReceiverLine> receiver_lines;
   std::vector<ReceiverPlane> receiver_planes;
   // boundaries
-  std::array<FaceKind, 6> faces = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
+  std::array<FaceKind, 6> faces = {FaceKind::pml, FaceKind::pml,  FaceKind::pml,
                                    FaceKind::pml, FaceKind::free, FaceKind::pml};
-  int pml_width = 16;             // points
-  double pml_reflection = 1e-4;   // target normal-incidence reflection R_c
-  double pml_power = 4;           // damping profile d(xi) = d0 xi^power
+  int pml_width = 16;               // points
+  double pml_reflection = 1e-4;     // target normal-incidence reflection R_c
+  double pml_power = 4;             // damping profile d(xi) = d0 xi^power
   std::optional<double> pml_alpha;  // frequency shift at the inner edge; none: pi * f_peak
   // outputs
   std::string out_dir = "wave-out";
   int snapshot_every = 0;  // 0: none
   bool snapshot_npy = true, snapshot_vti = true, snapshot_png = true;
-  int png_axis = 1;                // slice normal: 0 x, 1 y, 2 z
-  std::optional<int> png_index;    // none: the middle
+  int png_axis = 1;              // slice normal: 0 x, 1 y, 2 z
+  std::optional<int> png_index;  // none: the middle
   std::string colormap = "seismic";
-  double png_clip = 0.995;         // colour range = this quantile of |u|
+  double png_clip = 0.995;  // colour range = this quantile of |u|
   bool seismogram_png = true;
-  bool model_png = true;     // model.png: velocity on the png plane, sources, receivers
-  int checkpoint_every = 0;  // 0: none
+  bool model_png = true;              // model.png: velocity on the png plane, sources, receivers
+  int checkpoint_every = 0;           // 0: none
   Device device = Device::automatic;  // the key "device": auto | cpu | cuda
 };
 
@@ -136,8 +136,8 @@ std::string to_json(const Config& cfg);
 // What a configuration resolves to, before any step: the checks that need the model.
 struct Plan {
   int radius = 4;
-  double dt = 0, dt_limit = 0;    // chosen step, and the leapfrog stability limit
-  double courant = 0;             // v_max dt / h
+  double dt = 0, dt_limit = 0;  // chosen step, and the leapfrog stability limit
+  double courant = 0;           // v_max dt / h
   double v_min = 0, v_max = 0;
   double points_per_wavelength = 0;  // v_min / (2.5 f_max h)
   Device device = Device::cpu;       // cpu or cuda (auto resolved)
@@ -145,13 +145,13 @@ struct Plan {
   int trace_rows = 0;                // steps / receiver_every + 1
   std::string digest;                // of the physics (what a checkpoint must match)
   std::vector<std::string> warnings;
-  double bytes_per_point = 0;        // fused update at the optimal footprint: 4 sizeof(T)
+  double bytes_per_point = 0;  // fused update at the optimal footprint: 4 sizeof(T)
 };
 
 class Solver;
 namespace detail {
-class SolverImpl;                 // the library's side of a Solver: not part of the API
-SolverImpl& impl_of(Solver& s);   // for the library's run driver
+class SolverImpl;                // the library's side of a Solver: not part of the API
+SolverImpl& impl_of(Solver& s);  // for the library's run driver
 }  // namespace detail
 
 // Builds everything a run needs: validates the configuration against the model (positive,
@@ -159,7 +159,7 @@ SolverImpl& impl_of(Solver& s);   // for the library's run driver
 // model, allocates the fields on the chosen device. Throws Error before touching any file
 // on bad input. State: u at step n and n-1, both zero at step 0; CPML memory; traces.
 class Solver {
-public:
+ public:
   explicit Solver(const Config& cfg);
   ~Solver();
   Solver(Solver&&) noexcept;
@@ -189,20 +189,20 @@ public:
   // they are queued (time a run between two calls). Every other member waits by itself.
   void synchronize();
 
-private:
+ private:
   friend detail::SolverImpl& detail::impl_of(Solver& s);
   std::unique_ptr<detail::SolverImpl> impl_;
 };
 
 // Where a run stands, for a progress display.
 struct Progress {
-  int step = 0;             // u holds u(step dt)
-  int first_step = 0;       // where this run started (a restart's checkpoint)
-  int last_step = 0;        // time.steps
-  double elapsed_s = 0;     // since stepping began
-  double gpts_per_s = 0;    // interior points x steps so far / elapsed_s
-  double eta_s = 0;         // to last_step at that rate (NaN before the first step)
-  bool final = false;       // the call after the last step
+  int step = 0;           // u holds u(step dt)
+  int first_step = 0;     // where this run started (a restart's checkpoint)
+  int last_step = 0;      // time.steps
+  double elapsed_s = 0;   // since stepping began
+  double gpts_per_s = 0;  // interior points x steps so far / elapsed_s
+  double eta_s = 0;       // to last_step at that rate (NaN before the first step)
+  bool final = false;     // the call after the last step
 };
 
 // The output directory is a unit: a run locks it (.strata.lock; a second run into it is
@@ -211,12 +211,14 @@ struct Progress {
 // must be of this configuration). config.json and report.json are written with the results,
 // at the end.
 struct RunOptions {
-  std::string restart;  // checkpoint to continue from ("" : start at step 0)
+  std::string restart;     // checkpoint to continue from ("" : start at step 0)
   bool overwrite = false;  // remove a previous run's files from the directory first
   // The library prints nothing: progress and warnings go to these callbacks.
-  std::function<void(const Progress&)> on_progress;  // at most every progress_interval_s, and after the last step
-  double progress_interval_s = 0;                     // 0: only the final call
-  std::function<void(const std::string&)> on_warning;  // each warning as it arises (all are also in the Report)
+  std::function<void(const Progress&)>
+      on_progress;                 // at most every progress_interval_s, and after the last step
+  double progress_interval_s = 0;  // 0: only the final call
+  std::function<void(const std::string&)>
+      on_warning;  // each warning as it arises (all are also in the Report)
   // Asked between steps (chunks of about 0.1 s) and between outputs: true stops the run with
   // Interrupted. A file being written when it turns true is finished first; no results
   // (seismogram, config.json, report.json) are written after it.
@@ -229,6 +231,11 @@ struct RunOptions {
   std::string grid;
   // This process alone runs the whole grid, whatever the job (each shot of --shots).
   bool alone = false;
+  // Under mpirun, how the ranks end their checks: false, Job::begin (the CLI's protocol, once
+  // a process: main says the first failing rank's error); true, Job::agree (a failure on any
+  // rank throws dist::AgreedError with its message on every rank, and the job goes on: a
+  // script that makes several runs, as strata.run.wave does).
+  bool agree = false;
 };
 
 // What run() throws when RunOptions::cancelled said stop: where it stopped and the last
@@ -236,7 +243,7 @@ struct RunOptions {
 struct Interrupted : Error {
   Interrupted(int step_reached, std::string checkpoint_path, int checkpoint_at);
   int step = 0;
-  std::string checkpoint;    // "" when there is none
+  std::string checkpoint;  // "" when there is none
   int checkpoint_step = -1;
 };
 
@@ -252,7 +259,8 @@ struct Report {
   double gpts_per_s = 0;  // interior points * steps / compute_s / 1e9
   double gb_per_s = 0;    // gpts_per_s * bytes_per_point
   double bytes_per_point = 0;
-  double copy_gb_per_s = 0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
+  double copy_gb_per_s =
+      0;  // the GPU's 2.5D copy kernel on this grid, same run (0 on the CPU: not measured)
   double ratio_to_copy = 0;  // gb_per_s / copy_gb_per_s = gpts_per_s / (copy GB/s / BpP); GPU only
                              // (several ranks: per GPU, the copy rate of one rank's box)
   int ranks = 1;             // processes (GPUs) the grid was split over
@@ -260,7 +268,7 @@ struct Report {
   // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;
-  std::vector<std::string> outputs;   // files written
+  std::vector<std::string> outputs;  // files written
   std::vector<std::string> warnings;
   Plan plan;
 };
@@ -330,7 +338,8 @@ struct Shot {
 // an empty list, an unknown key, both or neither of position and sources, "position" when
 // the configuration has not exactly one source, a position outside the grid, two shots of
 // one name. `origin` names the text in messages.
-std::vector<Shot> parse_shots(std::string_view json_text, const Config& cfg, const std::string& origin = "shots");
+std::vector<Shot> parse_shots(std::string_view json_text, const Config& cfg,
+                              const std::string& origin = "shots");
 std::vector<Shot> parse_shots_file(const std::string& path, const Config& cfg);
 // cfg with the shot's sources, writing into output.dir/NAME.
 Config shot_config(const Config& cfg, const Shot& shot);
@@ -357,7 +366,7 @@ std::string shot_results_json(const Config& cfg, const std::vector<Shot>& shots,
 // a run's directory (a second run into it is refused), a previous manifest removed first
 // under overwrite (the shots' own directories are each run's to replace).
 class ShotsDirectory {
-public:
+ public:
   ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite);
   ~ShotsDirectory();
   ShotsDirectory(const ShotsDirectory&) = delete;
@@ -365,9 +374,10 @@ public:
   // Writes OUT_DIR/manifest.json atomically from every process's shot_results_json: the
   // shots in list order, each with its rank, sources, directory, files, times and digest.
   // Throws Error unless every shot is there exactly once. Returns the manifest's path.
-  std::string write_manifest(const std::vector<std::string>& results_json, int ranks, double wall_s) const;
+  std::string write_manifest(const std::vector<std::string>& results_json, int ranks,
+                             double wall_s) const;
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -378,9 +388,11 @@ private:
 struct ShotsOptions {
   bool overwrite = false;
   std::function<RunOptions(std::size_t index, const std::string& where)> run_options;
-  std::function<void(const ShotResult&, const std::string& where)> on_shot;  // each shot this process ran
-  std::function<int()> stop;             // non-zero (a signal's number): start no further shot
-  std::function<void(bool)> on_running;  // true before this process's first shot, false after its last
+  std::function<void(const ShotResult&, const std::string& where)>
+      on_shot;                // each shot this process ran
+  std::function<int()> stop;  // non-zero (a signal's number): start no further shot
+  std::function<void(bool)>
+      on_running;  // true before this process's first shot, false after its last
 };
 
 // How a shots job ended, on each process.
@@ -389,7 +401,7 @@ struct ShotsReport {
   int ranks = 1;
   double wall_s = 0;
   std::string manifest;  // rank 0: the manifest written ("" elsewhere, or when stopped)
-  int stopped = 0;       // the largest stop() over the ranks after the shots: none written when non-zero
+  int stopped = 0;  // the largest stop() over the ranks after the shots: none written when non-zero
   // This process's shot that Interrupted stopped: its index, where, and why (the exception's text).
   std::optional<std::size_t> interrupted;
   std::string interrupted_where, interrupted_why;

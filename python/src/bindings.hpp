@@ -4,15 +4,28 @@
 #include <nanobind/nanobind.h>
 
 #include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::wave {
+struct Config;
+struct Progress;
+}  // namespace strata::wave
 
 namespace strata::python {
 
 void bind_field(nanobind::module_& m);    // field.cpp: strata.Field
 void bind_apply(nanobind::module_& m);    // apply.cpp: apply, sum, norm2, max_abs, dot
 void bind_poisson(nanobind::module_& m);  // poisson.cpp: _poisson_solve
-void bind_wave(nanobind::module_& m);     // wave.cpp: _wave_run, _wave_simulate
+void bind_wave(nanobind::module_& m);     // wave.cpp: _wave_simulate, the receiver axis, the model
+void bind_runs(nanobind::module_& m);     // runs.cpp: _run_apply, _run_poisson, _run_wave, _job
 void bind_bench(nanobind::module_& m);    // bench.cpp: _bench_run (strata bench's families)
-void bind_runs(nanobind::module_& m);     // runs.cpp: _run_apply, _run_poisson, _job (the drivers)
+
+// wave.cpp: a wave configuration from a file (is_path) or a JSON text, with "key=VALUE"
+// overrides; a Progress as the dict Python's callbacks get.
+wave::Config wave_config(const std::string& text, bool is_path,
+                         const std::vector<std::string>& overrides);
+nanobind::dict wave_progress(const wave::Progress& p);
 
 // Python callbacks and Ctrl-C during a long call that released the GIL. call() takes the
 // GIL, runs any pending signal handler (SIGINT raises KeyboardInterrupt there) and then fn;
@@ -20,7 +33,7 @@ void bind_runs(nanobind::module_& m);     // runs.cpp: _run_apply, _run_poisson,
 // without running anything: the caller stops its work and, once the C++ side has unwound,
 // rethrow() raises the kept exception in Python.
 class PyCallbacks {
-public:
+ public:
   template <class Fn>
   bool call(Fn&& fn) {
     if (error_) return true;
@@ -38,7 +51,7 @@ public:
     if (error_) throw nanobind::python_error(std::move(*error_));
   }
 
-private:
+ private:
   std::optional<nanobind::python_error> error_;
 };
 

@@ -1,5 +1,6 @@
-// strata.run: the CLI's file-level runs (strata apply, strata poisson) from Python, through
-// the same drivers (drivers/apply.hpp, drivers/poisson.hpp): one process, or the job's ranks
+// strata.run: the CLI's file-level runs (strata apply, strata poisson, strata wave) from
+// Python, through the same drivers (drivers/apply.hpp, drivers/poisson.hpp, wave::run in
+// drivers/wave): one process, or the job's ranks
 // when the script runs under mpirun (`mpirun -np 4 python script.py`), each rank calling the
 // same function. Under mpirun every rank validates, the ranks agree (a failure on one raises
 // the same ValueError on every rank), then every rank runs. Results are dicts.
@@ -18,6 +19,7 @@
 #include "drivers/apply.hpp"
 #include "drivers/poisson.hpp"
 #include "strata/dist.hpp"
+#include "strata/wave.hpp"
 
 namespace strata::python {
 namespace {
@@ -74,6 +76,8 @@ auto run_or_abort(Fn&& run) {
   try {
     return run();
   } catch (const dist::AgreedError&) {
+    throw;
+  } catch (const wave::Interrupted&) {  // rank 0's word: every rank stops at the same step
     throw;
   } catch (const std::exception& e) {
     const dist::Job& j = dist::Job::get();
@@ -172,6 +176,54 @@ nb::dict poisson_file(const std::optional<std::vector<int>>& shape, const std::s
   return d;
 }
 
+// `strata wave --config ... --out-dir ...`: wave::run on every rank of the job (the grid split
+// over them) or in one process; the ranks agree on every check (RunOptions::agree), so a
+// script may make several runs. Returns report.json's text (rank 0's; the others' reports
+// hold what their rank knows). An interrupt on rank 0 (Ctrl-C, or an exception raised in a
+// callback) stops every rank at the same step: KeyboardInterrupt on the others.
+nb::dict wave_dir(const std::string& config, bool is_path,
+                  const std::vector<std::string>& overrides, const std::string& out_dir,
+                  bool overwrite, const std::string& grid, const std::string& restart,
+                  nb::handle on_progress, double progress_interval_s, nb::handle on_warning) {
+  const dist::Job& j = job();
+  PyCallbacks py;
+  wave::RunOptions opt;
+  opt.overwrite = overwrite;
+  opt.grid = grid;
+  opt.restart = restart;
+  opt.agree = true;
+  opt.progress_interval_s = progress_interval_s;
+  if (!on_progress.is_none())
+    opt.on_progress = [&](const wave::Progress& p) {
+      py.call([&] { on_progress(wave_progress(p)); });
+    };
+  if (!on_warning.is_none())
+    opt.on_warning = [&](const std::string& w) { py.call([&] { on_warning(w); }); };
+  opt.cancelled = [&] { return py.call([] {}); };
+  wave::Report report;
+  std::string interrupted;
+  {
+    nb::gil_scoped_release unlocked;
+    // The configuration too is a check every rank makes (a file one host cannot read).
+    wave::Config cfg = plan_agreed<wave::Config>([&] {
+      wave::Config c = wave_config(config, is_path, overrides);
+      if (!out_dir.empty()) c.out_dir = out_dir;
+      return c;
+    });
+    try {
+      report = run_or_abort([&] { return wave::run(cfg, opt); });
+    } catch (const wave::Interrupted& e) {
+      interrupted = e.what();
+    }
+  }
+  py.rethrow();  // KeyboardInterrupt (or the callback's exception) where it was raised
+  if (!interrupted.empty()) {
+    PyErr_SetString(PyExc_KeyboardInterrupt, ("strata.run.wave: " + interrupted).c_str());
+    throw nb::python_error();
+  }
+  return make_dict("root", j.root(), "report", wave::to_json(report));
+}
+
 }  // namespace
 
 void bind_runs(nb::module_& m) {
@@ -183,6 +235,9 @@ void bind_runs(nb::module_& m) {
   m.def("_run_poisson", &poisson_file, "shape"_a.none(), "rhs"_a, "out"_a, "bc"_a, "solver"_a,
         "rtol"_a, "atol"_a, "op"_a, "max_iter"_a, "smoother"_a, "pre"_a, "post"_a, "mixed"_a, "h"_a,
         "precision"_a, "device"_a, "grid"_a, "json"_a, "strata poisson. See strata.run.poisson.");
+  m.def("_run_wave", &wave_dir, "config"_a, "is_path"_a, "overrides"_a, "out_dir"_a, "overwrite"_a,
+        "grid"_a, "restart"_a, "on_progress"_a.none(), "progress_interval_s"_a,
+        "on_warning"_a.none(), "strata wave into a run directory. See strata.run.wave.");
 }
 
 }  // namespace strata::python

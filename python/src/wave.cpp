@@ -1,7 +1,7 @@
-// strata.wave's C++ side. _wave_run is `strata wave`: wave::run writing the output
-// directory, with progress and Ctrl-C through Python. _wave_simulate steps a Solver in
-// memory and hands back the seismogram, the receiver positions and, if asked, the final
-// wavefield as a Field. Both release the GIL while stepping.
+// strata.wave's C++ side. _wave_simulate steps a Solver in memory and hands back the
+// seismogram, the receiver positions and, if asked, the final wavefield as a Field,
+// releasing the GIL while stepping. (`strata wave`'s run directory, wave::run, is
+// runs.cpp's _run_wave: the job's ranks under mpirun, as the CLI's.)
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -18,20 +18,22 @@
 #include "strata/wave.hpp"
 
 namespace strata::python {
-namespace {
 
-using namespace nb::literals;
-
-wave::Config parse(const std::string& text, bool is_path, const std::vector<std::string>& overrides) {
+wave::Config wave_config(const std::string& text, bool is_path,
+                         const std::vector<std::string>& overrides) {
   return is_path ? wave::parse_config_file(text, overrides)
                  : wave::parse_config(text, overrides, "the configuration dict");
 }
 
-nb::dict progress_dict(const wave::Progress& p) {
+nb::dict wave_progress(const wave::Progress& p) {
   return make_dict("step", p.step, "first_step", p.first_step, "last_step", p.last_step,
-                   "elapsed_s", p.elapsed_s, "gpts_per_s", p.gpts_per_s, "eta_s", p.eta_s,
-                   "final", p.final, "text", wave::to_text(p));
+                   "elapsed_s", p.elapsed_s, "gpts_per_s", p.gpts_per_s, "eta_s", p.eta_s, "final",
+                   p.final, "text", wave::to_text(p));
 }
+
+namespace {
+
+using namespace nb::literals;
 
 // A (rows, cols) float64 NumPy array that owns `v`.
 nb::object numpy_matrix(std::vector<double>&& v, std::size_t rows, std::size_t cols) {
@@ -41,35 +43,10 @@ nb::object numpy_matrix(std::vector<double>&& v, std::size_t rows, std::size_t c
   return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), 2, shape, owner));
 }
 
-std::string py_run(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
-                   const std::string& out_dir, bool overwrite, nb::handle on_progress,
-                   double progress_interval_s, nb::handle on_warning) {
-  wave::Config cfg = parse(config, is_path, overrides);
-  if (!out_dir.empty()) cfg.out_dir = out_dir;
-  PyCallbacks py;
-  wave::RunOptions opt;
-  opt.overwrite = overwrite;
-  opt.progress_interval_s = progress_interval_s;
-  if (!on_progress.is_none())
-    opt.on_progress = [&](const wave::Progress& p) { py.call([&] { on_progress(progress_dict(p)); }); };
-  if (!on_warning.is_none())
-    opt.on_warning = [&](const std::string& w) { py.call([&] { on_warning(w); }); };
-  opt.cancelled = [&] { return py.call([] {}); };
-  wave::Report report;
-  try {
-    nb::gil_scoped_release unlocked;
-    report = wave::run(cfg, opt);
-  } catch (const wave::Interrupted&) {
-    py.rethrow();  // KeyboardInterrupt (or the callback's exception)
-    throw;
-  }
-  py.rethrow();  // a callback raised after the last cancellation check
-  return wave::to_json(report);
-}
-
-nb::dict py_simulate(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
-                     nb::handle on_progress, double progress_interval_s, bool want_wavefield) {
-  const wave::Config cfg = parse(config, is_path, overrides);
+nb::dict py_simulate(const std::string& config, bool is_path,
+                     const std::vector<std::string>& overrides, nb::handle on_progress,
+                     double progress_interval_s, bool want_wavefield) {
+  const wave::Config cfg = wave_config(config, is_path, overrides);
   PyCallbacks py;
   std::optional<wave::Solver> solver;
   {
@@ -93,10 +70,14 @@ nb::dict py_simulate(const std::string& config, bool is_path, const std::vector<
       p.gpts_per_s = p.elapsed_s > 0 ? points * p.step / p.elapsed_s : 0;
       p.eta_s = p.gpts_per_s > 0 ? points * (cfg.steps - p.step) / p.gpts_per_s
                                  : std::numeric_limits<double>::quiet_NaN();
-      const bool report = !on_progress.is_none() &&
-                          (p.final || std::chrono::duration<double>(now - last).count() >= progress_interval_s);
+      const bool report =
+          !on_progress.is_none() &&
+          (p.final || std::chrono::duration<double>(now - last).count() >= progress_interval_s);
       if (report) last = now;
-      if (py.call([&] { if (report) on_progress(progress_dict(p)); })) break;
+      if (py.call([&] {
+            if (report) on_progress(wave_progress(p));
+          }))
+        break;
     }
   }
   py.rethrow();
@@ -156,7 +137,7 @@ nb::tuple py_receiver_axis(const std::vector<std::vector<double>>& receivers,
 nb::dict py_model_slice(const std::string& config, bool is_path,
                         const std::vector<std::string>& overrides, int axis,
                         std::optional<int> index) {
-  const wave::Config cfg = parse(config, is_path, overrides);
+  const wave::Config cfg = wave_config(config, is_path, overrides);
   wave::ModelSlice m =
       wave::model_slice(cfg, axis < 0 ? cfg.png_axis : axis, axis < 0 ? cfg.png_index : index);
   std::vector<double> rec, src;
@@ -178,11 +159,8 @@ nb::dict py_model_slice(const std::string& config, bool is_path,
 }  // namespace
 
 void bind_wave(nb::module_& m) {
-  m.def("_wave_run", &py_run, "config"_a, "is_path"_a, "overrides"_a, "out_dir"_a,
-        "overwrite"_a, "on_progress"_a.none(), "progress_interval_s"_a, "on_warning"_a.none(),
-        "`strata wave`: runs a configuration into its output directory; returns report.json's text");
-  m.def("_wave_simulate", &py_simulate, "config"_a, "is_path"_a, "overrides"_a, "on_progress"_a.none(),
-        "progress_interval_s"_a, "wavefield"_a,
+  m.def("_wave_simulate", &py_simulate, "config"_a, "is_path"_a, "overrides"_a,
+        "on_progress"_a.none(), "progress_interval_s"_a, "wavefield"_a,
         "Steps a configuration in memory; returns a dict of arrays (strata.wave.run without "
         "out_dir)");
   m.def("_wave_receiver_axis", &py_receiver_axis, "receivers"_a, "sources"_a,

@@ -1,5 +1,6 @@
-"""strata.run: the CLI's runs from Python, on .npy files, through the same drivers as
-`strata apply` and `strata poisson` (the same checks, outputs, reports and results).
+"""strata.run: the CLI's runs from Python, through the same drivers as `strata apply`,
+`strata poisson` (on .npy files) and `strata wave` (a configuration into its run directory):
+the same checks, outputs, reports and results.
 
 Under mpirun each rank of the script calls the same function with the same arguments and the
 run is distributed, as `mpirun -np N strata apply ...` is::
@@ -17,9 +18,13 @@ ends when the interpreter exits. `strata.run.job()` says where this process stan
 """
 import atexit
 import json as _json
+import os
+import sys
+import warnings
 from typing import Optional, Sequence
 
 from . import _strata
+from . import wave as _w
 
 _started = False
 
@@ -80,4 +85,43 @@ def poisson(shape: Optional[Sequence[int]] = None, rhs: str = "manufactured", ou
     return r
 
 
-__all__ = ["apply", "job", "poisson"]
+def wave(config, out_dir: str, overwrite: bool = False, overrides: Sequence[str] = (),
+         grid: str = "", restart: str = "", on_progress=None, progress: Optional[bool] = None,
+         progress_interval_s: float = 1.0, on_warning=None) -> dict:
+    """`strata wave --config CONFIG --out-dir OUT_DIR`: a wave configuration (a dict, or a
+    JSON file's path) run into its run directory, as the CLI writes it.
+
+    Under mpirun the ranks share the grid (one box each; grid: 'PXxPYxPZ', '' chooses) and
+    every output is the bytes one process writes; rank 0 holds the directory. restart: a
+    checkpoint to continue from (the same ranks and grid as the run that wrote it).
+    overrides: "key.path=VALUE" strings, as the CLI's --set. on_progress(dict) and
+    on_warning(str) are called on every rank; the defaults (the CLI's progress line on a
+    terminal, warnings.warn) speak on rank 0 only. Returns a dict: root, out_dir, report
+    (report.json's fields, rank 0's) and result (strata.wave.Result, read back from the
+    directory on rank 0; None on the other ranks).
+    """
+    return _wave(config, out_dir, overwrite, overrides, grid, restart, on_progress, progress,
+                 progress_interval_s, on_warning, "strata.run.wave")
+
+
+def _wave(config, out_dir, overwrite, overrides, grid, restart, on_progress, progress,
+          progress_interval_s, on_warning, name):
+    root = job()["rank"] == 0
+    text, is_path = _w._config_arg(config)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress and root:
+        on_progress = _w._ProgressLine(on_progress, name)
+    if on_warning is None:
+        def on_warning(w):
+            if root:
+                warnings.warn(f"{name}: {w}", RuntimeWarning, stacklevel=4)
+    r = _strata._run_wave(text, is_path, list(overrides), os.fspath(out_dir), bool(overwrite), grid,
+                          os.fspath(restart) if restart else "", on_progress,
+                          float(progress_interval_s), on_warning)
+    report = _json.loads(r["report"])
+    return {"root": r["root"], "out_dir": os.fspath(out_dir), "report": report if r["root"] else {},
+            "result": _w.load(os.fspath(out_dir), report) if r["root"] else None}
+
+
+__all__ = ["apply", "job", "poisson", "wave"]

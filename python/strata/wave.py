@@ -44,11 +44,11 @@ class _ProgressLine:
     """The CLI's progress line on sys.stderr: rewritten in place on a terminal, one plain line
     per call elsewhere; then the caller's own on_progress, if any."""
 
-    def __init__(self, then):
-        self.then, self.terminal = then, sys.stderr.isatty()
+    def __init__(self, then, label="strata.wave.run"):
+        self.then, self.terminal, self.label = then, sys.stderr.isatty(), label
 
     def __call__(self, p):
-        line = "strata.wave.run: " + p["text"]
+        line = self.label + ": " + p["text"]
         if self.terminal:
             sys.stderr.write("\r" + line + "   " + ("\n" if p["final"] else ""))
         else:
@@ -70,7 +70,16 @@ def run(config: Union[dict, str, os.PathLike], on_progress: Optional[Callable[[d
     progress_interval_s where stderr is no terminal), False never. The run's warnings go to
     on_warning(str), or by default to warnings.warn (RuntimeWarning).
     overrides: "key.path=VALUE" strings, as the CLI's --set.
-    out_dir: write the run directory there (as `strata wave`), then read its results back."""
+    out_dir: write the run directory there (as `strata wave`), then read its results back.
+    With out_dir the run is strata.run.wave's: under mpirun the ranks share the grid and
+    rank 0 gets the Result (the other ranks None)."""
+    if out_dir is not None:
+        if wavefield:
+            raise ValueError("strata.wave.run: wavefield=True is for in-memory runs; with out_dir "
+                             "use snapshots (output.snapshot_every) instead")
+        from . import run as _run
+        return _run._wave(config, out_dir, overwrite, overrides, "", "", on_progress, progress,
+                          progress_interval_s, on_warning, "strata.wave.run")["result"]
     text, is_path = _config_arg(config)
     overrides = list(overrides)
     if progress is None:
@@ -80,20 +89,13 @@ def run(config: Union[dict, str, os.PathLike], on_progress: Optional[Callable[[d
     if on_warning is None:
         def on_warning(w):
             warnings.warn(f"strata.wave.run: {w}", RuntimeWarning, stacklevel=3)
-    if out_dir is None:
-        r = _strata._wave_simulate(text, is_path, overrides, on_progress, float(progress_interval_s), wavefield)
-        for w in r["warnings"]:
-            on_warning(w)
-        n = r["seismogram"].shape[0]
-        return Result(seismogram=r["seismogram"], receivers=r["receivers"],
-                      times=np.arange(n) * r["sample_interval"], dt=r["dt"], spacing=r["spacing"],
-                      device=r["device"], warnings=list(r["warnings"]), wavefield=r.get("wavefield"))
-    if wavefield:
-        raise ValueError("strata.wave.run: wavefield=True is for in-memory runs; with out_dir "
-                         "use snapshots (output.snapshot_every) instead")
-    report = json.loads(_strata._wave_run(text, is_path, overrides, os.fspath(out_dir), overwrite,
-                                          on_progress, float(progress_interval_s), on_warning))
-    return load(out_dir, report)
+    r = _strata._wave_simulate(text, is_path, overrides, on_progress, float(progress_interval_s), wavefield)
+    for w in r["warnings"]:
+        on_warning(w)
+    n = r["seismogram"].shape[0]
+    return Result(seismogram=r["seismogram"], receivers=r["receivers"],
+                  times=np.arange(n) * r["sample_interval"], dt=r["dt"], spacing=r["spacing"],
+                  device=r["device"], warnings=list(r["warnings"]), wavefield=r.get("wavefield"))
 
 
 def load(out_dir: str, report: Optional[dict] = None) -> Result:

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """strata.run (the CLI's drivers from Python) under `mpirun -np N python`: every rank calls
-strata.run.apply / strata.run.poisson with the same arguments and the job writes the same
-bytes as the CLI (`strata apply` in one process; `mpirun -np N strata poisson`, the same
-distributed solver), a refusal raises the same ValueError on every rank and writes nothing,
-and N = 1 without mpirun is a one-process run. Usage:
+strata.run.apply / strata.run.poisson / strata.run.wave with the same arguments and the job
+writes the same bytes as the CLI (`strata apply` and `strata wave` in one process; `mpirun
+-np N strata poisson`, the same distributed solver), a refusal raises the same ValueError on
+every rank and writes nothing, a script goes on after one (several runs a job), and N = 1
+without mpirun is a one-process run. Usage:
 test_python_run.py PYTHONPATH STRATA MPIEXEC NP"""
+import json
 import os
 import struct
 import subprocess
@@ -28,6 +30,26 @@ elif case == "poisson":
     r = strata.run.poisson((31, 29, 27), solver="mgcg", precision="f64", rtol=1e-10,
                            out=d + "/py_phi.npy", device="cpu", json=d + "/py_report.json")
     assert r["converged"] and r["error_max"] < 1e-2, r
+elif case == "wave":
+    import json, strata.wave
+    cfg = json.load(open(d + "/wave.json"))
+    # A grid the shape cannot be split by (3 ranks along x on 1..4 ranks, or too many) is
+    # refused on every rank alike, with nothing written; the job goes on with the next run.
+    try:
+        strata.run.wave(cfg, d + "/py_wave_refused", grid="1x1x%d" % (job["size"] + 1))
+        sys.exit("rank %d: a process grid of more boxes than ranks was not refused" % job["rank"])
+    except ValueError as e:
+        with open("%s/wave_refused.%d" % (d, job["rank"]), "w") as f:
+            f.write(str(e))
+    r = strata.run.wave(cfg, d + "/py_wave", on_warning=lambda w: None)
+    assert r["root"] == (job["rank"] == 0), r
+    if r["root"]:
+        assert r["result"].seismogram.shape[1] == 12 and r["report"].get("ranks", 1) == job["size"], r
+    else:
+        assert r["result"] is None, r
+    # strata.wave.run with out_dir is the same run (a second one in this job)
+    res = strata.wave.run(cfg, out_dir=d + "/py_wave2", on_warning=lambda w: None)
+    assert (res is not None) == (job["rank"] == 0), res
 elif case == "refused":
     try:
         strata.run.apply(d + "/u.npy", d + "/adir", device="cpu")  # a directory
@@ -94,6 +116,36 @@ with tempfile.TemporaryDirectory() as d:
     same_bytes("poisson", os.path.join(d, "cli_phi.npy"), os.path.join(d, "py_phi.npy"))
     if not os.path.exists(os.path.join(d, "py_report.json")):
         failures.append("poisson: no JSON report written")
+
+    wave_cfg = {"grid": {"shape": [24, 22, 28], "spacing": 5.0},
+                "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500},
+                                                        {"top": 70, "velocity": 2100}]},
+                "time": {"steps": 24}, "scheme": {"order": 4, "precision": "f64"},
+                "sources": [{"position": [55.0, 52.0, 60.0], "frequency": 30.0}],
+                "receivers": {"lines": [{"start": [10.0, 50.0, 20.0], "end": [110.0, 50.0, 20.0],
+                                         "count": 12}]},
+                "boundary": {"zmin": "free", "pml": {"width": 4}},
+                "output": {"snapshots": {"every": 0}, "checkpoint_every": 0}, "device": "cpu"}
+    with open(os.path.join(d, "wave.json"), "w") as f:
+        json.dump(wave_cfg, f)
+    r = python_ranks(d, "wave")
+    if r.returncode:
+        failures.append("wave: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+    said = [open(os.path.join(d, "wave_refused.%d" % k)).read()
+            for k in range(np_) if os.path.exists(os.path.join(d, "wave_refused.%d" % k))]
+    if len(said) != np_ or len(set(said)) != 1 or "grid" not in said[0]:
+        failures.append("wave: a refused grid must raise the same ValueError on every rank: %r" % said)
+    if os.path.exists(os.path.join(d, "py_wave_refused")) and os.listdir(os.path.join(d, "py_wave_refused")):
+        failures.append("wave: the refused run wrote files")
+    cli = subprocess.run([strata, "wave", "--config", os.path.join(d, "wave.json"), "--out-dir",
+                          os.path.join(d, "cli_wave"), "--progress", "off"],
+                         capture_output=True, text=True, timeout=300)
+    if cli.returncode:
+        failures.append("cli wave: " + cli.stderr)
+    for out in ("py_wave", "py_wave2"):
+        for name in ("seismogram.npy", "receivers.npy"):
+            same_bytes("wave %s/%s" % (out, name), os.path.join(d, "cli_wave", name),
+                       os.path.join(d, out, name))
 
     os.mkdir(os.path.join(d, "adir"))
     r = python_ranks(d, "refused")

@@ -187,31 +187,40 @@ Report run(const Config& cfg, const RunOptions& opt) {
   const Clock::time_point t0 = Clock::now();
   const Ranks ranks(opt);
   const io::RunDirectory::Mode mode = directory_mode(opt);
-  // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
-  ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
-  // Before the Solver allocates: a checkpoint that is not there.
-  if (!opt.restart.empty()) require_restart_file(opt.restart, ranks.rank());
   PhaseTimes times;
-  const Clock::time_point t_setup = Clock::now();
-  // Every check; throws before any file is written. Over several ranks each builds its box.
-  std::optional<dist::ProcessGrid> grid;
-  if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
-  if (ranks.many)
-    drivers::bind_gpu(run_device(cfg),
-                      true);  // one GPU per rank, before any CUDA work
   std::unique_ptr<detail::SolverImpl> solver;
-  if (cfg.precision == Precision::f32)
-    solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
-  else
-    solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
-  times.add_since("setup", t_setup);
-  if (!opt.restart.empty()) {  // a rank's own file, checked and loaded before the ranks agree
-    const Clock::time_point t_restart = Clock::now();
-    solver->load_checkpoint(rank_checkpoint(opt.restart, ranks.rank()));
-    times.add_since("restart", t_restart);
+  // Every check, on every rank; nothing is written if one throws. Over several ranks each
+  // builds its box. Under RunOptions::agree a rank's failure is every rank's AgreedError.
+  std::string why;
+  try {
+    // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
+    ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
+    // Before the Solver allocates: a checkpoint that is not there.
+    if (!opt.restart.empty()) require_restart_file(opt.restart, ranks.rank());
+    const Clock::time_point t_setup = Clock::now();
+    std::optional<dist::ProcessGrid> grid;
+    if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
+    if (ranks.many)
+      drivers::bind_gpu(run_device(cfg), true);  // one GPU per rank, before any CUDA work
+    if (cfg.precision == Precision::f32)
+      solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
+    else
+      solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
+    times.add_since("setup", t_setup);
+    if (!opt.restart.empty()) {  // a rank's own file, checked and loaded before the ranks agree
+      const Clock::time_point t_restart = Clock::now();
+      solver->load_checkpoint(rank_checkpoint(opt.restart, ranks.rank()));
+      times.add_since("restart", t_restart);
+    }
+  } catch (const std::exception& e) {
+    if (!(ranks.many && opt.agree)) throw;
+    why = e.what();
+    if (why.empty()) why = "preparing the wave run failed";
   }
-  if (ranks.many && !ranks.job.begun())
-    dist::Job::get().begin();  // every rank is ready, or all stop here
+  if (ranks.many && opt.agree)
+    ranks.job.agree(why);  // every rank is ready, or every rank raises the first one's why
+  else if (ranks.many && !ranks.job.begun())
+    dist::Job::get().begin();  // every rank is ready, or all stop here (main's protocol)
   if (ranks.many && !opt.restart.empty()) {
     // A job stopped between the ranks' renames leaves checkpoints of two steps.
     int step = solver->step(), first = step;
