@@ -1,0 +1,50 @@
+// The exact discrete adjoint of the wave scheme of backend/wave.hpp: the transpose of one
+// step's linear map on the state (u, u_prev and each absorbing layer's psi and zeta), so
+// that <M x, y> = <x, M^T y> to rounding, CPML, free, rigid and periodic faces included.
+// It is what reverse-time migration and the full-waveform-inversion gradient run backward
+// in time (issue 40). The CPU's (src/cpu/wave_adjoint.cpp) is written in scatter form, each
+// statement the transpose of one statement of src/cpu/wave.cpp's step, in double.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backend/tag.hpp"
+#include "backend/wave.hpp"
+
+namespace strata::wave {
+
+// The adjoint state, named and ordered as Backend::save names the forward one ("u" is the
+// adjoint of u, "u_prev" of u_prev, "psi_<face>" and "zeta_<face>" of the layers'), dense.
+template <class T>
+class AdjointBackend {
+ public:
+  virtual ~AdjointBackend() = default;
+  // The forward run's (v dt / h)^2, formed exactly as Backend::set_velocity forms it.
+  virtual void set_velocity(std::span<const T> v, double dt_over_h) = 0;
+  virtual void set_velocity_planes(std::span<const T> planes, double dt_over_h) = 0;
+  virtual std::vector<NamedArray<double>> save() const = 0;
+  // Every array of the state (a name not given is set to 0).
+  virtual void load(const std::vector<NamedArray<double>>& arrays) = 0;
+  // state <- M^T state, M the map of Backend::step without its sources: the adjoint of u
+  // after a step becomes the adjoint of u before it.
+  virtual void step_back() = 0;
+  // The transpose of sampling u at tap sets (Backend::record's receivers): adds
+  // w * values[j] at set j's taps into the adjoint of u.
+  virtual void inject(std::span<const std::vector<Tap>> taps, std::span<const double> values) = 0;
+  // The transpose of adding values at tap sets into the new u (Backend::step's sources):
+  // out[j] = sum of w * (the adjoint of u) over set j's taps.
+  virtual void sample(std::span<const std::vector<Tap>> taps, std::span<double> out) const = 0;
+  // The adjoint of u (dense [z][y][x]) in the current state: before step_back() that of the
+  // step's new u (what the gradient of (v dt / h)^2 correlates with the step's Lap u + CPML
+  // terms), after it that of the step's input u.
+  virtual std::span<const double> adjoint_u() const = 0;
+};
+
+}  // namespace strata::wave
+
+namespace strata::cpu {
+template <class T>
+std::unique_ptr<wave::AdjointBackend<T>> make_wave_adjoint(Tag, const wave::Setup& s);
+}  // namespace strata::cpu
