@@ -48,3 +48,13 @@ namespace strata::cpu {
 template <class T>
 std::unique_ptr<wave::AdjointBackend<T>> make_wave_adjoint(Tag, const wave::Setup& s);
 }  // namespace strata::cpu
+
+namespace strata::wave {
+// Which backends have an adjoint: the CPU's so far (the GPU's is issue 40's next step), so a
+// caller reached through on_backend refuses device memory with a message instead of linking
+// a definition that does not exist.
+template <class Tag>
+inline constexpr bool has_wave_adjoint = false;
+template <>
+inline constexpr bool has_wave_adjoint<cpu::Tag> = true;
+}  // namespace strata::wave

@@ -11,8 +11,7 @@
 
 #include "backend/wave.hpp"
 #include "backend/wave_adjoint.hpp"
-#include "common/wave_cases.hpp"
-#include "solvers/wave/plan.hpp"
+#include "common/imaging_cases.hpp"
 
 using namespace strata;
 
@@ -41,34 +40,6 @@ const Case kCases[] = {
      {FaceKind::rigid, FaceKind::free, FaceKind::free, FaceKind::rigid, FaceKind::rigid,
       FaceKind::free}},
 };
-
-// A grid that is not a multiple of anything, 4-point layers, two sources and receivers at
-// off-grid points (8 taps each), 60% to 100% of the nominal velocity at every point.
-struct Problem {
-  wave::Setup setup;
-  double dt_over_h = 0;
-  std::vector<double> velocity;
-};
-
-Problem problem(const Case& k, int steps) {
-  const Extent n{19, 17, 23};
-  wave::Config c = test::wave_config(n, k.order, Precision::f64, "cpu");
-  c.faces = k.faces;
-  c.pml_width = 4;
-  c.sources = {{{7.3, 8.6, 9.2}, 0.08, 1.0, std::nullopt},
-               {{12.1, 5.4, 15.7}, 0.06, -2.0, std::nullopt}};
-  c.receiver_points = {{4.4, 11.2, 3.3}, {14.9, 9.1, 18.6}, {9.5, 3.7, 12.2}};
-  c.steps = steps;
-  const std::vector<double> planes(std::size_t(n.nz), 1.0);
-  wave::Resolved r = wave::resolve<double>(c, planes);
-  Problem p{r.setup, r.plan.dt / c.spacing, {}};
-  p.setup.trace_rows = steps + 1;
-  std::mt19937_64 g(17 + k.order);
-  std::uniform_real_distribution<double> v(0.6, 1.0);
-  p.velocity.resize(n.points());
-  for (double& x : p.velocity) x = v(g);
-  return p;
-}
 
 std::vector<double> random_values(std::size_t n, std::mt19937_64& g) {
   std::normal_distribution<double> d;
@@ -108,7 +79,7 @@ std::vector<T> as(const std::vector<double>& v) {
 // sources: the state map alone.
 template <class T>
 double state_map_mismatch(const Case& k, int steps, unsigned seed) {
-  Problem p = problem(k, steps);
+  test::AdjointProblem p = test::adjoint_problem(k.order, k.faces, steps);
   p.setup.sources.clear();
   std::mt19937_64 g(seed);
   const auto x = random_state<T>(p.setup, g);
@@ -130,7 +101,7 @@ double state_map_mismatch(const Case& k, int steps, unsigned seed) {
 // every step, from a state at rest (what RTM and the gradient run backward).
 template <class T>
 double source_to_receiver_mismatch(const Case& k, int steps, unsigned seed) {
-  const Problem p = problem(k, steps);
+  const test::AdjointProblem p = test::adjoint_problem(k.order, k.faces, steps);
   const std::size_t ns = p.setup.sources.size(), nr = p.setup.receivers.size();
   std::mt19937_64 g(seed);
   const std::vector<double> s = random_values(std::size_t(steps) * ns, g);
@@ -191,7 +162,7 @@ TEST(WaveAdjoint, SourcesToReceiversDotProductTest) {
 // differs (b of the first CPML layer point) is not the transpose, and the test says so.
 TEST(WaveAdjoint, TheTestSeesAWrongTranspose) {
   const Case& k = kCases[0];
-  Problem p = problem(k, 3);
+  test::AdjointProblem p = test::adjoint_problem(k.order, k.faces, 3);
   p.setup.sources.clear();
   wave::Setup wrong = p.setup;
   wrong.pml.at(0).b.at(0) *= 1.01;

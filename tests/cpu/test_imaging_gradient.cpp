@@ -1,0 +1,116 @@
+// The misfit's gradient (solvers/imaging/gradient.hpp) held against the misfit it is the
+// gradient of: the Taylor test. Along a direction dm, J(m + e dm) - J(m) falls as e and
+// J(m + e dm) - J(m) - e <dJ/dm, dm> as e^2 when the gradient is right; a wrong one (a sign,
+// a step out of place, a missing CPML term) leaves the second remainder falling as e.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "common/imaging_cases.hpp"
+#include "solvers/imaging/gradient.hpp"
+#include "solvers/wave/numerics.hpp"
+
+using namespace strata;
+using wave::FaceKind;
+
+namespace {
+
+std::vector<double> velocity_of(const std::vector<double>& m) {
+  std::vector<double> v(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) v[i] = 1.0 / std::sqrt(m[i]);
+  return v;
+}
+
+struct Taylor {
+  std::vector<double> first, second;  // |J(m + e dm) - J(m)|, |... - e <g, dm>| per halving of e
+};
+
+Taylor taylor(int order, const std::array<FaceKind, 6>& faces, int steps) {
+  const test::AdjointProblem p = test::adjoint_problem(order, faces, steps);
+  imaging::Shot shot;
+  shot.steps = steps;
+  const std::size_t ns = p.setup.sources.size();
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < ns; ++j)  // the sources' Ricker pulses, the second one later
+      shot.wavelets.push_back(wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j)));
+  // The data of the rough model (60-100% of v = 1 point by point), the start a smooth one.
+  shot.observed =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, false)
+          .predicted;
+  std::vector<double> m0(p.velocity.size(), 1.0 / (0.8 * 0.8)), dm(m0.size());
+  std::mt19937_64 g(29);
+  std::normal_distribution<double> d;
+  for (std::size_t i = 0; i < dm.size(); ++i) dm[i] = 0.2 * m0[i] * d(g);
+  const imaging::Gradient at =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, velocity_of(m0), p.dt_over_h, shot);
+  EXPECT_GT(at.misfit, 0.0);
+  double slope = 0;
+  for (std::size_t i = 0; i < dm.size(); ++i) slope += at.gradient[i] * dm[i];
+  Taylor t;
+  for (int k = 0; k < 5; ++k) {
+    const double e = 0.1 / double(1 << k);
+    std::vector<double> m(m0);
+    for (std::size_t i = 0; i < m.size(); ++i) m[i] += e * dm[i];
+    const double j = imaging::misfit_gradient<double>(p.setup, Device::cpu, velocity_of(m),
+                                                      p.dt_over_h, shot, false)
+                         .misfit;
+    t.first.push_back(std::fabs(j - at.misfit));
+    t.second.push_back(std::fabs(j - at.misfit - e * slope));
+    std::printf("order %d, e = %.5f: |dJ| %.4e, |dJ - e <g, dm>| %.4e\n", order, e, t.first.back(),
+                t.second.back());
+  }
+  return t;
+}
+
+void expect_orders(const Taylor& t, const char* what) {
+  for (std::size_t k = 1; k < t.first.size(); ++k) {
+    const double r1 = t.first[k - 1] / t.first[k], r2 = t.second[k - 1] / t.second[k];
+    EXPECT_GT(r1, 1.7) << what << " halving " << k;  // first order: 2
+    EXPECT_LT(r1, 2.3) << what << " halving " << k;
+    EXPECT_GT(r2, 3.4) << what << " halving " << k;  // second order: 4
+    EXPECT_LT(r2, 4.6) << what << " halving " << k;
+  }
+  EXPECT_LT(t.second.back(), 0.05 * t.first.back()) << what;  // the gradient explains dJ
+}
+
+}  // namespace
+
+TEST(ImagingGradient, TaylorTestWithCpmlAndAFreeSurface) {
+  const Taylor t = taylor(
+      8,
+      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
+      120);
+  expect_orders(t, "order 8, CPML on five faces, free top");
+}
+
+TEST(ImagingGradient, TaylorTestWithMirrorAndPeriodicFaces) {
+  const Taylor t = taylor(4,
+                          {FaceKind::periodic, FaceKind::periodic, FaceKind::rigid, FaceKind::rigid,
+                           FaceKind::free, FaceKind::pml},
+                          120);
+  expect_orders(t, "order 4, periodic x, rigid y, free top, CPML bottom");
+}
+
+TEST(ImagingGradient, RefusesShotsOfTheWrongSize) {
+  const test::AdjointProblem p = test::adjoint_problem(
+      4,
+      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
+      10);
+  imaging::Shot shot;
+  shot.steps = 10;
+  shot.wavelets.assign(10 * 2 - 1, 0.0);
+  EXPECT_THROW(
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot), Error);
+  shot.wavelets.assign(10 * 2, 0.0);
+  shot.observed.assign(5, 0.0);
+  EXPECT_THROW(
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot), Error);
+  shot.observed.clear();
+  shot.steps = 11;  // more than the setup records
+  shot.wavelets.assign(11 * 2, 0.0);
+  EXPECT_THROW(
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot), Error);
+}
