@@ -3,7 +3,8 @@
 // that <M x, y> = <x, M^T y> to rounding, CPML, free, rigid and periodic faces included.
 // It is what reverse-time migration and the full-waveform-inversion gradient run backward
 // in time (issue 40). The CPU's (src/cpu/wave_adjoint.cpp) is written in scatter form, each
-// statement the transpose of one statement of src/cpu/wave.cpp's step, in double.
+// statement the transpose of one statement of src/cpu/wave.cpp's step, in double: the oracle.
+// The GPU's (src/cuda/wave/adjoint.cu) runs the forward's fused update on q = c2 * lambda.
 #pragma once
 
 #include <memory>
@@ -30,12 +31,12 @@ class AdjointBackend {
   // state <- M^T state, M the map of Backend::step without its sources: the adjoint of u
   // after a step becomes the adjoint of u before it.
   virtual void step_back() = 0;
-  // The transpose of sampling u at tap sets (Backend::record's receivers): adds
-  // w * values[j] at set j's taps into the adjoint of u.
-  virtual void inject(std::span<const std::vector<Tap>> taps, std::span<const double> values) = 0;
-  // The transpose of adding values at tap sets into the new u (Backend::step's sources):
-  // out[j] = sum of w * (the adjoint of u) over set j's taps.
-  virtual void sample(std::span<const std::vector<Tap>> taps, std::span<double> out) const = 0;
+  // The transpose of Backend::record: adds w * values[r] at receiver r's taps into the
+  // adjoint of u (the data residual, or the data, injected as the adjoint's source).
+  virtual void inject_at_receivers(std::span<const double> values) = 0;
+  // The transpose of Backend::step's source injection into the new u: out[j] = sum of w *
+  // (the adjoint of u) over source j's taps.
+  virtual void sample_at_sources(std::span<double> out) const = 0;
   // The adjoint of u (dense [z][y][x]) in the current state: before step_back() that of the
   // step's new u (what the gradient of (v dt / h)^2 correlates with the step's Lap u + CPML
   // terms), after it that of the step's input u.
@@ -44,17 +45,13 @@ class AdjointBackend {
 
 }  // namespace strata::wave
 
+// Each backend's factory, reached through on_backend (dispatch/backend.hpp) from the device.
 namespace strata::cpu {
 template <class T>
 std::unique_ptr<wave::AdjointBackend<T>> make_wave_adjoint(Tag, const wave::Setup& s);
 }  // namespace strata::cpu
 
-namespace strata::wave {
-// Which backends have an adjoint: the CPU's so far (the GPU's is issue 40's next step), so a
-// caller reached through on_backend refuses device memory with a message instead of linking
-// a definition that does not exist.
-template <class Tag>
-inline constexpr bool has_wave_adjoint = false;
-template <>
-inline constexpr bool has_wave_adjoint<cpu::Tag> = true;
-}  // namespace strata::wave
+namespace strata::cuda {
+template <class T>
+std::unique_ptr<wave::AdjointBackend<T>> make_wave_adjoint(Tag, const wave::Setup& s);
+}  // namespace strata::cuda

@@ -70,17 +70,17 @@ class CpuAdjoint final : public AdjointBackend<T> {
     }
   }
 
-  void inject(std::span<const std::vector<Tap>> taps, std::span<const double> values) override {
-    require(taps.size() == values.size(), "internal: one value per tap set");
-    for (std::size_t j = 0; j < taps.size(); ++j)
-      for (const Tap& t : taps[j]) u_[dense(t.x, t.y, t.z)] += t.w * values[j];
+  void inject_at_receivers(std::span<const double> values) override {
+    require(values.size() == s_.receivers.size(), "internal: one value per receiver");
+    for (std::size_t j = 0; j < values.size(); ++j)
+      for (const Tap& t : s_.receivers[j]) u_[dense(t.x, t.y, t.z)] += t.w * values[j];
   }
 
-  void sample(std::span<const std::vector<Tap>> taps, std::span<double> out) const override {
-    require(taps.size() == out.size(), "internal: one value per tap set");
-    for (std::size_t j = 0; j < taps.size(); ++j) {
+  void sample_at_sources(std::span<double> out) const override {
+    require(out.size() == s_.sources.size(), "internal: one value per source");
+    for (std::size_t j = 0; j < out.size(); ++j) {
       double v = 0;
-      for (const Tap& t : taps[j]) v += t.w * u_[dense(t.x, t.y, t.z)];
+      for (const Tap& t : s_.sources[j]) v += t.w * u_[dense(t.x, t.y, t.z)];
       out[j] = v;
     }
   }

@@ -121,8 +121,8 @@ double source_to_receiver_mismatch(const Case& k, int steps, unsigned seed) {
   adj->set_velocity(as<T>(p.velocity), p.dt_over_h);
   std::vector<double> sbar(s.size()), row(ns);
   for (int n = steps - 1; n >= 0; --n) {
-    adj->inject(p.setup.receivers, std::span<const double>(dbar).subspan(std::size_t(n) * nr, nr));
-    adj->sample(p.setup.sources, row);
+    adj->inject_at_receivers(std::span<const double>(dbar).subspan(std::size_t(n) * nr, nr));
+    adj->sample_at_sources(row);
     std::copy(row.begin(), row.end(), sbar.begin() + std::ptrdiff_t(std::size_t(n) * ns));
     adj->step_back();
   }

@@ -17,6 +17,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
+#include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
@@ -473,33 +474,12 @@ private:
     launch(ShellKind::gather, kernels::wave_shell_update<T, R, ShellKind::gather>);
   }
 
-  // Each non-pml face as index arithmetic for wave_mirror_ghosts: strides across the face,
-  // and per ghost layer the offsets along the axis of the ghost and its source (the same
-  // map as the CPU's fill, backend/wave_ghosts.hpp).
+  // Each non-pml face as index arithmetic for wave_mirror_ghosts (mirror.cuh).
   void set_mirror_faces(const Layout& L) {
-    const int n[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
-    const std::int64_t stride[3] = {1, std::int64_t(L.pitch), std::int64_t(L.plane)};
-    require(s_.radius <= kernels::MirrorFace::kMaxDepth, "internal: ghost layers deeper than the mirror kernel's");
-    for (int face = 0; face < 6; ++face) {
-      if (s_.faces[face] == FaceKind::pml) continue;
-      const int axis = face / 2, side = face % 2;
-      const int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;  // the two other axes, a1 fastest
-      kernels::MirrorFace& m = mirror_.face[mirror_faces_++];
-      m.e0 = n[a1], m.e1 = n[a2];
-      m.s0 = stride[a1], m.s1 = stride[a2];
-      m.depth = s_.radius;
-      m.depth_fastest = axis == 0;
-      for (int k = 1; k <= s_.radius; ++k) {
-        const int g = side ? n[axis] - 1 + k : -k;
-        const MirrorSource src = mirror_source(g, n[axis], s_.faces[2 * axis], s_.faces[2 * axis + 1]);
-        m.ghost[k - 1] = g * stride[axis];
-        m.source[k - 1] = std::int64_t(src.index) * stride[axis];
-        m.sign[k - 1] = src.sign;
-      }
-      const std::int64_t work = std::int64_t(m.e0) * m.e1 * m.depth;
-      require(work < (std::int64_t(1) << 31), "internal: a face of more than 2^31 ghost points");
-      mirror_work_ = std::max(mirror_work_, work);
-    }
+    const MirrorPlan p = mirror_plan(s_, L);
+    mirror_ = p.args;
+    mirror_faces_ = p.faces;
+    mirror_work_ = p.work;
   }
 
   Setup s_;

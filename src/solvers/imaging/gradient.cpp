@@ -3,7 +3,6 @@
 #include "solvers/imaging/gradient.hpp"
 
 #include <string>
-#include <type_traits>
 
 #include "backend/wave_adjoint.hpp"
 #include "base/host_memory.hpp"
@@ -20,13 +19,9 @@ Memory memory_of(Device device) {
 
 template <class T>
 std::unique_ptr<wave::AdjointBackend<T>> make_adjoint(Device device, const wave::Setup& s) {
-  return on_backend(memory_of(device), [&](auto tag) -> std::unique_ptr<wave::AdjointBackend<T>> {
-    if constexpr (wave::has_wave_adjoint<decltype(tag)>)
-      return make_wave_adjoint<T>(tag, s);
-    else
-      throw Error(
-          "the wave adjoint (gradient, RTM) runs on the CPU only so far: use device \"cpu\"");
-  });
+  return on_backend(
+      memory_of(device), [&](auto tag) { return make_wave_adjoint<T>(tag, s); },
+      "device \"cuda\": strata was built without CUDA");
 }
 
 }  // namespace
@@ -86,7 +81,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   adj->set_velocity(velocity, dt_over_h);
   std::vector<double> corr(points, 0.0), second(points);
   for (int n = shot.steps - 1; n >= 0; --n) {
-    adj->inject(s.receivers, std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
+    adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
     const T* next = u.data() + std::size_t(n + 1) * points;
     const T* now = u.data() + std::size_t(n) * points;
     const T* prev = n > 0 ? u.data() + std::size_t(n - 1) * points : nullptr;

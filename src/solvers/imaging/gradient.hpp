@@ -35,8 +35,10 @@ struct Gradient {
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h), and with
 // `adjoint` the backward one. The forward field of every step is kept in memory, in T
 // (steps + 1 grids): checkpointing (checkpointing.hpp) is the next step of this solver.
-// Throws Error for a shot of the wrong sizes, a device without an adjoint, or a forward
-// field that would not fit in the host memory available.
+// On the GPU the forward field is copied to the host after every step and the adjoint's
+// back at each (the correlation is the host's): correct, not fast, until checkpointing keeps
+// them on the device. Throws Error for a shot of the wrong sizes, or a forward field that
+// would not fit in the host memory available.
 template <class T>
 Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T> velocity,
                          double dt_over_h, const Shot& shot, bool adjoint = true);

@@ -1,0 +1,340 @@
+// The CUDA adjoint of the wave scheme (backend/wave_adjoint.hpp). It keeps q = c2 * lambda
+// (c2 = (v dt / h)^2, lambda the adjoint of u) rather than lambda: the adjoint recursion
+// lambda_n = 2 lambda_{n+1} - lambda_{n+2} + A (c2 lambda_{n+1}), A the Laplacian with the
+// mirror ghosts (symmetric, so its own transpose), becomes in q
+//   q_n = 2 q_{n+1} - q_{n+2} + c2 A q_{n+1},
+// the forward leapfrog update itself: the bulk of a step back runs the forward's tuned fused
+// kernel (cuda/wave/update.hpp). The CPML layers add their transposed statements
+// (kernels/wave_adjoint.cuh) and, in q, their share c2 * (D2 t - D1 s) of the new q. The
+// state is converted at save/load, injection and sampling (divided or multiplied by c2),
+// so the interface speaks of lambda as the CPU's does. One process (no exchanged faces).
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include "backend/wave_adjoint.hpp"
+#include "base/device_array.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernels/wave.cuh"
+#include "cuda/kernels/wave_adjoint.cuh"
+#include "cuda/wave/mirror.cuh"
+#include "cuda/wave/update.hpp"
+#include "strata/device.hpp"
+
+namespace strata::wave {
+
+namespace {
+
+namespace kernels = cuda::kernels;
+
+unsigned blocks_for(std::int64_t work, int threads) {
+  return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
+}
+
+template <class T>
+class CudaAdjoint final : public AdjointBackend<T> {
+ public:
+  explicit CudaAdjoint(const Setup& s) : s_(s) {
+    const Layout L = Layout::make(s.n, s.radius, sizeof(T));
+    std::size_t bytes = 3 * L.bytes();
+    for (const PmlFace& f : s.pml) bytes += 4 * f.points() * sizeof(T);  // psi, zeta, t, s
+    require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
+                                     " adjoint wave fields (q, q_prev, (v dt / h)^2, CPML memory)");
+    q_ = Field<T>(s.n, s.radius, Memory::device);
+    qp_ = Field<T>(s.n, s.radius, Memory::device);
+    c2_ = Field<T>(s.n, s.radius, Memory::device);
+    mirror_ = mirror_plan(s, L);
+    const int n[3] = {s.n.nx, s.n.ny, s.n.nz};
+    for (const PmlFace& f : s.pml) {
+      kernels::AdjointLayer a;
+      for (int k = 0; k < 3; ++k) a.lo[k] = f.lo[k], a.hi[k] = f.hi[k];
+      a.axis = f.axis;
+      a.radius = s.radius;
+      for (int r = 0; r <= s.radius; ++r)
+        a.d1[r] = s.d1[std::size_t(r)], a.d2[r] = s.d2[std::size_t(r)];
+      a.pitch = std::int64_t(L.pitch);
+      a.plane = std::int64_t(L.plane);
+      // The layer's derivatives reach R points past its box: on its own face side the pml
+      // ghosts (0), on the other interior points, never a mirrored ghost.
+      const bool low = f.lo[f.axis] == 0;
+      require(low ? f.hi[f.axis] + s.radius <= n[f.axis] : f.lo[f.axis] - s.radius >= 0,
+              "internal: an absorbing layer within the stencil's reach of the opposite face");
+      layers_.push_back(a);
+      reach_.push_back(
+          {std::max(0, f.lo[f.axis] - s.radius), std::min(n[f.axis], f.hi[f.axis] + s.radius)});
+      psi_.emplace_back(std::vector<T>(f.points(), T(0)));
+      zeta_.emplace_back(std::vector<T>(f.points(), T(0)));
+      t_.emplace_back(f.points());
+      sv_.emplace_back(f.points());
+      coef_a_.emplace_back(std::vector<T>(f.a.begin(), f.a.end()));
+      coef_b_.emplace_back(std::vector<T>(f.b.begin(), f.b.end()));
+    }
+  }
+
+  void set_velocity(std::span<const T> v, double dt_over_h) override {
+    require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
+    std::vector<T> c2(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const double c = double(v[i]) * dt_over_h;  // the bits the forward forms on the device
+      c2[i] = T(c * c);
+    }
+    set_c2(std::move(c2));
+  }
+
+  void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
+    require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
+    const std::size_t plane = std::size_t(s_.n.nx) * s_.n.ny;
+    std::vector<T> c2(s_.n.points());
+    for (std::size_t z = 0; z < planes.size(); ++z) {
+      const double c = double(planes[z]) * dt_over_h;
+      std::fill_n(c2.begin() + std::ptrdiff_t(z * plane), plane, T(c * c));
+    }
+    set_c2(std::move(c2));
+  }
+
+  std::vector<NamedArray<double>> save() const override {
+    synchronize();
+    std::vector<NamedArray<double>> out;
+    for (const StateSlot& slot : state_slots(s_)) {
+      const std::string name = state_name(slot, s_);
+      switch (slot.kind) {
+        case StateSlot::u:
+          out.push_back({name, lambda(q_, 1.0)});
+          break;
+        case StateSlot::u_prev:
+          out.push_back({name, lambda(qp_, -1.0)});
+          break;
+        case StateSlot::psi:
+          out.push_back({name, widen(psi_[slot.layer])});
+          break;
+        case StateSlot::zeta:
+          out.push_back({name, widen(zeta_[slot.layer])});
+          break;
+      }
+    }
+    return out;
+  }
+
+  void load(const std::vector<NamedArray<double>>& arrays) override {
+    synchronize();
+    std::vector<T> zero(s_.n.points(), T(0));
+    q_.load_interior(zero);
+    qp_.load_interior(zero);
+    for (std::size_t f = 0; f < s_.pml.size(); ++f) {
+      psi_[f].upload(std::vector<T>(s_.pml[f].points(), T(0)));
+      zeta_[f].upload(std::vector<T>(s_.pml[f].points(), T(0)));
+    }
+    for (const NamedArray<double>& a : arrays) {
+      const StateSlot slot = state_slot(a.name, a.data.size(), s_);
+      switch (slot.kind) {
+        case StateSlot::u:
+          q_.load_interior(scaled(a.data, 1.0));
+          break;
+        case StateSlot::u_prev:
+          qp_.load_interior(scaled(a.data, -1.0));
+          break;
+        case StateSlot::psi:
+          psi_[slot.layer].upload(std::vector<T>(a.data.begin(), a.data.end()));
+          break;
+        case StateSlot::zeta:
+          zeta_[slot.layer].upload(std::vector<T>(a.data.begin(), a.data.end()));
+          break;
+      }
+    }
+  }
+
+  // lambda += w * v at the receivers' taps, so q += c2 w v: the forward's injection kernel
+  // with weights w c2 (one thread per distinct point, so taps sharing a point never race).
+  void inject_at_receivers(std::span<const double> values) override {
+    require(values.size() == s_.receivers.size(), "internal: one value per receiver");
+    const Injection& in = receivers_in();
+    if (in.nodes == 0) return;
+    amps_.upload(std::vector<T>(values.begin(), values.end()));
+    kernels::wave_inject<T><<<blocks_for(in.nodes, 128), 128, 0, stream()>>>(
+        q_.origin(), in.off.get(), in.first.get(), in.src.get(), in.w.get(), amps_.get(), in.nodes);
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  // sum of w lambda = sum of (w / c2) q over each source's taps: the receivers' kernel.
+  void sample_at_sources(std::span<double> out) const override {
+    require(out.size() == s_.sources.size(), "internal: one value per source");
+    if (out.empty()) return;
+    const Sampling& sm = sources_out();
+    kernels::wave_record<T><<<blocks_for(int(out.size()), 128), 128, 0, stream()>>>(
+        q_.origin(), sm.off.get(), sm.w.get(), int(out.size()), row_.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+    const std::vector<T> v = row_.download(out.size());
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = double(v[j]);
+  }
+
+  std::span<const double> adjoint_u() const override {
+    adjoint_u_ = lambda(q_, 1.0);
+    return adjoint_u_;
+  }
+
+  void step_back() override {
+    const cudaStream_t st = stream();
+    if (mirror_.faces > 0) {
+      kernels::wave_mirror_ghosts<T>
+          <<<dim3(blocks_for(mirror_.work, 256), mirror_.faces), 256, 0, st>>>(q_.origin(),
+                                                                               mirror_.args);
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    for (std::size_t f = 0; f < layers_.size(); ++f) {
+      const unsigned blocks = blocks_for(layers_[f].points(), 256);
+      kernels::adjoint_layer_zeta<T><<<blocks, 256, 0, st>>>(
+          q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(), zeta_[f].get(), t_[f].get());
+      STRATA_CUDA_CHECK_LAUNCH();
+      kernels::adjoint_layer_psi<T>
+          <<<blocks, 256, 0, st>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
+                                   psi_[f].get(), t_[f].get(), sv_[f].get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+    for (std::size_t f = 0; f < layers_.size(); ++f) {
+      const kernels::AdjointLayer& L = layers_[f];
+      const std::int64_t work = L.points() / L.width(L.axis) * (reach_[f][1] - reach_[f][0]);
+      kernels::adjoint_layer_correct<T><<<blocks_for(work, 256), 256, 0, st>>>(
+          qp_.origin(), c2_.origin(), L, reach_[f][0], reach_[f][1], t_[f].get(), sv_[f].get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    std::swap(q_, qp_);
+  }
+
+ private:
+  static cudaStream_t stream() { return nullptr; }
+  static void synchronize() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
+
+  void set_c2(std::vector<T> c2) {
+    synchronize();
+    c2_.load_interior(c2);
+    c2_host_ = std::move(c2);
+    receivers_in_.reset();  // their weights hold c2
+    sources_out_.reset();
+  }
+
+  std::size_t dense(int x, int y, int z) const {
+    return (std::size_t(z) * s_.n.ny + std::size_t(y)) * s_.n.nx + std::size_t(x);
+  }
+  std::int64_t offset(int x, int y, int z) const {
+    return std::int64_t(z) * q_.layout().plane + std::int64_t(y) * q_.layout().pitch + x;
+  }
+
+  // lambda = sign * q / c2 over the interior, and its inverse.
+  std::vector<double> lambda(const Field<T>& q, double sign) const {
+    require(c2_host_.size() == s_.n.points(),
+            "the adjoint needs the velocity model first (set_velocity)");
+    std::vector<T> v(s_.n.points());
+    q.store_interior(v);
+    std::vector<double> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = sign * double(v[i]) / double(c2_host_[i]);
+    return out;
+  }
+  std::vector<T> scaled(const std::vector<double>& lam, double sign) const {
+    require(c2_host_.size() == s_.n.points(),
+            "the adjoint needs the velocity model first (set_velocity)");
+    std::vector<T> v(lam.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = T(sign * lam[i] * double(c2_host_[i]));
+    return v;
+  }
+  static std::vector<double> widen(const DeviceArray<T>& a) {
+    const std::vector<T> v = a.download(a.size());
+    return {v.begin(), v.end()};
+  }
+
+  struct Injection {
+    int nodes = 0;
+    DeviceArray<std::int64_t> off;
+    DeviceArray<int> first, src;
+    DeviceArray<T> w;
+  };
+  struct Sampling {
+    DeviceArray<std::int64_t> off;
+    DeviceArray<T> w;
+  };
+
+  // The receivers' injection (weights w c2) and the sources' sampling (weights w / c2), built
+  // at first use after the velocity is set.
+  const Injection& receivers_in() {
+    if (receivers_in_) return *receivers_in_;
+    require(c2_host_.size() == s_.n.points(),
+            "the adjoint needs the velocity model first (set_velocity)");
+    std::map<std::tuple<int, int, int>, std::vector<std::pair<int, double>>> nodes;
+    for (std::size_t j = 0; j < s_.receivers.size(); ++j)
+      for (const Tap& t : s_.receivers[j]) nodes[{t.z, t.y, t.x}].push_back({int(j), t.w});
+    std::vector<std::int64_t> off;
+    std::vector<int> first = {0}, src;
+    std::vector<T> w;
+    for (const auto& [zyx, list] : nodes) {
+      const auto [z, y, x] = zyx;
+      off.push_back(offset(x, y, z));
+      const double c2 = double(c2_host_[dense(x, y, z)]);
+      for (const auto& [j, wt] : list) src.push_back(j), w.push_back(T(wt * c2));
+      first.push_back(int(src.size()));
+    }
+    Injection in;
+    in.nodes = int(off.size());
+    if (in.nodes) {
+      in.off = DeviceArray<std::int64_t>(off);
+      in.first = DeviceArray<int>(first);
+      in.src = DeviceArray<int>(src);
+      in.w = DeviceArray<T>(w);
+    }
+    amps_ = DeviceArray<T>(std::max<std::size_t>(1, s_.receivers.size()));
+    receivers_in_.emplace(std::move(in));
+    return *receivers_in_;
+  }
+
+  const Sampling& sources_out() const {
+    if (sources_out_) return *sources_out_;
+    require(c2_host_.size() == s_.n.points(),
+            "the adjoint needs the velocity model first (set_velocity)");
+    std::vector<std::int64_t> off;
+    std::vector<T> w;
+    for (const auto& set : s_.sources) {
+      require(!set.empty() && set.size() <= 8, "internal: a source of 1 to 8 taps");
+      for (int k = 0; k < 8; ++k) {  // 8 taps each, unused ones weight 0 on the first tap's point
+        const Tap& t = k < int(set.size()) ? set[std::size_t(k)] : set.front();
+        off.push_back(offset(t.x, t.y, t.z));
+        w.push_back(k < int(set.size()) ? T(t.w / double(c2_host_[dense(t.x, t.y, t.z)])) : T(0));
+      }
+    }
+    sources_out_.emplace(Sampling{DeviceArray<std::int64_t>(off), DeviceArray<T>(w)});
+    row_ = DeviceArray<T>(s_.sources.size());
+    return *sources_out_;
+  }
+
+  Setup s_;
+  Field<T> q_, qp_, c2_;
+  std::vector<T> c2_host_;
+  MirrorPlan mirror_;
+  std::vector<kernels::AdjointLayer> layers_;
+  std::vector<std::array<int, 2>> reach_;
+  std::vector<DeviceArray<T>> psi_, zeta_, t_, sv_, coef_a_, coef_b_;
+  std::optional<Injection> receivers_in_;
+  mutable std::optional<Sampling> sources_out_;
+  DeviceArray<T> amps_;
+  mutable DeviceArray<T> row_;
+  mutable std::vector<double> adjoint_u_;
+};
+
+}  // namespace
+
+}  // namespace strata::wave
+
+namespace strata::cuda {
+
+template <class T>
+std::unique_ptr<wave::AdjointBackend<T>> make_wave_adjoint(Tag, const wave::Setup& s) {
+  require(s.exchanged == std::array<bool, 6>{},
+          "the wave adjoint runs in one process (no exchanged faces) for now");
+  return std::make_unique<wave::CudaAdjoint<T>>(s);
+}
+
+template std::unique_ptr<wave::AdjointBackend<float>> make_wave_adjoint(Tag, const wave::Setup&);
+template std::unique_ptr<wave::AdjointBackend<double>> make_wave_adjoint(Tag, const wave::Setup&);
+
+}  // namespace strata::cuda

@@ -1,0 +1,171 @@
+// The GPU's wave adjoint (src/cuda/wave/adjoint.cu) against the CPU's (the oracle, itself
+// checked by the dot-product test in tests/cpu/test_wave_adjoint.cpp), the dot-product test
+// of the GPU's forward step against the GPU's adjoint, and the misfit gradient on either
+// device. CPML on five faces with a free top, and periodic/rigid/free/CPML faces, f64 and f32.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "backend/wave_adjoint.hpp"
+#include "common/imaging_cases.hpp"
+#include "common/require_gpu.hpp"
+#include "dispatch/backend.hpp"
+#include "solvers/imaging/gradient.hpp"
+
+using namespace strata;
+using wave::FaceKind;
+
+namespace {
+
+const std::array<FaceKind, 6> kFiveLayers = {FaceKind::pml, FaceKind::pml,  FaceKind::pml,
+                                             FaceKind::pml, FaceKind::free, FaceKind::pml};
+const std::array<FaceKind, 6> kMixed = {FaceKind::periodic, FaceKind::periodic, FaceKind::rigid,
+                                        FaceKind::rigid,    FaceKind::free,     FaceKind::pml};
+
+template <class T>
+std::unique_ptr<wave::Backend<T>> forward(Memory m, const wave::Setup& s) {
+  return on_backend(m, [&](auto tag) { return make_wave_backend<T>(tag, s); });
+}
+template <class T>
+std::unique_ptr<wave::AdjointBackend<T>> adjoint(Memory m, const wave::Setup& s) {
+  return on_backend(m, [&](auto tag) { return make_wave_adjoint<T>(tag, s); });
+}
+
+std::vector<wave::NamedArray<double>> random_state(const wave::Setup& s, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> d;
+  std::vector<wave::NamedArray<double>> out;
+  for (const wave::StateSlot& slot : wave::state_slots(s)) {
+    std::vector<double> v(wave::state_size(slot, s));
+    for (double& x : v) x = d(g);
+    out.push_back({wave::state_name(slot, s), v});
+  }
+  return out;
+}
+
+template <class T>
+std::vector<wave::NamedArray<T>> narrow(const std::vector<wave::NamedArray<double>>& a) {
+  std::vector<wave::NamedArray<T>> out;
+  for (const auto& x : a) out.push_back({x.name, std::vector<T>(x.data.begin(), x.data.end())});
+  return out;
+}
+
+template <class A, class B>
+double dot(const std::vector<wave::NamedArray<A>>& a, const std::vector<wave::NamedArray<B>>& b) {
+  double s = 0;
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.name == y.name)
+        for (std::size_t i = 0; i < x.data.size(); ++i) s += double(x.data[i]) * double(y.data[i]);
+  return s;
+}
+
+// max |gpu - cpu| / max |cpu| over every array of the adjoint state after `steps` steps back,
+// with receivers' values injected before each.
+template <class T>
+double gpu_against_cpu(const std::array<FaceKind, 6>& faces, int order, int steps) {
+  const test::AdjointProblem p = test::adjoint_problem(order, faces, steps);
+  const std::vector<T> v(p.velocity.begin(), p.velocity.end());
+  auto cpu = adjoint<T>(Memory::host, p.setup), gpu = adjoint<T>(Memory::device, p.setup);
+  cpu->set_velocity(v, p.dt_over_h);
+  gpu->set_velocity(v, p.dt_over_h);
+  const auto y = random_state(p.setup, 41);
+  cpu->load(y);
+  gpu->load(y);
+  std::vector<double> rec(p.setup.receivers.size());
+  for (int n = 0; n < steps; ++n) {
+    for (std::size_t r = 0; r < rec.size(); ++r) rec[r] = std::sin(0.3 * n + double(r));
+    cpu->inject_at_receivers(rec);
+    gpu->inject_at_receivers(rec);
+    cpu->step_back();
+    gpu->step_back();
+  }
+  std::vector<double> sc(p.setup.sources.size()), sg(sc.size());
+  cpu->sample_at_sources(sc);
+  gpu->sample_at_sources(sg);
+  double err = 0, scale = 0;
+  for (std::size_t j = 0; j < sc.size(); ++j)
+    err = std::max(err, std::fabs(sg[j] - sc[j]) / std::max(1.0, std::fabs(sc[j])));
+  const auto a = cpu->save(), b = gpu->save();
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].name, b[k].name);
+    for (std::size_t i = 0; i < a[k].data.size(); ++i) {
+      err = std::max(err, std::fabs(a[k].data[i] - b[k].data[i]));
+      scale = std::max(scale, std::fabs(a[k].data[i]));
+    }
+  }
+  EXPECT_GT(scale, 0.0);
+  return err / scale;
+}
+
+// <M x, y> against <x, M^T y> with the GPU's forward and the GPU's adjoint.
+template <class T>
+double gpu_dot_product(const std::array<FaceKind, 6>& faces, int order, int steps) {
+  test::AdjointProblem p = test::adjoint_problem(order, faces, steps);
+  p.setup.sources.clear();
+  const std::vector<T> v(p.velocity.begin(), p.velocity.end());
+  const auto x = random_state(p.setup, 5), y = random_state(p.setup, 6);
+  auto fwd = forward<T>(Memory::device, p.setup);
+  fwd->set_velocity(v, p.dt_over_h);
+  fwd->load(narrow<T>(x));
+  for (int n = 0; n < steps; ++n) fwd->step(n);
+  const double lhs = dot(fwd->save(), y);
+  auto adj = adjoint<T>(Memory::device, p.setup);
+  adj->set_velocity(v, p.dt_over_h);
+  adj->load(y);
+  for (int n = 0; n < steps; ++n) adj->step_back();
+  const double rhs = dot(narrow<T>(x), adj->save());
+  return std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
+}
+
+}  // namespace
+
+TEST(WaveAdjointCuda, AgreesWithTheCpuAdjoint) {
+  REQUIRE_GPU();
+  for (const auto& [faces, order] : {std::pair{kFiveLayers, 8}, std::pair{kMixed, 4}}) {
+    const double e64 = gpu_against_cpu<double>(faces, order, 30),
+                 e32 = gpu_against_cpu<float>(faces, order, 30);
+    std::printf("order %d: GPU against CPU adjoint, f64 %.2e, f32 %.2e\n", order, e64, e32);
+    EXPECT_LT(e64, 1e-12) << order;
+    EXPECT_LT(e32, 1e-4) << order;
+  }
+}
+
+TEST(WaveAdjointCuda, DotProductTestOfTheGpuStep) {
+  REQUIRE_GPU();
+  for (const auto& [faces, order] : {std::pair{kFiveLayers, 8}, std::pair{kMixed, 4}}) {
+    const double m64 = gpu_dot_product<double>(faces, order, 25),
+                 m32 = gpu_dot_product<float>(faces, order, 25);
+    std::printf("order %d: GPU dot-product test, f64 %.2e, f32 %.2e\n", order, m64, m32);
+    EXPECT_LT(m64, 1e-12) << order;
+    EXPECT_LT(m32, 1e-5) << order;
+  }
+}
+
+TEST(WaveAdjointCuda, GradientAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  const int steps = 80;
+  const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.2 * n) * (1.0 + j));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.01);
+  const auto cpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot);
+  const auto gpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot);
+  EXPECT_NEAR(gpu.misfit, cpu.misfit, 1e-12 * cpu.misfit);
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < cpu.gradient.size(); ++i) {
+    err = std::max(err, std::fabs(gpu.gradient[i] - cpu.gradient[i]));
+    scale = std::max(scale, std::fabs(cpu.gradient[i]));
+  }
+  std::printf("gradient, GPU against CPU: %.2e of its largest value\n", err / scale);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(err / scale, 1e-10);
+}
