@@ -288,20 +288,24 @@ TEST(CheckpointBudget, ReportCountsWhatTheScheduleDoes) {
   EXPECT_EQ(checkpoint_report(0, 0, bytes).recomputation, 0.0);
 }
 
-// The table in docs/imaging.md: S = 2000 steps with 5, 10, 20 and 50 checkpoints.
+// The table in docs/imaging.md: S = 2000 steps with 5, 10, 20, 50 and 1999 (all) checkpoints
+// of the 512^3 f32 state below.
 TEST(CheckpointBudget, DocsTableFor2000Steps) {
   struct Row {
     int checkpoints, repetitions;
     std::int64_t forward, stores;
-    double factor;  // as printed, two decimals
+    double factor, gigabytes;  // as printed
   };
-  for (const Row& row : {Row{5, 9, 14997, 713, 7.50}, Row{10, 5, 8635, 1300, 4.32},
-                         Row{20, 4, 5976, 1675, 2.99}, Row{50, 3, 4622, 1829, 2.31}}) {
-    const CheckpointReport r = checkpoint_report(2000, row.checkpoints, 1);
+  for (const Row& row : {Row{5, 9, 14997, 713, 7.50, 6.4}, Row{10, 5, 8635, 1300, 4.32, 12.8},
+                         Row{20, 4, 5976, 1675, 2.99, 25.7}, Row{50, 3, 4622, 1829, 2.31, 64.2},
+                         Row{1999, 1, 1999, 1999, 1.00, 2566}}) {
+    const CheckpointReport r = checkpoint_report(2000, row.checkpoints, 1283457024);
     EXPECT_EQ(r.repetitions, row.repetitions) << "C = " << row.checkpoints;
     EXPECT_EQ(r.forward_steps, row.forward) << "C = " << row.checkpoints;
     EXPECT_EQ(r.stores, row.stores) << "C = " << row.checkpoints;
     EXPECT_NEAR(r.recomputation, row.factor, 0.005) << "C = " << row.checkpoints;
+    EXPECT_NEAR(double(r.memory_bytes) / 1e9, row.gigabytes, row.gigabytes < 100 ? 0.05 : 0.5)
+        << "C = " << row.checkpoints;
   }
 }
 
