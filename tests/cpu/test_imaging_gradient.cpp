@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/imaging_cases.hpp"
+#include "solvers/imaging/checkpointing.hpp"
 #include "solvers/imaging/gradient.hpp"
 #include "solvers/wave/numerics.hpp"
 
@@ -37,9 +38,9 @@ Taylor taylor(int order, const std::array<FaceKind, 6>& faces, int steps) {
     for (std::size_t j = 0; j < ns; ++j)  // the sources' Ricker pulses, the second one later
       shot.wavelets.push_back(wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j)));
   // The data of the rough model (60-100% of v = 1 point by point), the start a smooth one.
-  shot.observed =
-      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, false)
-          .predicted;
+  shot.observed = imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h,
+                                                   shot, {.adjoint = false})
+                      .predicted;
   std::vector<double> m0(p.velocity.size(), 1.0 / (0.8 * 0.8)), dm(m0.size());
   std::mt19937_64 g(29);
   std::normal_distribution<double> d;
@@ -55,7 +56,7 @@ Taylor taylor(int order, const std::array<FaceKind, 6>& faces, int steps) {
     std::vector<double> m(m0);
     for (std::size_t i = 0; i < m.size(); ++i) m[i] += e * dm[i];
     const double j = imaging::misfit_gradient<double>(p.setup, Device::cpu, velocity_of(m),
-                                                      p.dt_over_h, shot, false)
+                                                      p.dt_over_h, shot, {.adjoint = false})
                          .misfit;
     t.first.push_back(std::fabs(j - at.misfit));
     t.second.push_back(std::fabs(j - at.misfit - e * slope));
@@ -113,4 +114,49 @@ TEST(ImagingGradient, RefusesShotsOfTheWrongSize) {
   shot.wavelets.assign(11 * 2, 0.0);
   EXPECT_THROW(
       imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot), Error);
+}
+
+// The forward states come from a binomial schedule: whatever the number kept, the gradient is
+// the same to the bit (a recomputed step is the same step), and the forward steps run are
+// the schedule's optimum for the S + 1 states the correlation reverses.
+TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
+  const int steps = 90;
+  const test::AdjointProblem p = test::adjoint_problem(
+      8,
+      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
+      steps);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.21 * n + double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.02);
+  const imaging::Gradient all = imaging::misfit_gradient<double>(
+      p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {.memory_budget = 1e12});
+  EXPECT_EQ(all.checkpoints, steps);
+  EXPECT_EQ(all.forward_steps, steps);  // every state kept: each step runs once
+  for (int c : {1, 2, 3, 7, 20}) {
+    const imaging::Gradient g = imaging::misfit_gradient<double>(
+        p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {.checkpoints = c});
+    EXPECT_EQ(g.checkpoints, c);
+    EXPECT_EQ(g.forward_steps, imaging::optimal_forward_steps(steps + 1, c)) << c;
+    EXPECT_EQ(g.misfit, all.misfit) << c;
+    EXPECT_EQ(g.gradient, all.gradient) << c;
+    EXPECT_EQ(g.illumination, all.illumination) << c;
+    std::printf("%2d states kept: %lld forward steps (%.2f per step)\n", c, g.forward_steps,
+                g.recomputation);
+  }
+  // A budget that holds 3 states keeps 3; one that holds none is refused with the least.
+  const imaging::Gradient three =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot,
+                                       {.memory_budget = 3.5 * all.checkpoint_bytes});
+  EXPECT_EQ(three.checkpoints, 3);
+  EXPECT_EQ(three.gradient, all.gradient);
+  try {
+    imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot,
+                                     {.memory_budget = 0.5 * all.checkpoint_bytes});
+    ADD_FAILURE() << "a budget below one state was not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no checkpoint"), std::string::npos) << e.what();
+  }
 }

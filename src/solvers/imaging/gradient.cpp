@@ -1,5 +1,6 @@
-// The misfit and its gradient: a forward run that keeps u at every step, then the adjoint
-// run backward in time with the residual injected at the receivers, correlating as it goes.
+// The misfit and its gradient: a forward run, then the adjoint run backward in time with the
+// residual injected at the receivers, correlating as it goes; the forward states it needs in
+// reverse order come from a binomial checkpointing schedule (checkpointing.hpp).
 #include "solvers/imaging/gradient.hpp"
 
 #include <string>
@@ -7,6 +8,7 @@
 #include "backend/wave_adjoint.hpp"
 #include "base/host_memory.hpp"
 #include "dispatch/backend.hpp"
+#include "solvers/imaging/checkpointing.hpp"
 
 namespace strata::imaging {
 
@@ -24,11 +26,18 @@ std::unique_ptr<wave::AdjointBackend<T>> make_adjoint(Device device, const wave:
       "device \"cuda\": strata was built without CUDA");
 }
 
+double state_bytes(const wave::Setup& s, std::size_t value_bytes) {
+  double values = 0;
+  for (const wave::StateSlot& slot : wave::state_slots(s))
+    values += double(wave::state_size(slot, s));
+  return values * double(value_bytes);
+}
+
 }  // namespace
 
 template <class T>
 Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T> velocity,
-                         double dt_over_h, const Shot& shot, bool adjoint) {
+                         double dt_over_h, const Shot& shot, const GradientOptions& o) {
   const std::size_t points = s.n.points(), ns = s.sources.size(), nr = s.receivers.size();
   const std::size_t steps = std::size_t(shot.steps);
   if (shot.steps < 1) throw Error("a shot needs at least one step");
@@ -43,58 +52,117 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
                 " values; steps x receivers is " + std::to_string(steps * nr));
   if (s.trace_rows < shot.steps + 1)
     throw Error("internal: the setup records fewer rows than the shot's steps");
-  const std::size_t kept = adjoint ? steps + 1 : 1;
-  host::require_host_memory(
-      double(kept) * double(points) * sizeof(T) + 3.0 * double(points) * sizeof(double),
-      "the forward field of every step (" + std::to_string(kept) + " grids)");
+  if (o.checkpoints < 0 || o.memory_budget < 0)
+    throw Error("checkpoints and the memory budget must be >= 0");
 
-  // Forward: u_0 = 0, then each step; u after step n is kept as u[n + 1].
+  // How many forward states the adjoint run keeps: as given, else as the budget holds.
+  Gradient g;
+  g.checkpoint_bytes = state_bytes(s, sizeof(T));
+  int slots = 0;
+  if (o.adjoint) {
+    const double budget =
+        o.memory_budget > 0 ? o.memory_budget : 0.5 * host::available_memory().bytes;
+    slots = o.checkpoints > 0
+                ? o.checkpoints
+                : checkpoints_for_budget(std::uint64_t(g.checkpoint_bytes), std::uint64_t(budget));
+    slots = std::min(slots, shot.steps);  // the schedule reverses S + 1 states
+    g.checkpoints = slots_used(shot.steps + 1, slots);
+    host::require_host_memory(
+        double(g.checkpoints) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
+        "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
+  }
+
   const Memory memory = memory_of(device);
   std::unique_ptr<wave::Backend<T>> fwd = on_backend(
       memory, [&](auto tag) { return make_wave_backend<T>(tag, s); },
       "device \"cuda\": strata was built without CUDA");
   fwd->set_velocity(velocity, dt_over_h);
   if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
-  std::vector<T> u(kept * points, T(0));
-  const wave::StateSlot u_slot{wave::StateSlot::u, 0};
-  Gradient g;
   g.illumination.assign(points, 0.0);
-  for (int n = 0; n < shot.steps; ++n) {
+  std::vector<T> u(points);
+  int reached = 0;  // the furthest step run: each one's u counts once in the illumination
+  auto forward_step = [&](int n) {
     fwd->step(n);
     fwd->record(n + 1);
-    T* un = u.data() + (adjoint ? std::size_t(n + 1) * points : 0);
-    fwd->read_state(u_slot, 0, points, un);
-    for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(un[i]) * double(un[i]);
+    ++g.forward_steps;
+    if (n + 1 <= reached) return;
+    reached = n + 1;
+    fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, u.data());
+    for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(u[i]) * double(u[i]);
+  };
+  std::vector<double> residual;
+  auto take_traces = [&] {  // every row is final once step S - 1 has run
+    const std::vector<T> rows = fwd->traces(shot.steps + 1);
+    g.predicted.assign(rows.begin() + std::ptrdiff_t(nr), rows.end());
+    residual = g.predicted;
+    for (std::size_t i = 0; i < residual.size(); ++i) {
+      if (!shot.observed.empty()) residual[i] -= shot.observed[i];
+      g.misfit += 0.5 * residual[i] * residual[i];
+    }
+  };
+  if (!o.adjoint) {
+    for (int n = 0; n < shot.steps; ++n) forward_step(n);
+    take_traces();
+    g.recomputation = 1;
+    return g;
   }
-  const std::vector<T> rows = fwd->traces(shot.steps + 1);
-  g.predicted.assign(rows.begin() + std::ptrdiff_t(nr), rows.end());
-  std::vector<double> residual(g.predicted);
-  for (std::size_t i = 0; i < residual.size(); ++i) {
-    if (!shot.observed.empty()) residual[i] -= shot.observed[i];
-    g.misfit += 0.5 * residual[i] * residual[i];
-  }
-  if (!adjoint) return g;
 
-  // Backward: lambda_{n+1} (the adjoint of u after step n) gains the residual of row n + 1,
-  // is correlated with step n's second difference, then steps back.
   std::unique_ptr<wave::AdjointBackend<T>> adj = make_adjoint<T>(device, s);
   adj->set_velocity(velocity, dt_over_h);
+  // The schedule reverses the S + 1 states x_0 .. x_S (x_m holds u_m and u_{m-1}); its adjoint
+  // action for x_m reads them. At x_S the data are final (the residual); at x_n, n < S, the
+  // gradient's step n: lambda_{n+1} gains row n + 1's residual and is correlated with
+  // u_{n+1} (kept from the action before) - 2 u_n + u_{n-1}, less what step n injected; then
+  // the adjoint steps back. Nothing is run twice when every state is kept.
   std::vector<double> corr(points, 0.0), second(points);
-  for (int n = shot.steps - 1; n >= 0; --n) {
-    adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
-    const T* next = u.data() + std::size_t(n + 1) * points;
-    const T* now = u.data() + std::size_t(n) * points;
-    const T* prev = n > 0 ? u.data() + std::size_t(n - 1) * points : nullptr;
-    for (std::size_t i = 0; i < points; ++i)
-      second[i] = double(next[i]) - 2.0 * double(now[i]) + (prev ? double(prev[i]) : 0.0);
-    for (std::size_t j = 0; j < ns; ++j)  // less what step n injected
-      for (const wave::Tap& t : s.sources[j])
-        second[(std::size_t(t.z) * s.n.ny + std::size_t(t.y)) * s.n.nx + std::size_t(t.x)] -=
-            t.w * shot.wavelets[std::size_t(n) * ns + j];
-    const std::span<const double> lambda = adj->adjoint_u();
-    for (std::size_t i = 0; i < points; ++i) corr[i] += lambda[i] * second[i];
-    adj->step_back();
+  std::vector<T> next(points), now(points), prev(points);
+  auto adjoint_at = [&](int m) {
+    fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, now.data());
+    fwd->read_state(wave::StateSlot{wave::StateSlot::u_prev, 0}, 0, points, prev.data());
+    if (m == shot.steps) {
+      take_traces();
+    } else {
+      const int n = m;
+      adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
+      for (std::size_t i = 0; i < points; ++i)
+        second[i] = double(next[i]) - 2.0 * double(now[i]) + double(prev[i]);
+      for (std::size_t j = 0; j < ns; ++j)  // less what step n injected
+        for (const wave::Tap& t : s.sources[j])
+          second[(std::size_t(t.z) * s.n.ny + std::size_t(t.y)) * s.n.nx + std::size_t(t.x)] -=
+              t.w * shot.wavelets[std::size_t(n) * ns + j];
+      const std::span<const double> lambda = adj->adjoint_u();
+      for (std::size_t i = 0; i < points; ++i) corr[i] += lambda[i] * second[i];
+      adj->step_back();
+    }
+    std::swap(next, now);  // u_m is the next action's u_{n+1}
+  };
+  std::vector<std::vector<wave::NamedArray<T>>> kept(std::size_t(std::max(1, slots)));
+  int live = 0;
+  for (CheckpointSchedule plan(shot.steps + 1, slots); const auto a = plan.next();) {
+    switch (a->kind) {
+      case CheckpointAction::advance:
+        require(live == a->step,
+                "internal: the checkpoint schedule advances from a state not live");
+        for (int n = a->step; n < a->to; ++n) forward_step(n);
+        live = a->to;
+        break;
+      case CheckpointAction::store:
+        require(live == a->step, "internal: the checkpoint schedule stores a state not live");
+        kept.at(std::size_t(a->slot)) = fwd->save();
+        break;
+      case CheckpointAction::restore:
+        fwd->load(kept.at(std::size_t(a->slot)));
+        if (a->release) kept[std::size_t(a->slot)].clear();
+        live = a->step;
+        break;
+      case CheckpointAction::adjoint:
+        require(live == a->step,
+                "internal: the checkpoint schedule's adjoint step has another live state");
+        adjoint_at(a->step);
+        break;
+    }
   }
+  g.recomputation = double(g.forward_steps) / double(shot.steps);
   g.gradient.resize(points);
   for (std::size_t i = 0; i < points; ++i)
     g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
@@ -102,8 +170,8 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
 }
 
 template Gradient misfit_gradient(const wave::Setup&, Device, std::span<const float>, double,
-                                  const Shot&, bool);
+                                  const Shot&, const GradientOptions&);
 template Gradient misfit_gradient(const wave::Setup&, Device, std::span<const double>, double,
-                                  const Shot&, bool);
+                                  const Shot&, const GradientOptions&);
 
 }  // namespace strata::imaging

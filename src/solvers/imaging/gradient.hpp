@@ -25,22 +25,35 @@ struct Shot {
   std::vector<double> observed;  // steps x receivers: u sampled after step n (empty: zeros)
 };
 
+// How the adjoint run gets the forward states it needs in reverse order: binomial
+// checkpointing (checkpointing.hpp) with as many states kept as the budget holds; every step
+// is kept, and nothing recomputed, when the budget holds them all.
+struct GradientOptions {
+  bool adjoint = true;       // false: the forward run and the misfit alone
+  double memory_budget = 0;  // bytes for the kept states (0: half the host memory available)
+  int checkpoints = 0;       // > 0: this many kept states, whatever the budget
+};
+
 struct Gradient {
   double misfit = 0;                 // J
   std::vector<double> predicted;     // steps x receivers: the model's samples
-  std::vector<double> gradient;      // dJ/dm, dense [z][y][x] (empty when not asked)
+  std::vector<double> gradient;      // dJ/dm, dense [z][y][x] (empty without the adjoint)
   std::vector<double> illumination;  // sum_n u_n^2 per point: the source side's energy
+  // What the schedule cost: states kept, their bytes, forward steps run in all (the first
+  // sweep included) and per adjoint step (the recomputation factor).
+  int checkpoints = 0;
+  double checkpoint_bytes = 0;
+  long long forward_steps = 0;
+  double recomputation = 0;
 };
 
-// The forward run of `shot` through the model (velocity dense [z][y][x], dt / h), and with
-// `adjoint` the backward one. The forward field of every step is kept in memory, in T
-// (steps + 1 grids): checkpointing (checkpointing.hpp) is the next step of this solver.
-// On the GPU the forward field is copied to the host after every step and the adjoint's
-// back at each (the correlation is the host's): correct, not fast, until checkpointing keeps
-// them on the device. Throws Error for a shot of the wrong sizes, or a forward field that
-// would not fit in the host memory available.
+// The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
+// the adjoint, the backward one, on `device` (cpu or cuda). The kept states are host copies
+// (Backend::save); on the GPU the adjoint's lambda is copied back at each step for the
+// correlation: correct, not yet fast. Throws Error for a shot of the wrong sizes, or a
+// budget that holds no state (with the least that works).
 template <class T>
 Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T> velocity,
-                         double dt_over_h, const Shot& shot, bool adjoint = true);
+                         double dt_over_h, const Shot& shot, const GradientOptions& options = {});
 
 }  // namespace strata::imaging
