@@ -323,15 +323,6 @@ Dataset<T> read(const std::string& path) {
 
 namespace {
 
-// The coordinate (or elevation) scalar of a file whose largest magnitude is `max_abs`
-// metres: -100, centimetres, whenever they fit in int32 (up to 21 474 836.47 m), else the
-// finest of -10, 1, 10, 100, 1000, 10000 at which they do; none beyond 2.1e13 m.
-std::optional<int> choose_scalar(double max_abs) {
-  for (int s : {-100, -10, 1, 10, 100, 1000, 10000})
-    if ((s < 0 ? max_abs * -s : max_abs / s) < 2147483647.5) return s;  // llround fits
-  return std::nullopt;
-}
-
 std::int32_t stored(double v, int scalar) {
   return std::int32_t(std::llround(scalar < 0 ? v * -scalar : v / scalar));
 }
@@ -347,6 +338,19 @@ std::string card(int line, const std::string& text) {
 
 }  // namespace
 
+std::optional<int> whole_microseconds(double dt) {
+  const double us = dt * 1e6, whole = std::nearbyint(us);
+  if (!(std::isfinite(us) && whole >= 1 && whole <= 65535 && std::fabs(us - whole) <= 1e-6 * whole))
+    return std::nullopt;
+  return int(whole);
+}
+
+std::optional<int> coordinate_scalar(double max_abs) {
+  for (int s : {-100, -10, 1, 10, 100, 1000, 10000})
+    if ((s < 0 ? max_abs * -s : max_abs / s) < 2147483647.5) return s;  // llround fits; NaN never
+  return std::nullopt;
+}
+
 template <class T>
 void write(const std::string& path, std::span<const Trace> traces, std::span<const T> samples,
            double dt, const WriteOptions& options) {
@@ -357,16 +361,16 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
     refuse(num(samples.size()) + " samples are not a whole number per trace for " +
            num(traces.size()) + " traces");
   const std::size_t ns = samples.size() / traces.size();
-  if (ns == 0 || ns > 65535)
+  if (ns == 0 || ns > kMaxSamples)
     refuse(num(ns) +
            " samples per trace; SEG-Y holds 1 to 65535 (bytes 3221-3222 and 115-116 are 16 bits)");
-  const double dt_us = dt * 1e6, whole = std::nearbyint(dt_us);
-  if (!(std::isfinite(dt_us) && whole >= 1 && whole <= 65535 &&
-        std::fabs(dt_us - whole) <= 1e-6 * whole))
+  const std::optional<int> us = whole_microseconds(dt);
+  if (!us)
     refuse(
-        "the sample interval " + format_number(dt) + " s is " + format_number(dt_us) +
+        "the sample interval " + format_number(dt) + " s is " + format_number(dt * 1e6) +
         " microseconds; SEG-Y stores a whole number of microseconds from 1 to 65535 (16 bits), and "
         "this writer accepts an interval within 1e-6 relative of one");
+  const std::uint64_t whole = std::uint64_t(*us);
   const int code = static_cast<int>(options.format);
   if (!is_supported(code))
     refuse("format code " + std::to_string(code) +
@@ -383,8 +387,10 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
       refuse("textual header line " + num(i) + " has " + num(line.size()) +
              " characters; at most 76 fit");
     for (char c : line)
-      if (!ascii_to_ebcdic(c))
-        refuse("textual header line " + num(i) + " holds a character that is not printable ASCII");
+      if (!ebcdic_portable(c))
+        refuse("textual header line " + num(i) +
+               " holds a character that is not printable ASCII or is one of ! [ ] ^ |, which "
+               "EBCDIC code pages 037 and 500 (segyio's) encode differently");
   }
   double max_xy = 0, max_z = 0;
   for (const Trace& t : traces) {
@@ -393,7 +399,8 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
     for (double v : {t.group_elevation, t.source_elevation, t.source_depth})
       max_z = std::max(max_z, std::isfinite(v) ? std::fabs(v) : HUGE_VAL);
   }
-  const std::optional<int> xy_scalar = choose_scalar(max_xy), z_scalar = choose_scalar(max_z);
+  const std::optional<int> xy_scalar = coordinate_scalar(max_xy),
+                           z_scalar = coordinate_scalar(max_z);
   if (!xy_scalar || !z_scalar)
     refuse(
         "a coordinate, elevation or depth is not finite or beyond what int32 times 10000 holds (" +
@@ -402,8 +409,8 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
   // Textual header: strata, the traces, the format; the caller's lines; the closing lines.
   std::vector<std::string> lines = {
       "SEG-Y rev " + std::to_string(rev) + ".0 written by strata " + build_info().version,
-      num(traces.size()) + " traces of " + num(ns) + " samples, sample interval " +
-          num(std::uint64_t(whole)) + " us",
+      num(traces.size()) + " traces of " + num(ns) + " samples, sample interval " + num(whole) +
+          " us",
       "samples: " + to_string(format) + ", " + (e == Endian::big ? "big" : "little") + "-endian"};
   lines.insert(lines.end(), options.text.begin(), options.text.end());
   lines.resize(38);
@@ -418,8 +425,8 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
   // Binary header.
   unsigned char* b = pre;
   store(b + 3212, 2, traces.size() <= 65535 ? traces.size() : 0, e);  // data traces per ensemble
-  store(b + 3216, 2, std::uint64_t(whole), e);                        // sample interval (us)
-  store(b + 3218, 2, std::uint64_t(whole), e);                        // original sample interval
+  store(b + 3216, 2, whole, e);                                       // sample interval (us)
+  store(b + 3218, 2, whole, e);                                       // original sample interval
   store(b + 3220, 2, ns, e);                                          // samples per trace
   store(b + 3222, 2, ns, e);                                          // original samples per trace
   store(b + 3224, 2, std::uint64_t(code), e);                         // sample format
@@ -430,7 +437,7 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
   store(b + 3502, 2, 1, e);  // fixed-length traces
   if (rev == 2) {
     store(b + 3268, 4, ns, e);
-    store(b + 3272, 8, std::bit_cast<std::uint64_t>(whole), e);
+    store(b + 3272, 8, std::bit_cast<std::uint64_t>(double(whole)), e);
     store(b + 3296, 4, kByteOrder, e);
     store(b + 3512, 8, traces.size(), e);
     store(b + 3520, 8, kPreamble, e);
@@ -462,7 +469,7 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
     store(h + 84, 4, std::uint32_t(stored(t.group_y, *xy_scalar)), e);
     store(h + 88, 2, 1, e);  // coordinate units: length (metres, the binary header says)
     store(h + 114, 2, ns, e);
-    store(h + 116, 2, std::uint64_t(whole), e);
+    store(h + 116, 2, whole, e);
     for (std::size_t i = 0; i < ns; ++i) {
       const T v = samples[k * ns + i];
       unsigned char* p = h + kTraceHeader + i * bps;

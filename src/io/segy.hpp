@@ -25,8 +25,9 @@ std::string to_string(Format f);  // "IBM float32 (format 1)"
 
 // The textual and binary file headers. Byte positions are 1-based, as the standard counts.
 struct Header {
-  std::string text;  // the 3200-byte textual header as 40 lines of 80 ASCII characters
-                     // (EBCDIC decoded as code page 037; a byte that is not ASCII reads '?')
+  std::string text;  // the 3200-byte textual header as 40 lines of 80 ASCII characters joined
+                     // by '\n' (EBCDIC decoded as code page 037; a byte that is not ASCII
+                     // reads '?'; a writer using code page 500 has its ! [ ] ^ | read so)
   TextEncoding text_encoding = TextEncoding::ebcdic;  // detected (see segy_codec.hpp)
   int extended_text_headers = 0;  // 3505-3506 (rev >= 1): 3200-byte records, skipped; a
                                   // variable count (-1) is resolved by finding the end stanza
@@ -90,7 +91,8 @@ struct WriteOptions {
   Format format = Format::ieee32;
   Endian endian = Endian::big;  // little-endian exists from rev 2 on: written as rev 2
   // Textual header lines 4-38 (lines 1-3 name strata, the traces and the format, 39-40 are
-  // the standard's closing lines): at most 35 lines of at most 76 printable ASCII characters.
+  // the standard's closing lines): at most 35 lines of at most 76 printable ASCII characters,
+  // none of ! [ ] ^ | (EBCDIC code pages disagree on them: segyio would read others).
   std::vector<std::string> text;
 };
 
@@ -105,6 +107,16 @@ struct WriteOptions {
 template <class T>
 void write(const std::string& path, std::span<const Trace> traces, std::span<const T> samples,
            double dt, const WriteOptions& options = {});
+
+// The rules write() follows, for callers that check before the work that makes the samples.
+// The sample interval in whole microseconds: dt (s) within 1e-6 relative of a whole number
+// of microseconds in [1, 65535]; none otherwise.
+std::optional<int> whole_microseconds(double dt);
+// The scalar of coordinates (or of elevations and depths) whose largest magnitude is max_abs
+// metres: -100 (centimetres) whenever they fit in int32 (up to 21 474 836.47 m), else the
+// finest of -10, 1, 10, 100, 1000, 10000 at which they do; none beyond, or for NaN or inf.
+std::optional<int> coordinate_scalar(double max_abs);
+inline constexpr std::size_t kMaxSamples = 65535;  // per trace: bytes 3221-3222 and 115-116
 
 // ---- IBM System/360 single precision: sign, 7-bit excess-64 exponent of 16, 24-bit
 // fraction 0.F (no hidden bit). Every such number is exactly a double.

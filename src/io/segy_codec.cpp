@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 namespace strata::io::segy {
@@ -85,6 +86,11 @@ std::optional<unsigned char> ascii_to_ebcdic(char c) {
   for (unsigned b = 0; b < 256; ++b)
     if (kCp037[b] == static_cast<unsigned char>(c)) return static_cast<unsigned char>(b);
   return std::nullopt;  // not reached: code page 037 holds every printable ASCII character
+}
+
+bool ebcdic_portable(char c) {
+  return printable(static_cast<unsigned char>(c)) &&
+         std::string_view("![]^|").find(c) == std::string_view::npos;
 }
 
 TextEncoding detect_text(const unsigned char* bytes, std::size_t n) {

@@ -42,6 +42,9 @@ inline std::int32_t load_i32(const unsigned char* p, Endian e) {
 char ebcdic_to_ascii(unsigned char b);
 // The EBCDIC byte of a printable ASCII character (0x20-0x7e); none for any other.
 std::optional<unsigned char> ascii_to_ebcdic(char c);
+// Whether c is printable ASCII that EBCDIC's common code pages agree on: all but ! [ ] ^ |,
+// which code page 500 (segyio's table, among others) puts elsewhere than 037 does.
+bool ebcdic_portable(char c);
 // Which the 3200 bytes are: the encoding under which more of them are printable ASCII
 // characters (EBCDIC on a tie, as the standard has it). EBCDIC's space 0x40 is ASCII's '@',
 // but its letters and digits (0x81-0xf9) are not ASCII at all, and ASCII's space and letters

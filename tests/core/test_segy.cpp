@@ -376,6 +376,14 @@ TEST_F(SegyTest, WriterRefusesWhatSegyCannotHold) {
               write<float>(path, shot_line(1), std::vector<float>(2), 0.001, o);
             }).find("printable ASCII"),
             std::string::npos);
+  for (const char* unportable : {"[x]", "a!", "^", "a|b"}) {
+    o.text = {unportable};
+    EXPECT_NE(m([&] {
+                write<float>(path, shot_line(1), std::vector<float>(2), 0.001, o);
+              }).find("code pages 037 and 500"),
+              std::string::npos)
+        << unportable;
+  }
 }
 
 // A refused write leaves the file that was there, and no temporary beside it.

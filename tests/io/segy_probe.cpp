@@ -53,7 +53,12 @@ int write_file(const std::string& path, int format, const std::string& endian, d
   WriteOptions o;
   o.format = Format(format);
   o.endian = endian == "little" ? Endian::little : Endian::big;
-  o.text = {"strata_segy_probe: a file for the segyio cross-check"};
+  // Every character the writer takes, so that segyio's EBCDIC table is held against it.
+  std::string portable;
+  for (char c = ' '; c <= '~'; ++c)
+    if (std::string("![]^|").find(c) == std::string::npos) portable += c;
+  o.text = {"strata_segy_probe: a file for the segyio cross-check", portable.substr(0, 45),
+            portable.substr(45)};
   write<double>(path, traces, samples, dt, o);
   return 0;
 }

@@ -10,10 +10,14 @@ Both ways, through tests/io/segy_probe.cpp (strata's reader and writer as a prog
                     without rev 2's byte-order constant; rev 0 and rev 1 fixed-length),
                     read by strata: the samples segyio reads back, bit for bit, and the
                     headers with their scalars applied as the standard says
+  strata wave       (given the strata CLI) `output.segy`'s seismogram.sgy, read by segyio:
+                    seismogram.npy's columns as traces, receivers.npy's positions
 Without segyio (or numpy) it exits 77, which CTest reports as skipped, never as passed.
 
-Usage: test_segy_segyio.py STRATA_SEGY_PROBE
+Usage: test_segy_segyio.py STRATA_SEGY_PROBE [STRATA]
 """
+import json
+import math
 import os
 import struct
 import subprocess
@@ -31,6 +35,7 @@ except ImportError as e:
     sys.exit(77)
 
 PROBE = sys.argv[1]
+STRATA = sys.argv[2] if len(sys.argv) > 2 else None
 TF = segyio.TraceField
 BF = segyio.BinField
 FAILURES = []
@@ -252,6 +257,48 @@ def segyio_to_strata(tmp, fmt, endian, revision):
     return path
 
 
+# ---- strata wave's seismogram.sgy -----------------------------------------------------------
+
+def wave_seismogram(tmp):
+    where = "strata wave output.segy"
+    cfg = {"grid": {"shape": [40, 24, 30], "spacing": 10.0},
+           "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 150, "velocity": 2500}]},
+           "time": {"steps": 120, "dt": 0.0008}, "scheme": {"order": 8, "precision": "f64"},
+           "sources": [{"position": [200.0, 120.0, 35.0], "frequency": 20.0}],
+           "receivers": {"every": 3, "lines": [{"start": [52.5, 117.25, 20.0], "end": [352.5, 117.25, 20.0],
+                                                "count": 13}]},
+           "boundary": {"pml": {"width": 8}},
+           "output": {"segy": True, "seismogram_png": False, "model_png": False}, "device": "cpu"}
+    path, out = os.path.join(tmp, "wave.json"), os.path.join(tmp, "wave")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    r = subprocess.run([STRATA, "wave", "--config", path, "--out-dir", out, "--quiet", "--progress", "off"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"{where}: the run failed: {r.stderr}")
+    if r.returncode != 0:
+        return
+    seis, recs = np.load(os.path.join(out, "seismogram.npy")), np.load(os.path.join(out, "receivers.npy"))
+    with segyio.open(os.path.join(out, "seismogram.sgy"), "r", ignore_geometry=True) as f:
+        check(f.tracecount == recs.shape[0] == 13, f"{where}: {f.tracecount} traces")
+        check(len(f.samples) == seis.shape[0] == 41, f"{where}: {len(f.samples)} samples")
+        check(f.bin[BF.Interval] == 2400 and f.bin[BF.Format] == 5, f"{where}: dt {f.bin[BF.Interval]}")
+        check(np.max(np.abs(seis)) > 0, f"{where}: the seismogram is all zeros: nothing compared")
+        # f64 run, float32 file: the values rounded once.
+        check(np.array_equal(f.trace.raw[:], seis.T.astype(np.float32)), f"{where}: traces differ from the .npy")
+        for i in range(f.tracecount):
+            h = f.header[i]
+            x, y, elev = (h[TF.GroupX] / 100, h[TF.GroupY] / 100, h[TF.ReceiverGroupElevation] / 100)
+            check(h[TF.SourceGroupScalar] == -100 and (x, y, -elev) == tuple(recs[i]),
+                  f"{where}: trace {i} at {(x, y, -elev)}, receiver {tuple(recs[i])}")
+            check((h[TF.SourceX], h[TF.SourceY], h[TF.SourceDepth]) == (20000, 12000, 3500),
+                  f"{where}: trace {i} source {(h[TF.SourceX], h[TF.SourceY], h[TF.SourceDepth])}")
+            check(h[TF.offset] == round(math.hypot(recs[i][0] - 200, recs[i][1] - 120)),
+                  f"{where}: trace {i} offset {h[TF.offset]}")
+        text = f.text[0].decode("ascii")
+        check("strata wave" in text and "config.json" in text and "(200, 120, 35) m, Ricker 20 Hz" in text,
+              f"{where}: textual header\n{text}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in (1, 2, 3, 5, 6, 8):
@@ -264,11 +311,14 @@ def main():
             check(open(path, "rb").read()[3296:3300] == b"\0\0\0\0",
                   "segyio now writes rev 2's byte-order constant: the little-endian case no longer "
                   "tests detection without it")
+        if STRATA:
+            wave_seismogram(tmp)
     if FAILURES:
         print(f"{len(FAILURES)} of {CHECKS[0]} checks failed")
         return 1
     print(f"segyio {version('segyio')}: strata's SEG-Y agrees both ways in {CHECKS[0]} checks "
-          "(formats 1, 2, 3, 5, 6, 8 written; 1 and 5 read from segyio, both byte orders)")
+          "(formats 1, 2, 3, 5, 6, 8 written; 1 and 5 read from segyio, both byte orders"
+          + ("; strata wave's seismogram.sgy)" if STRATA else ")"))
     return 0
 
 
