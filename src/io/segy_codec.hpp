@@ -12,6 +12,12 @@
 
 namespace strata::io::segy {
 
+// The layout: a textual header, a binary header, then per trace a header and its samples
+// (rev 1 and 2 may put extended textual headers between; rev 2 a trailer after).
+inline constexpr std::uint64_t kText = 3200, kBinary = 400, kPreamble = kText + kBinary,
+                               kTraceHeader = 240;
+inline constexpr std::uint32_t kByteOrder = 0x01020304;  // rev 2's byte-order constant, 3297-3300
+
 // ---- integers as stored: big- or little-endian, any alignment
 
 inline std::uint64_t load(const unsigned char* p, int bytes, Endian e) {
