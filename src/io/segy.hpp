@@ -21,7 +21,7 @@ enum class TextEncoding { ebcdic, ascii };
 // refused by name.
 enum class Format : int { ibm32 = 1, int32 = 2, int16 = 3, ieee32 = 5, ieee64 = 6, int8 = 8 };
 int bytes_per_sample(Format f);
-std::string to_string(Format f);  // "IBM float32 (format 1)"
+std::string to_string(Format f);  // "4-byte IBM floating point (format 1)"
 
 // The textual and binary file headers. Byte positions are 1-based, as the standard counts.
 struct Header {
@@ -45,7 +45,7 @@ struct Header {
 // The fields of a 240-byte trace header that an acoustic shot record needs. Coordinates are
 // stored as int32 times a scalar (71-72 for x and y, 69-70 for elevations and depths): a
 // positive scalar multiplies, a negative one divides, 0 counts as 1. read() applies them;
-// write() chooses its own (segy.cpp says the rule).
+// write() chooses its own (coordinate_scalar() below).
 struct Trace {
   std::int32_t sequence_line = 0;     // 1-4    trace sequence number within the line
   std::int32_t sequence_file = 0;     // 5-8    trace sequence number within the file
@@ -70,8 +70,8 @@ struct Dataset {
   Header header;
   std::vector<Trace> traces;  // in file order
   std::vector<T> samples;     // every trace's samples, one trace after another
-  std::vector<std::size_t>
-      starts;  // traces.size() + 1 offsets: trace i is [starts[i], starts[i+1])
+  // traces.size() + 1 offsets into samples: trace i is [starts[i], starts[i + 1]).
+  std::vector<std::size_t> starts;
   std::span<const T> trace(std::size_t i) const {
     return {samples.data() + starts[i], starts[i + 1] - starts[i]};
   }
@@ -81,9 +81,11 @@ struct Dataset {
 // (int32 and float64 into float round to nearest; float64 beyond float's range becomes
 // +-inf); IBM samples convert exactly into double and, into float, are that exact value
 // rounded once to nearest-even (so beyond float's range +-inf, below it denormals or +-0:
-// see ibm_to_float). A file that says fixed-length (rev >= 1) must have samples_per_trace in
-// every trace header (0 counts as not given); otherwise each trace's own count is used.
-// Throws Error naming the file, the byte offset and the problem.
+// see ibm_to_float). In a file that says fixed-length (rev >= 1) a trace header giving
+// another count than samples_per_trace is refused (0 counts as not given); otherwise (rev 0,
+// or not fixed-length) each trace has its own header's count. Refused by name, not read:
+// formats 4, 7, 9-12, 15, 16, rev 2's additional trace headers and variable trailer count,
+// pairwise-swapped bytes. Throws Error naming the file, the byte offset and the problem.
 template <class T>
 Dataset<T> read(const std::string& path);
 
