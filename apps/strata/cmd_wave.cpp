@@ -127,7 +127,7 @@ void add_wave(CLI::App& app) {
       "commented one with every key at its default: grid (shape, spacing), model (constant | layered | npy), time "
       "(steps, dt, cfl_safety), scheme (order, precision), sources, receivers (every, points, lines, planes), "
       "boundary (xmin..zmax: pml | free | rigid | periodic; pml width, reflection, power, alpha), output (dir, "
-      "snapshots, png, seismogram_png, model_png, checkpoint_every), device. Unknown keys are "
+      "snapshots, png, seismogram_png, segy, model_png, checkpoint_every), device. Unknown keys are "
       "errors. A time step above the stability limit is an error that prints the limit; dt is "
       "chosen as cfl_safety times the limit when not given.\n"
       "Many shots: --shots FILE runs the configuration once per shot (one model, a list of source positions), "

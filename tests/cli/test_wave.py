@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`strata wave` from the command line: bad input exits non-zero with a message and
-writes nothing; a tiny CPU run writes every documented output; a restart continues to
-byte-identical files; --print-config is a complete configuration. Standard library only.
+writes nothing; a tiny CPU run writes every documented output (seismogram.sgy with
+output.segy, read here with struct); a restart continues to byte-identical files;
+--print-config is a complete configuration. Standard library only.
 Usage: test_wave.py PATH_TO_STRATA"""
 import json
 import os
@@ -17,6 +18,36 @@ from clitest import STRATA, check, finish, run_strata
 
 def run(*args, cwd=None):
     return run_strata("wave", *args, cwd=cwd)
+
+
+def npy_data(path):
+    """The values of a little-endian float32 .npy, flat (C order)."""
+    with open(path, "rb") as f:
+        assert f.read(6) == b"\x93NUMPY"
+        major = f.read(2)[0]
+        n = struct.unpack("<H" if major == 1 else "<I", f.read(2 if major == 1 else 4))[0]
+        header = f.read(n).decode()
+        kind = "<f" if "'<f4'" in header else "<d"
+        data = f.read()
+    return list(struct.unpack(f"{kind[0]}{len(data) // struct.calcsize(kind[1])}{kind[1]}", data))
+
+
+def segy_traces(path):
+    """A big-endian IEEE float32 SEG-Y file read with the standard library: the binary header's
+    (dt in us, samples per trace, format), and per trace (group x, group y, group elevation,
+    source depth, coordinate scalar, elevation scalar, samples)."""
+    raw = open(path, "rb").read()
+    dt, ns, fmt = struct.unpack(">H2xH2xH", raw[3216:3226])
+    size = 240 + 4 * ns
+    traces = []
+    for at in range(3600, len(raw), size):
+        h = raw[at:at + 240]
+        elev, = struct.unpack(">i", h[40:44])
+        depth, = struct.unpack(">i", h[48:52])
+        es, cs = struct.unpack(">hh", h[68:72])
+        gx, gy = struct.unpack(">ii", h[80:88])
+        traces.append((gx, gy, elev, depth, cs, es, list(struct.unpack(f">{ns}f", raw[at + 240:at + size]))))
+    return (dt, ns, fmt), traces
 
 
 def npy_shape(path):
@@ -64,6 +95,12 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("an amplitude beyond f32", ["--set", "sources.0.amplitude=1e300"], "would overflow f32")
     refused("a frequency beyond Nyquist", ["--set", "sources.0.frequency=1e300"], "Nyquist")
     refused("periodic pair", ["--set", "boundary.xmin=periodic"], "both be periodic")
+    refused("output.segy with an automatic dt of fractional microseconds",  # 0.8123 x h / (2 v_max) = 1015.375 us
+            ["--set", "output.segy=true", "--set", "time.cfl_safety=0.8123"], "set time.dt = 0.001015, or")
+    refused("output.segy with a dt of fractional microseconds", ["--set", "output.segy=true", "--dt", "0.00012345"],
+            "set time.dt = 0.000123")
+    refused("output.segy beyond 65535 samples", ["--set", "output.segy=true", "--dt", "0.0001", "--steps", "200000"],
+            "at most 65535")
     refused("missing checkpoint", ["--restart", os.path.join(tmp, "none.strata")], "none.strata")
     r = run("--config", os.path.join(tmp, "missing.json"), "--out-dir", out)
     check("missing config refused", r.returncode != 0 and "missing.json" in r.stderr, r.stderr)
@@ -170,6 +207,36 @@ with tempfile.TemporaryDirectory() as tmp:
         check("restart of another configuration refused", r.returncode != 0 and "different configuration" in r.stderr,
               r.stderr)
         check("refused restart writes nothing", not os.path.exists(other))
+
+    # output.segy: seismogram.sgy holds seismogram.npy's columns as traces, the receivers'
+    # coordinates in centimetres; every other file is the bits of a run without it, and
+    # --overwrite removes it with the run's other files.
+    plain, segy = os.path.join(tmp, "plain"), os.path.join(tmp, "segy")
+    r = run("--config", cfg, "--out-dir", plain, "--dt", "0.0005", "--quiet", "--progress", "off")
+    check("a run for output.segy's comparison succeeds", r.returncode == 0, r.stderr)
+    r = run("--config", cfg, "--out-dir", segy, "--dt", "0.0005", "--set", "output.segy=true", "--quiet",
+            "--progress", "off")
+    check("a run with output.segy succeeds", r.returncode == 0, r.stderr)
+    sgy = os.path.join(segy, "seismogram.sgy")
+    check("output.segy writes seismogram.sgy", os.path.exists(sgy))
+    check("without output.segy no seismogram.sgy", not os.path.exists(os.path.join(plain, "seismogram.sgy")))
+    for f in ["seismogram.npy", "receivers.npy", "snapshots/u_000030.npy"]:
+        same = open(os.path.join(plain, f), "rb").read() == open(os.path.join(segy, f), "rb").read()
+        check("output.segy leaves " + f + " as it was", same)
+    if os.path.exists(sgy):
+        (dt, ns, fmt), traces = segy_traces(sgy)
+        check("seismogram.sgy: dt = time.dt x receivers.every in us, 16 samples, IEEE float32",
+              (dt, ns, fmt) == (1000, 16, 5), str((dt, ns, fmt)))
+        seis = npy_data(os.path.join(segy, "seismogram.npy"))
+        recs = npy_data(os.path.join(segy, "receivers.npy"))
+        check("seismogram.sgy has a trace per receiver", len(traces) == 10, str(len(traces)))
+        for i, (gx, gy, elev, depth, cs, es, samples) in enumerate(traces):
+            check(f"seismogram.sgy trace {i} is seismogram.npy's column {i}", samples == seis[i::10])
+            check(f"seismogram.sgy trace {i} sits at receiver {i}", (cs, es) == (-100, -100) and
+                  (gx / 100, gy / 100, -elev / 100) == tuple(recs[3 * i:3 * i + 3]) and depth == 4000,
+                  str((gx, gy, elev, depth, cs, es, recs[3 * i:3 * i + 3])))
+    r = run("--config", cfg, "--out-dir", segy, "--dt", "0.0005", "--overwrite", "--quiet", "--progress", "off")
+    check("--overwrite removes seismogram.sgy", r.returncode == 0 and not os.path.exists(sgy), r.stderr)
 
     # Progress reaches a batch log: plain lines (no carriage returns) every --progress-every
     # seconds and after the last step, without a terminal and without asking.

@@ -264,3 +264,39 @@ TEST(WaveConfig, DigestCoversThePhysicsOnly) {
   EXPECT_FALSE(same([](wave::Config& o) { o.receiver_points = {{50, 50, 50}}; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.sources = {{{50, 50, 50}, 5, 1, std::nullopt}}; }));
 }
+
+// output.segy: SEG-Y stores the recording interval in whole microseconds and at most 65535
+// samples per trace. The plan refuses anything else before the first step, giving the dt
+// to set; the key leaves the physics digest alone.
+TEST(WaveConfig, SegyNeedsWholeMicrosecondsAndAtMost65535Rows) {
+  EXPECT_FALSE(wave::Config{}.segy);
+  EXPECT_TRUE(wave::parse_config("{}", std::vector<std::string>{"output.segy=true"}).segy);
+  EXPECT_EQ(json::parse(wave::to_json(wave::Config{}))["output"]["segy"], false);
+
+  wave::Config c = tiny();
+  c.receiver_points = {{80, 80, 20}};
+  c.segy = true;
+  const double automatic = 0.8 * wave::stability_limit(c.order, c.spacing, c.velocity);
+  ASSERT_NE(automatic * 1e6, std::round(automatic * 1e6));  // the case under test
+  char want[64];
+  std::snprintf(want, sizeof want, "set time.dt = %g,", std::floor(automatic * 1e6) / 1e6);
+  const std::string m = error_of([&] { wave::Solver s(c); });
+  EXPECT_NE(m.find("output.segy"), std::string::npos) << m;
+  EXPECT_NE(m.find("chosen automatically"), std::string::npos) << m;
+  EXPECT_NE(m.find(want), std::string::npos) << want << " not in: " << m;
+
+  c.dt = 1e-3;
+  const std::string digest = wave::Solver(c).plan().digest;
+  c.segy = false;
+  EXPECT_EQ(wave::Solver(c).plan().digest, digest) << "output.segy changed the physics digest";
+  c.segy = true;
+  c.dt = 0.00123456;
+  c.receiver_every = 3;  // 3703.68 us: a whole-microsecond dt makes every interval whole
+  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("set time.dt = 0.001234,"), std::string::npos);
+  c.dt = 1e-4;
+  c.receiver_every = 1;
+  c.steps = 65534;  // 65535 rows: the most a trace holds
+  EXPECT_EQ(error_of([&] { wave::Solver s(c); }), "");
+  c.steps = 65535;
+  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("65536 samples per receiver"), std::string::npos);
+}

@@ -1,7 +1,7 @@
 // What a finished wave run leaves beside its report, written by rank 0 once the last step
-// has been checked: the seismogram (seismogram.npy, time x receiver, and its picture), the
-// receivers' positions (receivers.npy) and the configuration that produced them
-// (config.json). An interrupted run writes none of them.
+// has been checked: the seismogram (seismogram.npy, time x receiver, with output.segy also
+// seismogram.sgy, and its picture), the receivers' positions (receivers.npy) and the
+// configuration that produced them (config.json). An interrupted run writes none of them.
 #pragma once
 
 #include <vector>

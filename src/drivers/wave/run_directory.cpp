@@ -64,8 +64,8 @@ void check_previous_run(const io::RunDirectory& dir, const Plan& p) {
 
 io::RunFiles run_files(int ranks) {
   io::RunFiles files;
-  files.files = {"config.json",   "report.json", "seismogram.npy",   "seismogram.png",
-                 "receivers.npy", "model.png",   "checkpoint.strata"};
+  files.files = {"config.json",    "report.json",   "seismogram.npy", "seismogram.sgy",
+                 "seismogram.png", "receivers.npy", "model.png",      "checkpoint.strata"};
   for (int r = 1; r < ranks; ++r) files.files.push_back(rank_checkpoint("checkpoint.strata", r));
   files.subdirs = {
       {"snapshots", {}, "u_", {".npy", ".vti", ".png"}},

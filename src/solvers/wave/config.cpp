@@ -253,6 +253,9 @@ const Keys<Config>& output_keys() {
       schema::section<Config>("png", png_keys()),
       schema::boolean<Config>("seismogram_png", &Config::seismogram_png,
                               "seismogram.png next to seismogram.npy"),
+      schema::boolean<Config>("segy", &Config::segy,
+                              "seismogram.sgy too: SEG-Y rev 1, IEEE float32, one trace per receiver,\n"
+                              "coordinates in metres (dt x receivers.every: whole microseconds)"),
       schema::boolean<Config>("model_png", &Config::model_png,
                               "model.png: the velocity on png's plane, the sources and receivers"),
       schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/digest.hpp"
+#include "io/segy.hpp"
 #include "solvers/wave/cpml.hpp"
 #include "solvers/wave/geometry.hpp"
 #include "solvers/wave/numerics.hpp"
@@ -29,6 +30,38 @@ std::string num(double v) {
 }
 
 std::string vec(const Vec3& p) { return "[" + num(p.x) + ", " + num(p.y) + ", " + num(p.z) + "]"; }
+
+// output.segy: SEG-Y stores the recording interval in whole microseconds (16 bits), at most
+// 65535 samples per trace and coordinates as int32 times a scalar. Refused here, before the
+// first step, not when the results are written; the message offers the dt that fits.
+void check_segy(const Config& c, const Plan& p) {
+  const double interval = p.dt * c.receiver_every, us = interval * 1e6;
+  const std::string every = std::to_string(c.receiver_every);
+  if (!io::segy::whole_microseconds(interval)) {
+    const double below = std::floor(us);
+    std::string fix;
+    if (us < 1)
+      fix = "raise receivers.every to at least " + std::to_string(int(std::ceil(1e-6 / p.dt)));
+    else if (below > 65535)
+      fix = "lower receivers.every to at most " + std::to_string(std::max(1, int(65535e-6 / p.dt)));
+    else if (std::floor(p.dt * 1e6) >= 1)  // a whole number of microseconds: every interval is too
+      fix = "set time.dt = " + format_number(std::floor(p.dt * 1e6) / 1e6);
+    else
+      fix = "set time.dt = " + format_number(below / c.receiver_every / 1e6);
+    throw Error("output.segy: SEG-Y stores the recording interval, time.dt x receivers.every, as a whole "
+                "number of microseconds from 1 to 65535, but it is " + format_number(us) + " us (dt = " +
+                format_number(p.dt) + " s" + (c.dt ? "" : ", chosen automatically") + ", every " + every +
+                "): " + fix + ", or turn output.segy off");
+  }
+  if (std::size_t(p.trace_rows) > io::segy::kMaxSamples)
+    throw Error("output.segy: the seismogram has " + std::to_string(p.trace_rows) +
+                " samples per receiver (time.steps / receivers.every + 1) and a SEG-Y trace holds at most " +
+                std::to_string(io::segy::kMaxSamples) + ": raise receivers.every to at least " +
+                std::to_string(c.steps / int(io::segy::kMaxSamples) + 1) + ", or turn output.segy off");
+  const double extent = std::max({c.shape.nx, c.shape.ny, c.shape.nz}) * c.spacing;
+  if (!io::segy::coordinate_scalar(extent))
+    throw Error("output.segy: the grid spans " + num(extent) + " m, beyond the coordinates SEG-Y holds (int32 x 10000)");
+}
 
 void check_faces(const Config& c, int R) {
   const int len[3] = {c.shape.nx, c.shape.ny, c.shape.nz};
@@ -156,10 +189,12 @@ MemoryEstimate host_memory_estimate(const Config& c, Device device) {
   const double traces = rows * nrec * e;
   const double taps = nrec * (sizeof(Vec3) + 8 * sizeof(Tap));
   // Transient copies, one at a time: a .npy model while setting up; the whole state and the traces, dense, at a snapshot, checkpoint or
-  // restart; the traces and the seismogram picture at the end.
+  // restart; the traces and, one after the other, the seismogram picture and (output.segy) the traces
+  // transposed into SEG-Y's trace order at the end.
   const double setup = c.model == ModelKind::npy ? points * e : 0;  // constant, layered: per plane
   const double state = 2 * points * e + layers + traces;
-  const double final_outputs = traces + 2 * std::min(rows, 4096.0) * std::min(nrec, 4096.0) * 8;
+  const double picture = 2 * std::min(rows, 4096.0) * std::min(nrec, 4096.0) * 8;
+  const double final_outputs = traces + std::max(picture, c.segy ? traces : 0.0);
   const double staging = std::max({setup, state, final_outputs});
   MemoryEstimate m;
   using host::format_bytes;
@@ -257,6 +292,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
       p.warnings.push_back("sources." + std::to_string(i) + " lies inside an absorbing layer: its energy is damped at once");
 
   p.trace_rows = c.steps / c.receiver_every + 1;
+  if (c.segy && !p.receivers.empty()) check_segy(c, p);
   p.bytes_per_point = 4.0 * sizeof(T);
   p.device = run_device(c);
   p.digest = physics_digest(c, p.dt, velocity);
