@@ -105,9 +105,9 @@ struct Config {
   std::string colormap = "seismic";
   double png_clip = 0.995;  // colour range = this quantile of |u|
   bool seismogram_png = true;
-  bool segy = false;                  // seismogram.sgy: the seismogram as SEG-Y, one trace per receiver
-  bool model_png = true;              // model.png: velocity on the png plane, sources, receivers
-  int checkpoint_every = 0;           // 0: none
+  bool segy = false;         // seismogram.sgy: the seismogram as SEG-Y, one trace per receiver
+  bool model_png = true;     // model.png: velocity on the png plane, sources, receivers
+  int checkpoint_every = 0;  // 0: none
   Device device = Device::automatic;  // the key "device": auto | cpu | cuda
 };
 
