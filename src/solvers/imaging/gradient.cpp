@@ -3,6 +3,7 @@
 // reverse order come from a binomial checkpointing schedule (checkpointing.hpp).
 #include "solvers/imaging/gradient.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "backend/wave_adjoint.hpp"
@@ -99,6 +100,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       if (!shot.observed.empty()) residual[i] -= shot.observed[i];
       g.misfit += 0.5 * residual[i] * residual[i];
     }
+    if (o.migrate)  // the adjoint's source is the data alone
+      for (std::size_t i = 0; i < residual.size(); ++i)
+        residual[i] = shot.observed.empty() ? 0.0 : -shot.observed[i];
   };
   if (!o.adjoint) {
     for (int n = 0; n < shot.steps; ++n) forward_step(n);
@@ -168,6 +172,33 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
   return g;
 }
+
+template <class T>
+Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, double dt_over_h,
+              const Shot& shot, const GradientOptions& options) {
+  GradientOptions o = options;
+  o.adjoint = true;
+  o.migrate = true;
+  Image im;
+  im.run = misfit_gradient<T>(s, device, velocity, dt_over_h, shot, o);
+  const std::size_t points = s.n.points();
+  double peak = 0;
+  for (double e : im.run.illumination) peak = std::max(peak, e);
+  im.image.resize(points);
+  im.compensated.resize(points);
+  for (std::size_t i = 0; i < points; ++i) {
+    // gradient = -v^2 sum lambda[residual] second, and the residual is -d
+    im.image[i] = im.run.gradient[i] / (double(velocity[i]) * double(velocity[i]));
+    im.compensated[i] = im.image[i] / (im.run.illumination[i] + 1e-3 * peak);
+  }
+  im.illumination = im.run.illumination;
+  return im;
+}
+
+template Image migrate(const wave::Setup&, Device, std::span<const float>, double, const Shot&,
+                       const GradientOptions&);
+template Image migrate(const wave::Setup&, Device, std::span<const double>, double, const Shot&,
+                       const GradientOptions&);
 
 template Gradient misfit_gradient(const wave::Setup&, Device, std::span<const float>, double,
                                   const Shot&, const GradientOptions&);

@@ -32,6 +32,9 @@ struct GradientOptions {
   bool adjoint = true;       // false: the forward run and the misfit alone
   double memory_budget = 0;  // bytes for the kept states (0: half the host memory available)
   int checkpoints = 0;       // > 0: this many kept states, whatever the budget
+  // The adjoint's source: predicted - observed (the misfit's residual), or with `migrate` the
+  // negated observed data alone (what migrate() back-propagates).
+  bool migrate = false;
 };
 
 struct Gradient {
@@ -55,5 +58,21 @@ struct Gradient {
 template <class T>
 Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T> velocity,
                          double dt_over_h, const Shot& shot, const GradientOptions& options = {});
+
+// Reverse-time migration of one shot: the recorded reflections d (shot.observed, the data
+// with the direct wave removed) back-propagated by the adjoint through the migration model
+// and correlated at zero lag with the source side's second time difference,
+//   image = sum_n lambda_{n+1}[d] (u_{n+1} - 2 u_n + u_{n-1} - S s_n),
+// which is the misfit's gradient over v^2 with d as the residual's negative; and the image
+// divided by the source side's illumination (sum_n u_n^2, plus 1e-3 of its largest value
+// where it is weak), which evens out the loss of amplitude with depth. A reflector is a
+// peak of the image at its depth (tests/cpu/test_imaging_rtm.cpp).
+struct Image {
+  std::vector<double> image, compensated, illumination;  // dense [z][y][x]
+  Gradient run;  // the misfit run behind it (checkpoints, forward steps, predicted data)
+};
+template <class T>
+Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, double dt_over_h,
+              const Shot& shot, const GradientOptions& options = {});
 
 }  // namespace strata::imaging
