@@ -1,7 +1,8 @@
 // The GPU's wave adjoint (src/cuda/wave/adjoint.cu) against the CPU's (the oracle, itself
 // checked by the dot-product test in tests/cpu/test_wave_adjoint.cpp), the dot-product test
 // of the GPU's forward step against the GPU's adjoint, and the misfit gradient on either
-// device. CPML on five faces with a free top, and periodic/rigid/free/CPML faces, f64 and f32.
+// device, and the Born operator on either. CPML on five faces with a free top, and
+// periodic/rigid/free/CPML faces, f64 and f32.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "common/imaging_cases.hpp"
 #include "common/require_gpu.hpp"
 #include "dispatch/backend.hpp"
+#include "solvers/imaging/born.hpp"
 #include "solvers/imaging/gradient.hpp"
 
 using namespace strata;
@@ -166,6 +168,30 @@ TEST(WaveAdjointCuda, GradientAgreesWithTheCpu) {
     scale = std::max(scale, std::fabs(cpu.gradient[i]));
   }
   std::printf("gradient, GPU against CPU: %.2e of its largest value\n", err / scale);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(err / scale, 1e-10);
+}
+
+TEST(WaveAdjointCuda, BornAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  const int steps = 60;
+  const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::cos(0.2 * n) * (1.0 + j));
+  std::vector<double> dm(p.velocity.size());
+  for (std::size_t i = 0; i < dm.size(); ++i) dm[i] = 0.1 * std::sin(0.37 * double(i));
+  const auto cpu = imaging::born<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, dm);
+  const auto gpu = imaging::born<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot, dm);
+  ASSERT_EQ(cpu.size(), gpu.size());
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    err = std::max(err, std::fabs(gpu[i] - cpu[i]));
+    scale = std::max(scale, std::fabs(cpu[i]));
+  }
+  std::printf("Born, GPU against CPU: %.2e of its largest value\n", err / scale);
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(err / scale, 1e-10);
 }
