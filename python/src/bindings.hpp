@@ -20,6 +20,7 @@ void bind_poisson(nanobind::module_& m);  // poisson.cpp: _poisson_solve
 void bind_wave(nanobind::module_& m);     // wave.cpp: _wave_simulate, the receiver axis, the model
 void bind_runs(nanobind::module_& m);     // runs.cpp: _run_apply, _run_poisson, _run_wave, _job
 void bind_bench(nanobind::module_& m);    // bench.cpp: _bench_run (strata bench's families)
+void bind_imaging(nanobind::module_& m);  // imaging.cpp: _imaging_gradient, _migrate, _born
 
 // wave.cpp: a wave configuration from a file (is_path) or a JSON text, with "key=VALUE"
 // overrides; a Progress as the dict Python's callbacks get.

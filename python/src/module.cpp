@@ -20,4 +20,5 @@ NB_MODULE(_strata, m) {
   strata::python::bind_wave(m);
   strata::python::bind_bench(m);
   strata::python::bind_runs(m);
+  strata::python::bind_imaging(m);
 }

@@ -13,16 +13,17 @@ __cuda_array_interface__ on the GPU). The default stencils compute +Lap(u) (+2 o
 strata.poisson.solve solves -Lap(u) = f.
 Submodules: strata.poisson (solve), strata.wave (run, load), strata.run (the CLI's apply and
 poisson on .npy files, distributed under mpirun), strata.plot (pictures with
-matplotlib, imported only when one is drawn), strata.bench (timings).
+matplotlib, imported only when one is drawn), strata.bench (timings), strata.imaging (the
+FWI gradient, reverse-time migration and the Born operator on the wave engine).
 """
 from ._strata import (Field, apply, cpu_fft_available, cpu_fft_unavailable_reason, cuda_available,
                       cuda_unavailable_reason, dot, max_abs, norm2, release_scratch, steps, sum,
                       synchronize)
-from . import bench, poisson, run, wave
+from . import bench, imaging, poisson, run, wave
 
 __all__ = ["Field", "apply", "cpu_fft_available", "cpu_fft_unavailable_reason", "cuda_available",
            "cuda_unavailable_reason", "dot", "max_abs", "norm2", "release_scratch", "steps", "sum",
-           "synchronize", "bench", "plot", "poisson", "run", "wave"]
+           "synchronize", "bench", "imaging", "plot", "poisson", "run", "wave"]
 __version__ = "0.1.0"
 
 

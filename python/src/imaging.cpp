@@ -1,0 +1,112 @@
+// strata.imaging's C++ side: the imaging driver (drivers/imaging.hpp) on NumPy arrays. A
+// wave configuration names the grid, the model, the sources, receivers and steps; the model
+// may be given as an array instead, the data as (steps + 1, receivers), dm as (nz, ny, nx).
+// The GIL is released while the runs step. Results are dicts of float64 NumPy arrays.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "common.hpp"
+#include "drivers/imaging.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::python {
+namespace {
+
+using namespace nb::literals;
+using Array = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
+
+std::vector<double> values(const std::optional<Array>& a) {
+  if (!a) return {};
+  return std::vector<double>(a->data(), a->data() + a->size());
+}
+
+// A float64 NumPy array of `shape` that owns `v`.
+nb::object numpy(std::vector<double>&& v, std::initializer_list<std::size_t> shape) {
+  auto* owned = new std::vector<double>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  const std::vector<std::size_t> s(shape);
+  return nb::cast(nb::ndarray<nb::numpy, double>(owned->data(), s.size(), s.data(), owner));
+}
+
+drivers::ImagingRun run_of(const std::string& config, bool is_path,
+                           const std::vector<std::string>& overrides,
+                           const std::optional<Array>& velocity, const std::optional<Array>& data,
+                           double memory_budget, int checkpoints) {
+  drivers::ImagingRun run;
+  run.config = wave_config(config, is_path, overrides);
+  run.velocity = values(velocity);
+  run.data = values(data);
+  if (memory_budget < 0) throw nb::value_error("strata.imaging: memory_budget must be >= 0 bytes");
+  if (checkpoints < 0) throw nb::value_error("strata.imaging: checkpoints must be >= 0");
+  run.memory_budget = memory_budget;
+  run.checkpoints = checkpoints;
+  return run;
+}
+
+nb::dict to_dict(drivers::ImagingResult&& r) {
+  const Extent n = r.shape;
+  const std::size_t nz = n.nz, ny = n.ny, nx = n.nx;
+  auto grid = [&](std::vector<double>&& v) -> nb::object {
+    if (v.empty()) return nb::none();
+    return numpy(std::move(v), {nz, ny, nx});
+  };
+  nb::dict d = make_dict("device", std::string(to_string(r.device)), "dt", r.dt, "misfit", r.misfit,
+                         "checkpoints", r.checkpoints, "checkpoint_bytes", r.checkpoint_bytes,
+                         "forward_steps", r.forward_steps, "recomputation", r.recomputation);
+  d["predicted"] = numpy(std::move(r.predicted), {std::size_t(r.rows), std::size_t(r.receivers)});
+  d["gradient"] = grid(std::move(r.gradient));
+  d["image"] = grid(std::move(r.image));
+  d["compensated"] = grid(std::move(r.compensated));
+  d["illumination"] = grid(std::move(r.illumination));
+  return d;
+}
+
+// gradient and migrate: a run from the arguments, the driver with the GIL released.
+template <drivers::ImagingResult (*Driver)(const drivers::ImagingRun&)>
+nb::dict adjoint_run(const std::string& config, bool is_path,
+                     const std::vector<std::string>& overrides,
+                     const std::optional<Array>& velocity, const std::optional<Array>& data,
+                     double memory_budget, int checkpoints) {
+  drivers::ImagingRun run =
+      run_of(config, is_path, overrides, velocity, data, memory_budget, checkpoints);
+  drivers::ImagingResult r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = Driver(run);
+  }
+  return to_dict(std::move(r));
+}
+
+nb::dict born(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+              const std::optional<Array>& velocity, const Array& dm) {
+  drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, std::nullopt, 0, 0);
+  const std::vector<double> d(dm.data(), dm.data() + dm.size());
+  drivers::ImagingResult r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = drivers::born(run, d);
+  }
+  return to_dict(std::move(r));
+}
+
+}  // namespace
+
+void bind_imaging(nb::module_& m) {
+  m.def("_imaging_gradient", &adjoint_run<drivers::gradient>, "config"_a, "is_path"_a,
+        "overrides"_a, "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
+        "See strata.imaging.gradient.");
+  m.def("_imaging_migrate", &adjoint_run<drivers::migrate>, "config"_a, "is_path"_a, "overrides"_a,
+        "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
+        "See strata.imaging.migrate.");
+  m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,
+        "See strata.imaging.born.");
+}
+
+}  // namespace strata::python

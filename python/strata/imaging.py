@@ -1,0 +1,81 @@
+"""strata.imaging: seismic imaging on the wave engine (issue 40, in progress; docs/imaging.md).
+
+A wave configuration (a dict or a JSON path, the keys of `strata wave --print-config`) names
+the grid, the model, the sources (their Ricker wavelets), the receivers (receivers.every = 1),
+the boundaries and the steps, as for strata.wave.run. Its model is the background (gradient,
+Born) or migration (migrate) model, unless `velocity` gives one as a (nz, ny, nx) array in
+m/s. Data are (steps + 1, receivers) arrays, the rows of `strata wave`'s seismogram.npy (row 0
+at step 0). Everything is exact for the discrete scheme: the gradient is that of the computed
+misfit (the Taylor test), migrate and gradient use the exact adjoint, and born is the run's
+derivative, whose adjoint is the gradient's correlation. One process; the CPU or the GPU.
+
+    r = strata.imaging.gradient(cfg, observed)          # misfit, gradient (dJ/dm, m = 1/v^2)
+    im = strata.imaging.migrate(cfg, reflections)       # image, compensated
+    dd = strata.imaging.born(cfg, dm)["predicted"]      # the data's first-order change
+
+The adjoint needs the forward states backward in time: it keeps as many as `memory_budget`
+bytes hold (default half the host memory available; or `checkpoints` of them) and recomputes
+the others on a binomial (revolve) schedule; each result says how many were kept
+(checkpoints, checkpoint_bytes) and what it cost (forward_steps, recomputation).
+"""
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import _strata
+from .wave import _config_arg
+
+
+def _array(a, what, ndim, axes):
+    if a is None:
+        return None
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.ndim != ndim:
+        raise ValueError(f"strata.imaging: {what} must be a {axes} array, got shape {a.shape}")
+    return a
+
+
+def _grid(a, what):
+    return _array(a, what, 3, "(nz, ny, nx)")
+
+
+def _rows(a, what):
+    return _array(a, what, 2, "(steps + 1, receivers)")
+
+
+def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
+             checkpoints: int = 0) -> dict:
+    """The least-squares misfit J = 1/2 |predicted - observed|^2 of the configuration's shot
+    and its gradient dJ/dm with respect to the squared slowness m = 1/v^2 at every point.
+    observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
+    (nz, ny, nx), predicted (steps + 1, receivers), illumination, device, dt, checkpoints,
+    checkpoint_bytes, forward_steps, recomputation."""
+    text, is_path = _config_arg(config)
+    return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
+                                     _rows(observed, "observed"), float(memory_budget), int(checkpoints))
+
+
+def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
+            checkpoints: int = 0) -> dict:
+    """Reverse-time migration of one shot's reflections (data: (steps + 1, receivers), the
+    recorded data with the direct wave removed) through the migration model. Returns a dict:
+    image (nz, ny, nx: the zero-lag correlation of the back-propagated data with the source
+    side's second time difference; a velocity step shows as a lobe of each sign around it, the
+    reflector where d image / dz peaks), compensated (divided by the illumination), and the
+    cost fields as for gradient."""
+    text, is_path = _config_arg(config)
+    return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
+                                    _rows(data, "data"), float(memory_budget), int(checkpoints))
+
+
+def born(config, dm, velocity=None, overrides: Sequence[str] = ()) -> dict:
+    """The Born (linearised) data of a change dm (nz, ny, nx; s^2/m^2) of m = 1/v^2 about the
+    model: result["predicted"], (steps + 1, receivers)."""
+    text, is_path = _config_arg(config)
+    d = _grid(dm, "dm")
+    if d is None:
+        raise ValueError("strata.imaging.born: dm is required")
+    return _strata._imaging_born(text, is_path, list(overrides), _grid(velocity, "velocity"), d)
+
+
+__all__ = ["born", "gradient", "migrate"]

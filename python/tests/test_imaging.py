@@ -1,0 +1,79 @@
+"""strata.imaging: the gradient, migrate and born on a small configuration, held against
+each other and against strata.wave.run (the same forward run), and their refusals."""
+import numpy as np
+import pytest
+
+import strata
+
+CFG = {
+    "grid": {"shape": [26, 20, 24], "spacing": 10.0},
+    "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 120, "velocity": 1900}]},
+    "time": {"steps": 70},
+    "scheme": {"order": 8, "precision": "f64"},
+    "sources": [{"position": [125.0, 95.0, 60.0], "frequency": 18.0}],
+    "receivers": {"lines": [{"start": [65.0, 95.0, 65.0], "end": [185.0, 95.0, 65.0], "count": 7}]},
+    "boundary": {"zmin": "free", "pml": {"width": 6}},
+    "output": {"snapshots": {"every": 0}, "checkpoint_every": 0},
+    "device": "cpu",
+}
+
+
+def test_predicted_data_are_the_wave_runs_seismogram():
+    r = strata.imaging.gradient(CFG)
+    seis = strata.wave.run(CFG, on_warning=lambda w: None).seismogram
+    assert r["predicted"].shape == seis.shape == (71, 7)
+    assert np.array_equal(r["predicted"], seis)
+    assert r["misfit"] == pytest.approx(0.5 * np.sum(seis ** 2))
+    assert r["gradient"].shape == (24, 20, 26) and r["illumination"].shape == (24, 20, 26)
+    assert r["checkpoints"] >= 1 and r["forward_steps"] >= 70
+
+
+def test_born_and_the_gradient_are_adjoint():
+    rng = np.random.default_rng(5)
+    shape = (24, 20, 26)
+    dm = rng.standard_normal(shape) * 1e-8           # s^2/m^2, about 1/v^2 ~ 4e-7
+    d = rng.standard_normal((71, 7))
+    bdm = strata.imaging.born(CFG, dm)["predicted"]
+    p = strata.imaging.gradient(CFG)["predicted"]
+    btd = strata.imaging.gradient(CFG, observed=p - d)["gradient"]  # residual d: B^T d
+    lhs, rhs = np.sum(bdm[1:] * d[1:]), np.sum(dm * btd)
+    assert lhs != 0
+    assert abs(lhs - rhs) / max(abs(lhs), abs(rhs)) < 1e-10
+
+
+def test_the_gradient_predicts_the_misfits_change():
+    v = np.empty((24, 20, 26))
+    v[:12], v[12:] = 1500.0, 1900.0
+    observed = strata.imaging.gradient(CFG, velocity=v * 1.02)["predicted"]
+    r = strata.imaging.gradient(CFG, observed=observed, velocity=v)
+    m = 1.0 / v ** 2
+    dm = np.random.default_rng(7).standard_normal(m.shape) * 0.02 * m
+    slope = np.sum(r["gradient"] * dm)
+    for e in (1e-2, 5e-3):
+        jp = strata.imaging.gradient(CFG, observed=observed, velocity=1 / np.sqrt(m + e * dm))["misfit"]
+        jm = strata.imaging.gradient(CFG, observed=observed, velocity=1 / np.sqrt(m - e * dm))["misfit"]
+        assert (jp - jm) / (2 * e) == pytest.approx(slope, rel=1e-3)
+
+
+def test_migrate_and_checkpoints():
+    reflections = np.random.default_rng(3).standard_normal((71, 7))
+    a = strata.imaging.migrate(CFG, reflections)
+    b = strata.imaging.migrate(CFG, reflections, checkpoints=3)
+    assert a["image"].shape == (24, 20, 26) and np.isfinite(a["compensated"]).all()
+    assert np.array_equal(a["image"], b["image"])  # recomputed states are the same states
+    assert b["checkpoints"] == 3 and b["forward_steps"] > a["forward_steps"]
+
+
+def test_refusals_name_what_is_wrong():
+    with pytest.raises(ValueError, match="receivers.every"):
+        strata.imaging.gradient({**CFG, "receivers": {**CFG["receivers"], "every": 2}})
+    with pytest.raises(ValueError, match="72 rows|71 rows"):
+        strata.imaging.gradient(CFG, observed=np.zeros((70, 7)))
+    with pytest.raises(ValueError, match="velocity"):
+        strata.imaging.gradient(CFG, velocity=np.ones((24, 20, 25)) * 1500)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        strata.imaging.gradient(CFG, velocity=np.zeros((24, 20, 26)))
+    with pytest.raises(ValueError, match="budget"):
+        strata.imaging.gradient(CFG, memory_budget=100.0)
+    with pytest.raises(ValueError, match="dm"):
+        strata.imaging.born(CFG, np.zeros((3, 3, 3)))

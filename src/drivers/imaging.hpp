@@ -1,0 +1,51 @@
+// What an imaging run is, for Python (and the verb to come) alike: a wave configuration (the
+// grid, the background or migration model, the sources and their wavelets, the receivers, the
+// boundaries, the steps) and one shot's data, into the misfit and its gradient, the RTM
+// image, or the Born data of a model change (solvers/imaging). One process; the data's rows
+// are `strata wave`'s seismogram rows (row 0 is step 0, then one a step: receivers.every = 1).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "strata/device.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::drivers {
+
+struct ImagingRun {
+  wave::Config config;           // its model is the background / migration model, unless:
+  std::vector<double> velocity;  // a dense [z][y][x] model (m/s) to use instead ("" : none)
+  std::vector<double> data;      // (steps + 1) x receivers: observed data (gradient) or the
+                                 // reflections to migrate (migrate); empty: zeros
+  double memory_budget = 0;      // bytes for the forward states the adjoint keeps (0: half
+                                 // the host memory available)
+  int checkpoints = 0;           // > 0: this many kept states, whatever the budget
+};
+
+struct ImagingResult {
+  Extent shape;
+  Device device = Device::cpu;
+  double dt = 0;
+  int receivers = 0, rows = 0;             // the data's shape: rows = steps + 1
+  double misfit = 0;                       // 1/2 |predicted - data|^2 (gradient)
+  std::vector<double> predicted;           // rows x receivers (row 0: step 0, zeros)
+  std::vector<double> gradient;            // dJ/dm, m = 1/v^2 (gradient), dense [z][y][x]
+  std::vector<double> image, compensated;  // migrate
+  std::vector<double> illumination;        // sum over steps of u^2
+  int checkpoints = 0;                     // forward states kept
+  double checkpoint_bytes = 0;             // each
+  long long forward_steps = 0;             // run in all
+  double recomputation = 0;                // forward steps per step
+};
+
+// The misfit of the model's data against run.data and its gradient in m = 1 / v^2.
+ImagingResult gradient(const ImagingRun& run);
+// Reverse-time migration of run.data (the reflections: the direct wave removed) through the
+// model: the image and its illumination-compensated form.
+ImagingResult migrate(const ImagingRun& run);
+// The Born data of a change dm (dense [z][y][x], in s^2/m^2) of m = 1 / v^2 about the model:
+// rows x receivers, in result.predicted.
+ImagingResult born(const ImagingRun& run, std::span<const double> dm);
+
+}  // namespace strata::drivers
