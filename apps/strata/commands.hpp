@@ -12,6 +12,7 @@ void add_info(CLI::App& app);
 void add_apply(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_lab(CLI::App& app);
+void add_migrate(CLI::App& app);  // migrate and gradient
 void add_demo(CLI::App& app);
 void add_poisson(CLI::App& app);
 void add_tune(CLI::App& app);

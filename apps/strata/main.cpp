@@ -39,8 +39,8 @@ int fail(const std::string& what, int code = 1) {
     finish_job();
     return code;
   }
-  std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": " << what
-            << "\n(ending all ranks)\n";
+  std::cerr << "strata: rank " << job.rank() << " of " << job.size() << " on " << job.host() << ": "
+            << what << "\n(ending all ranks)\n";
   strata::drivers::remove_unfinished_outputs();
   job.abort(code);
 }
@@ -48,19 +48,22 @@ int fail(const std::string& what, int code = 1) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"strata: stencils and solvers on structured 3D grids, on the GPU at the speed "
-               "of its memory (CPU reference backend when there is no GPU)"};
+  CLI::App app{
+      "strata: stencils and solvers on structured 3D grids, on the GPU at the speed "
+      "of its memory (CPU reference backend when there is no GPU)"};
   app.require_subcommand(1);
   const auto& b = strata::build_info();
   app.set_version_flag("--version", "strata " + b.version + " (commit " + b.commit + ", " +
-                                        (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") + ")");
+                                        (b.cuda ? "CUDA sm_" + b.cuda_architectures : "CPU only") +
+                                        ")");
   strata::cli::install_signal_handlers();
   try {
     // First, before anything starts CUDA: a run starts only the GPU it uses; `strata info`
     // lists them all.
     using Gpus = strata::dist::Job::Gpus;
     const bool info = argc > 1 && std::string(argv[1]) == "info";
-    const strata::dist::Job& job = strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
+    const strata::dist::Job& job =
+        strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
     strata::cli::set_speaker(job.root(), job.size() > 1);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
     strata::cli::add_bench(app);
     strata::cli::add_demo(app);
     strata::cli::add_lab(app);
+    strata::cli::add_migrate(app);
     strata::cli::add_poisson(app);
     strata::cli::add_tune(app);
     strata::cli::add_wave(app);
@@ -107,7 +111,8 @@ int main(int argc, char** argv) {
     }
     return app.exit(e);
   } catch (const CLI::ConstructionError& e) {
-    std::cerr << "strata: internal error registering the command-line options (CLI11 " CLI11_VERSION "): "
+    std::cerr << "strata: internal error registering the command-line options (CLI11 " CLI11_VERSION
+                 "): "
               << e.what() << "\n";
     return 2;
   } catch (const strata::Error& e) {

@@ -7,7 +7,12 @@
 #include <cmath>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "drivers/outputs.hpp"
+#include "io/segy.hpp"
 #include "solvers/imaging/born.hpp"
+#include "strata/npy.hpp"
 #include "solvers/imaging/gradient.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
@@ -58,6 +63,10 @@ Prepared<T> prepare(const ImagingRun& run) {
   p.setup = std::move(r.setup);
   p.plan = std::move(r.plan);
   p.setup.trace_rows = c.steps + 1;
+  if (run.data_dt > 0 && std::fabs(run.data_dt - p.plan.dt) > 0.5e-6)
+    throw Error("the data's sample interval " + std::to_string(run.data_dt * 1e6) +
+                " us is not the configuration's dt " + std::to_string(p.plan.dt * 1e6) +
+                " us: set time.dt to the data's (imaging needs a sample every step)");
   const std::size_t ns = c.sources.size(), nr = p.setup.receivers.size();
   if (nr == 0) throw Error("imaging needs receivers (receivers.points, lines or planes)");
   p.shot.steps = c.steps;
@@ -158,6 +167,104 @@ ImagingResult migrate(const ImagingRun& run) {
 }
 ImagingResult born(const ImagingRun& run, std::span<const double> dm) {
   return run.config.precision == Precision::f32 ? born_t<float>(run, dm) : born_t<double>(run, dm);
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The data as (steps + 1) x receivers, from .npy or SEG-Y; the shape is checked by prepare().
+std::vector<double> read_data(const std::string& path, ImagingRun& run) {
+  if (ends_with(path, ".sgy") || ends_with(path, ".segy") || ends_with(path, ".SGY") ||
+      ends_with(path, ".SEGY")) {
+    const io::segy::Dataset<double> d = io::segy::read<double>(path);
+    const std::size_t nr = d.traces.size();
+    if (nr == 0) throw Error("'" + path + "' holds no trace");
+    const std::size_t rows = d.trace(0).size();
+    for (std::size_t r = 0; r < nr; ++r)
+      if (d.trace(r).size() != rows)
+        throw Error("'" + path + "': trace " + std::to_string(r + 1) + " has " +
+                    std::to_string(d.trace(r).size()) + " samples, trace 1 " +
+                    std::to_string(rows) + ": imaging needs one trace per receiver, all alike");
+    std::vector<double> out(rows * nr);
+    for (std::size_t r = 0; r < nr; ++r)
+      for (std::size_t i = 0; i < rows; ++i) out[i * nr + r] = d.trace(r)[i];
+    run.data_dt = d.header.sample_interval_us * 1e-6;
+    return out;
+  }
+  std::vector<std::size_t> shape;
+  std::vector<double> v = npy_read<double>(path, shape);
+  if (shape.size() != 2)
+    throw Error(
+        "'" + path + "' is a " + std::to_string(shape.size()) +
+        "-dimensional array: the data are (steps + 1, receivers), as strata wave's seismogram.npy");
+  return v;
+}
+
+}  // namespace
+
+ImagingResult run_imaging_files(ImagingFiles& f) {
+  const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
+  check_outputs({{"--image", f.image},
+                 {"--compensated", f.compensated},
+                 {"--gradient", f.gradient},
+                 {"--predicted", f.predicted},
+                 {"--illumination", f.illumination},
+                 {"--json", f.json}});
+  if (f.data.empty())
+    throw Error("--data is required: the " +
+                std::string(migrate_mode ? "reflections" : "observed data") + " (.npy or .sgy)");
+  try {
+    f.run.data = read_data(f.data, f.run);
+  } catch (const Error& e) {
+    throw Error(std::string("--data: ") + e.what());
+  }
+  if (!f.velocity.empty()) {
+    Extent e;
+    try {
+      f.run.velocity = npy_read_3d<double>(f.velocity, e);
+    } catch (const Error& err) {
+      throw Error(std::string("--velocity: ") + err.what());
+    }
+    if (!(e == f.run.config.shape))
+      throw Error("--velocity '" + f.velocity + "' is " + e.str() +
+                  "; the configuration's grid is " + f.run.config.shape.str());
+  }
+  ImagingResult r = migrate_mode ? migrate(f.run) : gradient(f.run);
+  const Extent n = r.shape;
+  const std::size_t grid[3] = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
+  const std::size_t rows[2] = {std::size_t(r.rows), std::size_t(r.receivers)};
+  auto write_grid = [&](const std::string& path, const std::vector<double>& v) {
+    if (!path.empty()) npy_write<double>(path, v, grid);
+  };
+  write_grid(f.image, r.image);
+  write_grid(f.compensated, r.compensated);
+  write_grid(f.gradient, r.gradient);
+  write_grid(f.illumination, r.illumination);
+  if (!f.predicted.empty()) npy_write<double>(f.predicted, r.predicted, rows);
+  if (!f.json.empty()) write_text(f.json, imaging_report(f, r) + "\n");
+  return r;
+}
+
+std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
+  nlohmann::json j;
+  j["verb"] = f.mode == ImagingFiles::Mode::migrate ? "migrate" : "gradient";
+  j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
+  j["device"] = std::string(to_string(r.device));
+  j["precision"] = std::string(to_string(f.run.config.precision));
+  j["dt"] = r.dt;
+  j["steps"] = r.rows - 1;
+  j["receivers"] = r.receivers;
+  if (f.mode == ImagingFiles::Mode::gradient) j["misfit"] = r.misfit;
+  j["checkpoints"] = r.checkpoints;
+  j["checkpoint_bytes"] = r.checkpoint_bytes;
+  j["forward_steps"] = r.forward_steps;
+  j["recomputation"] = r.recomputation;
+  j["data"] = f.data;
+  if (!f.velocity.empty()) j["velocity"] = f.velocity;
+  return j.dump(1);
 }
 
 }  // namespace strata::drivers

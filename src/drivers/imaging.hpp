@@ -21,6 +21,7 @@ struct ImagingRun {
   double memory_budget = 0;      // bytes for the forward states the adjoint keeps (0: half
                                  // the host memory available)
   int checkpoints = 0;           // > 0: this many kept states, whatever the budget
+  double data_dt = 0;  // > 0: the data's sample interval (s), checked against the plan's dt
 };
 
 struct ImagingResult {
@@ -47,5 +48,20 @@ ImagingResult migrate(const ImagingRun& run);
 // The Born data of a change dm (dense [z][y][x], in s^2/m^2) of m = 1 / v^2 about the model:
 // rows x receivers, in result.predicted.
 ImagingResult born(const ImagingRun& run, std::span<const double> dm);
+
+// `strata migrate` and `strata gradient`: the data and the model read from files, the
+// outputs checked before any work and each written whole (.npy, atomically), the report as
+// JSON. Data: .npy of (steps + 1, receivers), or SEG-Y (.sgy, .segy) with one trace per
+// receiver of steps + 1 samples, as `strata wave` writes them (its sample interval must be
+// the configuration's dt to the microsecond). Velocity: .npy of (nz, ny, nx) in m/s.
+struct ImagingFiles {
+  enum class Mode { migrate, gradient } mode = Mode::migrate;
+  ImagingRun run;  // its configuration set; velocity and data are read from the paths below
+  std::string data, velocity;
+  std::string image, compensated, gradient, predicted, illumination, json;  // "" : not written
+};
+ImagingResult run_imaging_files(ImagingFiles& files);
+// The report's fields as JSON text (what --json writes).
+std::string imaging_report(const ImagingFiles& files, const ImagingResult& r);
 
 }  // namespace strata::drivers

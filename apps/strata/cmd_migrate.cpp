@@ -1,0 +1,124 @@
+// strata migrate and strata gradient: seismic imaging of one shot on the wave engine (issue
+// 40, docs/imaging.md). A wave configuration names the grid, the migration or background
+// model, the sources, receivers and steps; --data the shot's recorded data. The CLI parses and
+// prints; the runs are drivers/imaging.hpp's, which Python's strata.imaging shares.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/strata/commands.hpp"
+#include "apps/strata/options.hpp"
+#include "drivers/imaging.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::cli {
+
+namespace {
+
+struct ImagingArgs {
+  std::string config, data, velocity, device;
+  std::vector<std::string> sets;
+  std::string image, compensated, gradient, predicted, illumination, json;
+  double memory_budget = 0;
+  int checkpoints = 0;
+};
+
+void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
+  cmd->add_option(
+         "--config", a.config,
+         "the wave configuration (strata wave --print-config): grid, model, sources, receivers "
+         "(receivers.every = 1), boundaries, time")
+      ->required();
+  cmd->add_option("--data", a.data, data_help)->required();
+  cmd->add_option("--velocity", a.velocity,
+                  "a .npy model (nz, ny, nx) in m/s to use instead of the configuration's model");
+  cmd->add_option("--set", a.sets, "override a configuration key: KEY.PATH=VALUE, repeatable");
+  cmd->add_option("--device", a.device, "cpu | cuda (default: the configuration's device)");
+  cmd->add_option("--memory-budget", a.memory_budget,
+                  "bytes for the forward states the adjoint run keeps (default: half the host "
+                  "memory available); "
+                  "the others are recomputed on a binomial checkpointing schedule")
+      ->check(number_in(1, 1e18));
+  cmd->add_option("--checkpoints", a.checkpoints,
+                  "keep this many forward states, whatever the budget")
+      ->check(whole_number_in(1, 1 << 30));
+  cmd->add_option("--illumination", a.illumination,
+                  "write the source side's illumination (sum of u^2) as .npy");
+  cmd->add_option("--json", a.json, "write the report as JSON");
+}
+
+drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode mode) {
+  std::vector<wave::Override> sets;
+  for (const std::string& s : a.sets) sets.push_back({s, "--set " + s});
+  if (!a.device.empty()) sets.push_back({"device=\"" + a.device + "\"", "--device " + a.device});
+  drivers::ImagingFiles f;
+  f.mode = mode;
+  f.run.config = wave::parse_config_file(a.config, sets);
+  f.run.memory_budget = a.memory_budget;
+  f.run.checkpoints = a.checkpoints;
+  f.data = a.data;
+  f.velocity = a.velocity;
+  f.image = a.image;
+  f.compensated = a.compensated;
+  f.gradient = a.gradient;
+  f.predicted = a.predicted;
+  f.illumination = a.illumination;
+  f.json = a.json;
+  return f;
+}
+
+void print_cost(const char* verb, const drivers::ImagingResult& r) {
+  std::printf(
+      "strata %s: %s, %d steps, %d receivers on %s; %d forward states kept (%.3g GB each), "
+      "%lld forward steps (%.2f per step)\n",
+      verb, r.shape.xyz().c_str(), r.rows - 1, r.receivers, to_string(r.device), r.checkpoints,
+      r.checkpoint_bytes / 1e9, r.forward_steps, r.recomputation);
+}
+
+}  // namespace
+
+void add_migrate(CLI::App& app) {
+  auto a = std::make_shared<ImagingArgs>();
+  auto* mig = app.add_subcommand("migrate",
+                                 "Reverse-time migration of one shot: its reflections (--data: the "
+                                 "recorded data with the direct wave "
+                                 "removed, (steps + 1, receivers) .npy or one SEG-Y trace per "
+                                 "receiver, as strata wave writes them) "
+                                 "back-propagated by the wave scheme's exact adjoint through the "
+                                 "configuration's model and correlated "
+                                 "at zero lag with the source side's second time difference. The "
+                                 "image is the band-limited model "
+                                 "perturbation: a velocity step shows as a lobe of each sign "
+                                 "around it, the reflector where the "
+                                 "image's vertical derivative peaks. docs/imaging.md.");
+  add_common(mig, *a,
+             "the reflections: .npy (steps + 1, receivers) or .sgy (one trace per receiver)");
+  mig->add_option("--image", a->image, "write the image as .npy (nz, ny, nx)")->required();
+  mig->add_option("--compensated", a->compensated,
+                  "write the image divided by the illumination as .npy");
+  mig->callback([a] {
+    drivers::ImagingFiles f = files_of(*a, drivers::ImagingFiles::Mode::migrate);
+    const drivers::ImagingResult r = drivers::run_imaging_files(f);
+    print_cost("migrate", r);
+  });
+
+  auto g = std::make_shared<ImagingArgs>();
+  auto* grad = app.add_subcommand("gradient",
+                                  "The misfit of one shot and its gradient in m = 1/v^2. The misfit is 1/2 |predicted - observed|^2; the "
+      "gradient, with respect to the squared slowness at every point, is the exact gradient of the discrete "
+      "misfit (the wave scheme's adjoint, binomial checkpointing): the first step of full-waveform inversion. "docs/imaging.md.");
+  add_common(grad, *g,
+             "the observed data: .npy (steps + 1, receivers) or .sgy (one trace per receiver)");
+  grad->add_option("--gradient", g->gradient, "write dJ/dm as .npy (nz, ny, nx)")->required();
+  grad->add_option("--predicted", g->predicted,
+                   "write the model's data as .npy (steps + 1, receivers)");
+  grad->callback([g] {
+    drivers::ImagingFiles f = files_of(*g, drivers::ImagingFiles::Mode::gradient);
+    const drivers::ImagingResult r = drivers::run_imaging_files(f);
+    std::printf("strata gradient: misfit %.6e\n", r.misfit);
+    print_cost("gradient", r);
+  });
+}
+
+}  // namespace strata::cli

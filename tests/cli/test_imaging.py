@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""strata migrate and strata gradient as programs: on the data a `strata wave` run wrote
+(.npy and SEG-Y), the predicted data are that run's seismogram to the byte, checkpointing
+changes the work and not the result, the outputs and report are written; bad input (a
+missing file, data of the wrong shape or sample interval, a velocity file of another grid,
+receivers.every > 1, an output that cannot be written) exits 1 with a message naming it
+and writes nothing. Usage: test_imaging.py STRATA"""
+import json
+import os
+import struct
+import tempfile
+
+from clitest import check, finish, run_strata
+
+CFG = {
+    "grid": {"shape": [26, 20, 24], "spacing": 10.0},
+    "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 120, "velocity": 1900}]},
+    "time": {"steps": 60, "dt": 0.001},
+    "scheme": {"order": 8, "precision": "f64"},
+    "sources": [{"position": [125.0, 95.0, 60.0], "frequency": 18.0}],
+    "receivers": {"lines": [{"start": [65.0, 95.0, 65.0], "end": [185.0, 95.0, 65.0], "count": 7}]},
+    "boundary": {"zmin": "free", "pml": {"width": 6}},
+    "output": {"snapshots": {"every": 0}, "checkpoint_every": 0, "segy": True},
+    "device": "cpu",
+}
+
+
+def refused(name, args, needle, d, outputs, code=1):
+    r = run_strata(*args)
+    check(f"{name}: exits {code or 'non-zero'}", r.returncode == code if code else r.returncode != 0,
+          f"exit {r.returncode}: {r.stdout} {r.stderr}")
+    check(f"{name}: says {needle!r}", needle in r.stderr, r.stderr.strip())
+    check(f"{name}: writes nothing", not any(os.path.exists(os.path.join(d, o)) for o in outputs),
+          str([o for o in outputs if os.path.exists(os.path.join(d, o))]))
+
+
+with tempfile.TemporaryDirectory() as d:
+    cfg = os.path.join(d, "cfg.json")
+    json.dump(CFG, open(cfg, "w"))
+    run = os.path.join(d, "run")
+    r = run_strata("wave", "--config", cfg, "--out-dir", run, "--progress", "off")
+    check("strata wave writes the data", r.returncode == 0, r.stderr)
+    seis, sgy = os.path.join(run, "seismogram.npy"), os.path.join(run, "seismogram.sgy")
+    p = lambda name: os.path.join(d, name)
+
+    r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("g.npy"), "--predicted",
+                   p("pred.npy"), "--illumination", p("ill.npy"), "--json", p("g.json"))
+    check("gradient runs", r.returncode == 0, r.stderr)
+    check("gradient prints the misfit", "misfit 0.000000e+00" in r.stdout, r.stdout)
+    check("the predicted data are strata wave's seismogram, byte for byte",
+          os.path.exists(p("pred.npy")) and open(p("pred.npy"), "rb").read() == open(seis, "rb").read())
+    rep = json.load(open(p("g.json"))) if os.path.exists(p("g.json")) else {}
+    check("the report", rep.get("verb") == "gradient" and rep.get("misfit") == 0 and rep.get("steps") == 60
+          and rep.get("receivers") == 7 and rep.get("forward_steps") == 60, str(rep))
+    check("the gradient and illumination are written", os.path.exists(p("g.npy")) and os.path.exists(p("ill.npy")))
+
+    # Data of another model (velocity x 1.02 below 120 m): a misfit, and the same gradient
+    # whatever the number of kept states.
+    other = dict(CFG, model={"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 120, "velocity": 1938}]})
+    ocfg = p("other.json")
+    json.dump(other, open(ocfg, "w"))
+    r = run_strata("wave", "--config", ocfg, "--out-dir", p("orun"), "--progress", "off")
+    obs = os.path.join(p("orun"), "seismogram.npy")
+    a = run_strata("gradient", "--config", cfg, "--data", obs, "--gradient", p("ga.npy"))
+    b = run_strata("gradient", "--config", cfg, "--data", obs, "--gradient", p("gb.npy"), "--checkpoints", "3",
+                   "--json", p("gb.json"))
+    check("a misfit against another model's data", a.returncode == 0 and "misfit 0.000000e+00" not in a.stdout,
+          a.stdout + a.stderr)
+    check("3 kept states: the same gradient, byte for byte", b.returncode == 0 and os.path.exists(p("gb.npy"))
+          and open(p("ga.npy"), "rb").read() == open(p("gb.npy"), "rb").read(), b.stderr)
+    gb = json.load(open(p("gb.json"))) if os.path.exists(p("gb.json")) else {}
+    check("3 kept states: more forward steps, said", gb.get("checkpoints") == 3 and gb.get("forward_steps", 0) > 60,
+          str(gb))
+
+    r = run_strata("gradient", "--config", cfg, "--data", sgy, "--gradient", p("gs.npy"))
+    check("SEG-Y data (f32 samples): a misfit of rounding alone", r.returncode == 0 and "misfit" in r.stdout,
+          r.stdout + r.stderr)
+
+    r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.npy"), "--compensated", p("c.npy"))
+    check("migrate writes the image and its compensated form", r.returncode == 0 and os.path.exists(p("im.npy"))
+          and os.path.exists(p("c.npy")), r.stderr)
+
+    out = ["x.npy", "x.json"]
+    base = ["gradient", "--config", cfg, "--gradient", p("x.npy"), "--json", p("x.json")]
+    refused("missing data file", base + ["--data", p("none.npy")], "none.npy", d, out)
+    def npy2(path, rows, cols):
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+            f.write(b"\0" * (8 * rows * cols))
+    npy2(p("short.npy"), 60, 7)
+    refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
+    refused("a velocity file of another grid", base + ["--data", seis, "--velocity", p("short.npy")], "--velocity", d, out)
+    every = dict(CFG, receivers={**CFG["receivers"], "every": 2})
+    json.dump(every, open(p("every.json"), "w"))
+    refused("receivers.every = 2", ["gradient", "--config", p("every.json"), "--data", seis, "--gradient", p("x.npy")],
+            "receivers.every", d, out)
+    refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
+    os.mkdir(p("adir"))
+    refused("an output that is a directory", ["gradient", "--config", cfg, "--data", seis, "--gradient", p("adir"),
+                                             "--json", p("x.json")], "adir", d, out)
+    refused("no --image (a usage error: CLI11's code)", ["migrate", "--config", cfg, "--data", seis], "--image", d,
+            out, code=None)
+
+finish()
