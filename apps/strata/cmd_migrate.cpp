@@ -104,10 +104,13 @@ void add_migrate(CLI::App& app) {
   });
 
   auto g = std::make_shared<ImagingArgs>();
-  auto* grad = app.add_subcommand("gradient",
-                                  "The misfit of one shot and its gradient in m = 1/v^2. The misfit is 1/2 |predicted - observed|^2; the "
-      "gradient, with respect to the squared slowness at every point, is the exact gradient of the discrete "
-      "misfit (the wave scheme's adjoint, binomial checkpointing): the first step of full-waveform inversion. "docs/imaging.md.");
+  auto* grad = app.add_subcommand(
+      "gradient",
+      "The misfit of one shot and its gradient in m = 1/v^2. The misfit is 1/2 |predicted - "
+      "observed|^2; the gradient, with respect to the squared slowness at every point, is the "
+      "exact "
+      "gradient of the discrete misfit (the wave scheme's adjoint, binomial checkpointing): the "
+      "first step of full-waveform inversion. docs/imaging.md.");
   add_common(grad, *g,
              "the observed data: .npy (steps + 1, receivers) or .sgy (one trace per receiver)");
   grad->add_option("--gradient", g->gradient, "write dJ/dm as .npy (nz, ny, nx)")->required();
