@@ -290,7 +290,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # step), and the second continues it from there.
     readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
     examples = [l.split("#")[0].split() for l in readme.splitlines()
-                if l.startswith("strata wave --config examples/wave/quick.json")]
+                if l.startswith("strata wave --config examples/wave/quick.json --out-dir run1")]
     check("the README has the restart example", len(examples) == 2 and "--restart" in examples[1], str(examples))
     repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     reports = []
