@@ -72,16 +72,15 @@ case "$mode" in
     ;;
   --update)
     mapfile -t have < <(listed)
-    added=0
     while read -r f; do
       if ! printf '%s\n' "${have[@]}" | grep -qxF "$f" && clean "$f"; then
         echo "$f" >> "$list"
-        added=$((added + 1))
       fi
     done < <(tracked)
     { grep '^#' "$list"; grep -v '^#' "$list" | grep -v '^$' | sort -u; } > "$list.new"
     mv "$list.new" "$list"
-    echo "format-check: $added files added to $list ($(listed | wc -l) listed)"
+    # What the list gained once sorted and deduplicated (a count of appended lines said more).
+    echo "format-check: $(( $(listed | wc -l) - ${#have[@]} )) files added to $list ($(listed | wc -l) listed)"
     exit 0
     ;;
   --stats)
