@@ -1,6 +1,6 @@
-// What the SEG-Y tests share: a fixture with a directory of its own, files as bytes,
-// big-endian integers written here (not with the library's codecs, so that the reader is held
-// against an independent layout), a refusal's checks, and a shot line of trace headers.
+// What the SEG-Y tests share: a fixture with a directory of its own (common/scratch_dir.hpp), files
+// as bytes, big-endian integers written here (not with the library's codecs, so that the reader is
+// held against an independent layout), a refusal's checks, and a shot line of trace headers.
 #pragma once
 
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error_of.hpp"
+#include "common/scratch_dir.hpp"
 #include "io/segy.hpp"
 
 namespace strata::test::segy {
@@ -24,30 +25,9 @@ namespace strata::test::segy {
 namespace fs = std::filesystem;
 using io::segy::Trace;
 
-class SegyTest : public ::testing::Test {
+class SegyTest : public ScratchDirTest {
  public:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("strata_segy_" + std::to_string(::getpid()) + "_" +
-                                        info->test_suite_name() + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-  // Nothing in the directory but these names (no temporaries left behind).
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-  fs::path dir_;
+  SegyTest() : ScratchDirTest("strata_segy") {}
 };
 
 inline std::string slurp(const std::string& path) {

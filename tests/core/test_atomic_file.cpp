@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error_of.hpp"
+#include "common/scratch_dir.hpp"
 #include "common/process.hpp"
 #include "io/atomic_file.hpp"
 #include "strata/error.hpp"
@@ -30,25 +31,12 @@ using strata::test::error_of;
 
 namespace {
 
-class AtomicFileTest : public ::testing::Test {
+class AtomicFileTest : public strata::test::ScratchDirTest {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("strata_atomic_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  AtomicFileTest() : ScratchDirTest("strata_atomic") {}
   std::set<std::string> listing() const {
-    std::set<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
-    return names;
+    const std::vector<std::string> names = ScratchDirTest::listing();
+    return {names.begin(), names.end()};
   }
   static std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -57,8 +45,6 @@ protected:
   static void put(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
   }
-
-  fs::path dir_;
 };
 
 

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/scratch_dir.hpp"
 #include "strata/npy.hpp"
 
 namespace fs = std::filesystem;
@@ -26,22 +27,9 @@ using Shape = std::vector<std::size_t>;
 
 namespace {
 
-class NpyTest : public ::testing::Test {
+class NpyTest : public test::ScratchDirTest {
 public:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("strata_npy_" + std::to_string(::getpid()) + "_" +
-                                        info->test_suite_name() + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
+  NpyTest() : ScratchDirTest("strata_npy") {}
 };
 
 // Seeded values led by the awkward ones: signed zeros, denormals, infinities, extremes, NaN.
