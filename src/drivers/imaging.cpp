@@ -14,6 +14,7 @@
 #include "solvers/imaging/born.hpp"
 #include "strata/npy.hpp"
 #include "solvers/imaging/gradient.hpp"
+#include "solvers/wave/geometry.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
 #include "solvers/wave/plan.hpp"
@@ -71,13 +72,10 @@ Prepared<T> prepare(const ImagingRun& run) {
   if (nr == 0) throw Error("imaging needs receivers (receivers.points, lines or planes)");
   p.shot.steps = c.steps;
   p.shot.wavelets.resize(std::size_t(c.steps) * ns);
-  for (int n = 0; n < c.steps; ++n)  // as the wave solver makes them (solver.cpp)
-    for (std::size_t j = 0; j < ns; ++j) {
-      const wave::Source& s = c.sources[j];
+  for (int n = 0; n < c.steps; ++n)  // as the wave solver takes them
+    for (std::size_t j = 0; j < ns; ++j)
       p.shot.wavelets[std::size_t(n) * ns + j] =
-          s.amplitude * wave::ricker(double(n) * p.plan.dt, s.frequency,
-                                     s.delay ? *s.delay : wave::default_delay(s.frequency));
-    }
+          wave::source_wavelet(c.sources[j], double(n) * p.plan.dt);
   if (!run.data.empty()) {
     const std::size_t rows = std::size_t(c.steps) + 1;
     if (run.data.size() != rows * nr)

@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "backend/wave.hpp"
 #include "common/wave_cases.hpp"
 #include "solvers/wave/plan.hpp"
@@ -39,6 +41,46 @@ inline AdjointProblem adjoint_problem(int order, const std::array<wave::FaceKind
   p.velocity.resize(n.points());
   for (double& x : p.velocity) x = v(g);
   return p;
+}
+
+// Normal random values, and a random wave state of a setup (every array, named as the
+// backends name them) in T: the vectors of the dot-product tests.
+inline std::vector<double> random_values(std::size_t n, std::mt19937_64& g) {
+  std::normal_distribution<double> d;
+  std::vector<double> v(n);
+  for (double& x : v) x = d(g);
+  return v;
+}
+
+template <class T = double>
+std::vector<wave::NamedArray<T>> random_state(const wave::Setup& s, std::mt19937_64& g) {
+  std::vector<wave::NamedArray<T>> out;
+  for (const wave::StateSlot& slot : wave::state_slots(s)) {
+    const std::vector<double> v = random_values(wave::state_size(slot, s), g);
+    out.push_back({wave::state_name(slot, s), std::vector<T>(v.begin(), v.end())});
+  }
+  return out;
+}
+
+template <class T>
+std::vector<wave::NamedArray<T>> narrow(const std::vector<wave::NamedArray<double>>& a) {
+  std::vector<wave::NamedArray<T>> out;
+  for (const auto& x : a) out.push_back({x.name, std::vector<T>(x.data.begin(), x.data.end())});
+  return out;
+}
+
+// <a, b> over the arrays of the same name (their sizes must agree).
+template <class A, class B>
+double state_dot(const std::vector<wave::NamedArray<A>>& a,
+                 const std::vector<wave::NamedArray<B>>& b) {
+  double s = 0;
+  for (const auto& x : a)
+    for (const auto& y : b)
+      if (x.name == y.name) {
+        EXPECT_EQ(x.data.size(), y.data.size()) << x.name;
+        for (std::size_t i = 0; i < x.data.size(); ++i) s += double(x.data[i]) * double(y.data[i]);
+      }
+  return s;
 }
 
 }  // namespace strata::test

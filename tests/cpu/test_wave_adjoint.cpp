@@ -41,35 +41,6 @@ const Case kCases[] = {
       FaceKind::free}},
 };
 
-std::vector<double> random_values(std::size_t n, std::mt19937_64& g) {
-  std::normal_distribution<double> d;
-  std::vector<double> v(n);
-  for (double& x : v) x = d(g);
-  return v;
-}
-
-template <class T>
-std::vector<wave::NamedArray<T>> random_state(const wave::Setup& s, std::mt19937_64& g) {
-  std::vector<wave::NamedArray<T>> out;
-  for (const wave::StateSlot& slot : wave::state_slots(s)) {
-    const std::vector<double> v = random_values(wave::state_size(slot, s), g);
-    out.push_back({wave::state_name(slot, s), std::vector<T>(v.begin(), v.end())});
-  }
-  return out;
-}
-
-template <class A, class B>
-double dot(const std::vector<wave::NamedArray<A>>& a, const std::vector<wave::NamedArray<B>>& b) {
-  double s = 0;
-  for (const auto& x : a)
-    for (const auto& y : b)
-      if (x.name == y.name) {
-        EXPECT_EQ(x.data.size(), y.data.size()) << x.name;
-        for (std::size_t i = 0; i < x.data.size(); ++i) s += double(x.data[i]) * double(y.data[i]);
-      }
-  return s;
-}
-
 template <class T>
 std::vector<T> as(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
@@ -82,18 +53,18 @@ double state_map_mismatch(const Case& k, int steps, unsigned seed) {
   test::AdjointProblem p = test::adjoint_problem(k.order, k.faces, steps);
   p.setup.sources.clear();
   std::mt19937_64 g(seed);
-  const auto x = random_state<T>(p.setup, g);
-  const auto y = random_state<double>(p.setup, g);
+  const auto x = test::random_state<T>(p.setup, g);
+  const auto y = test::random_state<double>(p.setup, g);
   auto fwd = cpu::make_wave_backend<T>(cpu::Tag{}, p.setup);
   fwd->set_velocity(as<T>(p.velocity), p.dt_over_h);
   fwd->load(x);
   for (int n = 0; n < steps; ++n) fwd->step(n);
-  const double lhs = dot(fwd->save(), y);
+  const double lhs = test::state_dot(fwd->save(), y);
   auto adj = cpu::make_wave_adjoint<T>(cpu::Tag{}, p.setup);
   adj->set_velocity(as<T>(p.velocity), p.dt_over_h);
   adj->load(y);
   for (int n = 0; n < steps; ++n) adj->step_back();
-  const double rhs = dot(x, adj->save());
+  const double rhs = test::state_dot(x, adj->save());
   return std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
 }
 
@@ -104,8 +75,8 @@ double source_to_receiver_mismatch(const Case& k, int steps, unsigned seed) {
   const test::AdjointProblem p = test::adjoint_problem(k.order, k.faces, steps);
   const std::size_t ns = p.setup.sources.size(), nr = p.setup.receivers.size();
   std::mt19937_64 g(seed);
-  const std::vector<double> s = random_values(std::size_t(steps) * ns, g);
-  const std::vector<double> dbar = random_values(std::size_t(steps) * nr, g);
+  const std::vector<double> s = test::random_values(std::size_t(steps) * ns, g);
+  const std::vector<double> dbar = test::random_values(std::size_t(steps) * nr, g);
   auto fwd = cpu::make_wave_backend<T>(cpu::Tag{}, p.setup);
   fwd->set_velocity(as<T>(p.velocity), p.dt_over_h);
   fwd->set_wavelets(0, steps, s);
@@ -167,8 +138,8 @@ TEST(WaveAdjoint, TheTestSeesAWrongTranspose) {
   wave::Setup wrong = p.setup;
   wrong.pml.at(0).b.at(0) *= 1.01;
   std::mt19937_64 g(11);
-  const auto x = random_state<double>(p.setup, g);
-  const auto y = random_state<double>(p.setup, g);
+  const auto x = test::random_state<double>(p.setup, g);
+  const auto y = test::random_state<double>(p.setup, g);
   auto fwd = cpu::make_wave_backend<double>(cpu::Tag{}, p.setup);
   fwd->set_velocity(p.velocity, p.dt_over_h);
   fwd->load(x);
@@ -177,6 +148,6 @@ TEST(WaveAdjoint, TheTestSeesAWrongTranspose) {
   adj->set_velocity(p.velocity, p.dt_over_h);
   adj->load(y);
   for (int n = 0; n < 3; ++n) adj->step_back();
-  const double lhs = dot(fwd->save(), y), rhs = dot(x, adj->save());
+  const double lhs = test::state_dot(fwd->save(), y), rhs = test::state_dot(x, adj->save());
   EXPECT_GT(std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs)), 1e-9);
 }

@@ -38,31 +38,7 @@ std::unique_ptr<wave::AdjointBackend<T>> adjoint(Memory m, const wave::Setup& s)
 
 std::vector<wave::NamedArray<double>> random_state(const wave::Setup& s, unsigned seed) {
   std::mt19937_64 g(seed);
-  std::normal_distribution<double> d;
-  std::vector<wave::NamedArray<double>> out;
-  for (const wave::StateSlot& slot : wave::state_slots(s)) {
-    std::vector<double> v(wave::state_size(slot, s));
-    for (double& x : v) x = d(g);
-    out.push_back({wave::state_name(slot, s), v});
-  }
-  return out;
-}
-
-template <class T>
-std::vector<wave::NamedArray<T>> narrow(const std::vector<wave::NamedArray<double>>& a) {
-  std::vector<wave::NamedArray<T>> out;
-  for (const auto& x : a) out.push_back({x.name, std::vector<T>(x.data.begin(), x.data.end())});
-  return out;
-}
-
-template <class A, class B>
-double dot(const std::vector<wave::NamedArray<A>>& a, const std::vector<wave::NamedArray<B>>& b) {
-  double s = 0;
-  for (const auto& x : a)
-    for (const auto& y : b)
-      if (x.name == y.name)
-        for (std::size_t i = 0; i < x.data.size(); ++i) s += double(x.data[i]) * double(y.data[i]);
-  return s;
+  return test::random_state(s, g);
 }
 
 // max |gpu - cpu| / max |cpu| over every array of the adjoint state after `steps` steps back,
@@ -112,14 +88,14 @@ double gpu_dot_product(const std::array<FaceKind, 6>& faces, int order, int step
   const auto x = random_state(p.setup, 5), y = random_state(p.setup, 6);
   auto fwd = forward<T>(Memory::device, p.setup);
   fwd->set_velocity(v, p.dt_over_h);
-  fwd->load(narrow<T>(x));
+  fwd->load(test::narrow<T>(x));
   for (int n = 0; n < steps; ++n) fwd->step(n);
-  const double lhs = dot(fwd->save(), y);
+  const double lhs = test::state_dot(fwd->save(), y);
   auto adj = adjoint<T>(Memory::device, p.setup);
   adj->set_velocity(v, p.dt_over_h);
   adj->load(y);
   for (int n = 0; n < steps; ++n) adj->step_back();
-  const double rhs = dot(narrow<T>(x), adj->save());
+  const double rhs = test::state_dot(test::narrow<T>(x), adj->save());
   return std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
 }
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "dispatch/backend.hpp"
+#include "solvers/imaging/backends.hpp"
 
 namespace strata::imaging {
 
@@ -22,16 +22,9 @@ std::vector<double> born(const wave::Setup& s, Device device, std::span<const T>
                 " values; steps x sources is " + std::to_string(std::size_t(shot.steps) * ns));
   if (s.trace_rows < shot.steps + 1)
     throw Error("internal: the setup records fewer rows than the shot's steps");
-  if (device == Device::automatic) throw Error("internal: the imaging device must be resolved");
-  const Memory memory = device == Device::cpu ? Memory::host : Memory::device;
-  auto make = [&](const wave::Setup& setup) {
-    return on_backend(
-        memory, [&](auto tag) { return make_wave_backend<T>(tag, setup); },
-        "device \"cuda\": strata was built without CUDA");
-  };
   wave::Setup quiet = s;  // the perturbation has no sources of its own
   quiet.sources.clear();
-  auto bg = make(s), du = make(quiet);
+  auto bg = forward_backend<T>(device, s), du = forward_backend<T>(device, quiet);
   bg->set_velocity(velocity, dt_over_h);
   du->set_velocity(velocity, dt_over_h);
   if (ns) bg->set_wavelets(0, shot.steps, shot.wavelets);
@@ -39,6 +32,7 @@ std::vector<double> born(const wave::Setup& s, Device device, std::span<const T>
   for (std::size_t i = 0; i < points; ++i)
     scale[i] = -double(velocity[i]) * double(velocity[i]) * dm[i];
   std::vector<T> now(points), prev(points), next(points), d(points);
+  std::vector<double> second;
   std::vector<wave::NamedArray<T>> u_only(1);
   u_only[0].name = "u";
   const wave::StateSlot u_slot{wave::StateSlot::u, 0}, up_slot{wave::StateSlot::u_prev, 0};
@@ -47,13 +41,7 @@ std::vector<double> born(const wave::Setup& s, Device device, std::span<const T>
     bg->read_state(up_slot, 0, points, prev.data());
     bg->step(n);
     bg->read_state(u_slot, 0, points, next.data());
-    std::vector<double> second(points);
-    for (std::size_t i = 0; i < points; ++i)
-      second[i] = double(next[i]) - 2.0 * double(now[i]) + double(prev[i]);
-    for (std::size_t j = 0; j < ns; ++j)
-      for (const wave::Tap& t : s.sources[j])
-        second[(std::size_t(t.z) * s.n.ny + std::size_t(t.y)) * s.n.nx + std::size_t(t.x)] -=
-            t.w * shot.wavelets[std::size_t(n) * ns + j];
+    second_difference(s, shot, n, next.data(), now.data(), prev.data(), second);
     du->step(n);
     du->read_state(u_slot, 0, points, d.data());
     u_only[0].data.resize(points);

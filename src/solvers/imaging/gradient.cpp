@@ -6,26 +6,13 @@
 #include <algorithm>
 #include <string>
 
-#include "backend/wave_adjoint.hpp"
 #include "base/host_memory.hpp"
-#include "dispatch/backend.hpp"
+#include "solvers/imaging/backends.hpp"
 #include "solvers/imaging/checkpointing.hpp"
 
 namespace strata::imaging {
 
 namespace {
-
-Memory memory_of(Device device) {
-  if (device == Device::automatic) throw Error("internal: the imaging device must be resolved");
-  return device == Device::cpu ? Memory::host : Memory::device;
-}
-
-template <class T>
-std::unique_ptr<wave::AdjointBackend<T>> make_adjoint(Device device, const wave::Setup& s) {
-  return on_backend(
-      memory_of(device), [&](auto tag) { return make_wave_adjoint<T>(tag, s); },
-      "device \"cuda\": strata was built without CUDA");
-}
 
 double state_bytes(const wave::Setup& s, std::size_t value_bytes) {
   double values = 0;
@@ -73,10 +60,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
   }
 
-  const Memory memory = memory_of(device);
-  std::unique_ptr<wave::Backend<T>> fwd = on_backend(
-      memory, [&](auto tag) { return make_wave_backend<T>(tag, s); },
-      "device \"cuda\": strata was built without CUDA");
+  std::unique_ptr<wave::Backend<T>> fwd = forward_backend<T>(device, s);
   fwd->set_velocity(velocity, dt_over_h);
   if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
   g.illumination.assign(points, 0.0);
@@ -111,7 +95,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     return g;
   }
 
-  std::unique_ptr<wave::AdjointBackend<T>> adj = make_adjoint<T>(device, s);
+  std::unique_ptr<wave::AdjointBackend<T>> adj = adjoint_backend<T>(device, s);
   adj->set_velocity(velocity, dt_over_h);
   // The schedule reverses the S + 1 states x_0 .. x_S (x_m holds u_m and u_{m-1}); its adjoint
   // action for x_m reads them. At x_S the data are final (the residual); at x_n, n < S, the
@@ -128,12 +112,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     } else {
       const int n = m;
       adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
-      for (std::size_t i = 0; i < points; ++i)
-        second[i] = double(next[i]) - 2.0 * double(now[i]) + double(prev[i]);
-      for (std::size_t j = 0; j < ns; ++j)  // less what step n injected
-        for (const wave::Tap& t : s.sources[j])
-          second[(std::size_t(t.z) * s.n.ny + std::size_t(t.y)) * s.n.nx + std::size_t(t.x)] -=
-              t.w * shot.wavelets[std::size_t(n) * ns + j];
+      second_difference(s, shot, n, next.data(), now.data(), prev.data(), second);
       const std::span<const double> lambda = adj->adjoint_u();
       for (std::size_t i = 0; i < points; ++i) corr[i] += lambda[i] * second[i];
       adj->step_back();

@@ -1,9 +1,11 @@
 // Receiver expansion and trilinear taps in the cell-centred convention of wave.hpp: grid
-// index coordinate c = p / h - 1/2 on each axis.
+// index coordinate c = p / h - 1/2 on each axis; a source's wavelet.
 #include "solvers/wave/geometry.hpp"
 
 #include <cmath>
 #include <cstdio>
+
+#include "solvers/wave/numerics.hpp"
 
 namespace strata::wave {
 
@@ -49,7 +51,8 @@ std::string grid_hull(Extent n, double h) {
   std::string s;
   for (int a = 0; a < 3; ++a) {
     char b[96];
-    std::snprintf(b, sizeof b, "%s%c [%g, %g]", a ? ", " : "", "xyz"[a], 0.5 * h, (len[a] - 0.5) * h);
+    std::snprintf(b, sizeof b, "%s%c [%g, %g]", a ? ", " : "", "xyz"[a], 0.5 * h,
+                  (len[a] - 0.5) * h);
     s += b;
   }
   return s + " (m)";
@@ -77,6 +80,10 @@ std::vector<Tap> trilinear_taps(const Vec3& p, Extent n, double h) {
         if (w != 0) taps.push_back({i0[0] + dx, i0[1] + dy, i0[2] + dz, w});
       }
   return taps;
+}
+
+double source_wavelet(const Source& s, double t) {
+  return s.amplitude * ricker(t, s.frequency, s.delay ? *s.delay : default_delay(s.frequency));
 }
 
 }  // namespace strata::wave

@@ -1,7 +1,8 @@
 // Sources and receivers on the grid: the receiver list a configuration expands to, and
 // trilinear interpolation taps of an off-grid point (the same taps inject a source and
 // sample a receiver, so injection is the transpose of sampling).
-// Owns positions -> grid taps; uses the public types and backend/wave.hpp's Tap; no I/O.
+// Owns positions -> grid taps and a source's wavelet; uses the public types and backend/wave.hpp's
+// Tap; no I/O.
 #pragma once
 
 #include <string>
@@ -21,5 +22,9 @@ std::string grid_hull(Extent n, double h);
 
 // Up to 8 taps with non-zero weights summing to 1, no point repeated; p must be inside.
 std::vector<Tap> trilinear_taps(const Vec3& p, Extent n, double h);
+
+// What a source injects at time t: its amplitude times its Ricker wavelet (delay: the given
+// one, else default_delay). The wave solver and the imaging runs take their wavelets here.
+double source_wavelet(const Source& s, double t);
 
 }  // namespace strata::wave

@@ -11,6 +11,7 @@
 #include "dispatch/backend.hpp"
 #include "parallel/halo.hpp"
 #include "solvers/wave/checkpoint.hpp"
+#include "solvers/wave/geometry.hpp"
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
 #include "solvers/wave/plan.hpp"
@@ -131,9 +132,7 @@ void SolverT<T>::load_wavelets(int first) {
   std::vector<double> amps(std::size_t(count) * ns);
   for (int i = 0; i < count; ++i)
     for (std::size_t j = 0; j < ns; ++j) {
-      const Source& s = cfg_.sources[j];
-      const double t = double(first + i) * plan_.dt;
-      amps[std::size_t(i) * ns + j] = s.amplitude * ricker(t, s.frequency, s.delay ? *s.delay : default_delay(s.frequency));
+      amps[std::size_t(i) * ns + j] = source_wavelet(cfg_.sources[j], double(first + i) * plan_.dt);
     }
   backend_->set_wavelets(first, count, amps);
   wl_first_ = first;
