@@ -65,15 +65,23 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   f.predicted = a.predicted;
   f.illumination = a.illumination;
   f.json = a.json;
+  f.start = process_start();
   return f;
 }
 
-void print_cost(const char* verb, const drivers::ImagingResult& r) {
+double seconds(const drivers::ImagingFiles& f, const std::string& phase) {
+  for (const auto& [name, s] : f.timing_s)
+    if (name == phase) return s;
+  return 0;
+}
+
+void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers::ImagingResult& r) {
   std::printf(
       "strata %s: %s, %d steps, %d receivers on %s; %d forward states kept (%.3g GB each), "
-      "%lld forward steps (%.2f per step)\n",
+      "%lld forward steps (%.2f per step); wall %.2f s (run %.2f s)\n",
       verb, r.shape.xyz().c_str(), r.rows - 1, r.receivers, to_string(r.device), r.checkpoints,
-      r.checkpoint_bytes / 1e9, r.forward_steps, r.recomputation);
+      r.checkpoint_bytes / 1e9, r.forward_steps, r.recomputation, seconds(f, "total"),
+      seconds(f, "run"));
 }
 
 }  // namespace
@@ -100,7 +108,7 @@ void add_migrate(CLI::App& app) {
   mig->callback([a] {
     drivers::ImagingFiles f = files_of(*a, drivers::ImagingFiles::Mode::migrate);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);
-    print_cost("migrate", r);
+    print_cost("migrate", f, r);
   });
 
   auto g = std::make_shared<ImagingArgs>();
@@ -120,7 +128,7 @@ void add_migrate(CLI::App& app) {
     drivers::ImagingFiles f = files_of(*g, drivers::ImagingFiles::Mode::gradient);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);
     std::printf("strata gradient: misfit %.6e\n", r.misfit);
-    print_cost("gradient", r);
+    print_cost("gradient", f, r);
   });
 }
 

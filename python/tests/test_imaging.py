@@ -77,3 +77,11 @@ def test_refusals_name_what_is_wrong():
         strata.imaging.gradient(CFG, memory_budget=100.0)
     with pytest.raises(ValueError, match="dm"):
         strata.imaging.born(CFG, np.zeros((3, 3, 3)))
+    bad = np.zeros((71, 7))
+    bad[12, 3] = np.nan
+    with pytest.raises(ValueError, match="row 12, receiver 3"):
+        strata.imaging.gradient(CFG, observed=bad)
+    dm = np.zeros((24, 20, 26))
+    dm[5, 6, 7] = np.inf
+    with pytest.raises(ValueError, match="finite"):
+        strata.imaging.born(CFG, dm)

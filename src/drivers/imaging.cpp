@@ -83,6 +83,11 @@ Prepared<T> prepare(const ImagingRun& run) {
                   " values; the configuration records " + std::to_string(rows) +
                   " rows (time.steps + 1, row 0 at step 0) of " + std::to_string(nr) +
                   " receivers (" + std::to_string(rows * nr) + " values)");
+    for (std::size_t i = 0; i < run.data.size(); ++i)
+      if (!std::isfinite(run.data[i]))
+        throw Error("the data hold " + std::to_string(run.data[i]) + " at row " +
+                    std::to_string(i / nr) + ", receiver " + std::to_string(i % nr) +
+                    ": every value must be finite");
     p.shot.observed.assign(run.data.begin() + std::ptrdiff_t(nr), run.data.end());
   }
   return p;
@@ -148,6 +153,10 @@ ImagingResult born_t(const ImagingRun& run, std::span<const double> dm) {
   if (dm.size() != run.config.shape.points())
     throw Error("dm holds " + std::to_string(dm.size()) + " values; the grid " +
                 run.config.shape.str() + " has " + std::to_string(run.config.shape.points()));
+  for (std::size_t i = 0; i < dm.size(); ++i)
+    if (!std::isfinite(dm[i]))
+      throw Error("dm holds " + std::to_string(dm[i]) + " at point " + std::to_string(i) +
+                  " ([z][y][x] order): every value must be finite");
   const std::vector<double> d = imaging::born<T>(p.setup, p.plan.device, p.velocity,
                                                  p.plan.dt / run.config.spacing, p.shot, dm);
   r.predicted.assign(std::size_t(r.receivers), 0.0);
@@ -204,6 +213,14 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
 }  // namespace
 
 ImagingResult run_imaging_files(ImagingFiles& f) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t = Clock::now();
+  f.timing_s = {{"process_start", std::chrono::duration<double>(t - f.start).count()}};
+  auto phase = [&](const char* name) {
+    const Clock::time_point now = Clock::now();
+    f.timing_s.emplace_back(name, std::chrono::duration<double>(now - t).count());
+    t = now;
+  };
   const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
   check_outputs({{"--image", f.image},
                  {"--compensated", f.compensated},
@@ -230,7 +247,9 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
       throw Error("--velocity '" + f.velocity + "' is " + e.str() +
                   "; the configuration's grid is " + f.run.config.shape.str());
   }
+  phase("read");
   ImagingResult r = migrate_mode ? migrate(f.run) : gradient(f.run);
+  phase("run");
   const Extent n = r.shape;
   const std::size_t grid[3] = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
   const std::size_t rows[2] = {std::size_t(r.rows), std::size_t(r.receivers)};
@@ -242,6 +261,8 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   write_grid(f.gradient, r.gradient);
   write_grid(f.illumination, r.illumination);
   if (!f.predicted.empty()) npy_write<double>(f.predicted, r.predicted, rows);
+  phase("write");
+  f.timing_s.emplace_back("total", std::chrono::duration<double>(Clock::now() - f.start).count());
   if (!f.json.empty()) write_text(f.json, imaging_report(f, r) + "\n");
   return r;
 }
@@ -262,6 +283,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["recomputation"] = r.recomputation;
   j["data"] = f.data;
   if (!f.velocity.empty()) j["velocity"] = f.velocity;
+  for (const auto& [name, seconds] : f.timing_s) j["timing_s"][name] = seconds;
   return j.dump(1);
 }
 

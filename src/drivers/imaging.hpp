@@ -5,7 +5,10 @@
 // are `strata wave`'s seismogram rows (row 0 is step 0, then one a step: receivers.every = 1).
 #pragma once
 
+#include <chrono>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/device.hpp"
@@ -59,6 +62,11 @@ struct ImagingFiles {
   ImagingRun run;  // its configuration set; velocity and data are read from the paths below
   std::string data, velocity;
   std::string image, compensated, gradient, predicted, illumination, json;  // "" : not written
+  // The report's phases run from here (the CLI: the process's start).
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  // Where the wall time went, filled by the run: process_start (to the run's call), read,
+  // run (forward and adjoint), write, total (to the report's writing), in seconds.
+  std::vector<std::pair<std::string, double>> timing_s;
 };
 ImagingResult run_imaging_files(ImagingFiles& files);
 // The report's fields as JSON text (what --json writes).

@@ -52,6 +52,11 @@ with tempfile.TemporaryDirectory() as d:
     rep = json.load(open(p("g.json"))) if os.path.exists(p("g.json")) else {}
     check("the report", rep.get("verb") == "gradient" and rep.get("misfit") == 0 and rep.get("steps") == 60
           and rep.get("receivers") == 7 and rep.get("forward_steps") == 60, str(rep))
+    ts = rep.get("timing_s", {})
+    check("the report says where the wall time went",
+          set(ts) == {"process_start", "read", "run", "write", "total"} and ts["run"] > 0
+          and ts["total"] >= ts["process_start"] + ts["read"] + ts["run"] + ts["write"] - 1e-6, str(ts))
+    check("the line says the wall time", "wall " in r.stdout, r.stdout)
     check("the gradient and illumination are written", os.path.exists(p("g.npy")) and os.path.exists(p("ill.npy")))
 
     # Data of another model (velocity x 1.02 below 120 m): a misfit, and the same gradient
@@ -90,6 +95,11 @@ with tempfile.TemporaryDirectory() as d:
             f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
             f.write(b"\0" * (8 * rows * cols))
     npy2(p("short.npy"), 60, 7)
+    npy2(p("nan.npy"), 61, 7)
+    with open(p("nan.npy"), "r+b") as f:  # row 30, receiver 4: NaN
+        f.seek(-8 * (61 * 7 - (30 * 7 + 4)), 2)
+        f.write(struct.pack("<d", float("nan")))
+    refused("data holding a NaN", base + ["--data", p("nan.npy")], "row 30, receiver 4", d, out)
     refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
     refused("a velocity file of another grid", base + ["--data", seis, "--velocity", p("short.npy")], "--velocity", d, out)
     every = dict(CFG, receivers={**CFG["receivers"], "every": 2})
