@@ -1,5 +1,6 @@
 // strata: the command-line tool. One verb per job; each verb lives in its own file.
 #include <iostream>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
+#include "base/runtime.hpp"
 #include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
@@ -45,9 +47,35 @@ int fail(const std::string& what, int code = 1) {
   job.abort(code);
 }
 
+// Whether this command line computes on a GPU: a verb that does, without --device cpu, --help
+// or --version. Its GPU then starts while MPI starts and the options are read (a wave
+// config that names the CPU starts it for nothing, and waits for it at exit).
+bool computes_on_gpu(int argc, char** argv) {
+  static const std::set<std::string> verbs{"apply", "bench",   "demo",    "gradient", "lab",
+                                           "migrate", "poisson", "tune", "wave"};
+  if (argc < 2 || !verbs.count(argv[1])) return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--version" || a == "--device=cpu" ||
+        (a == "--device" && i + 1 < argc && std::string(argv[i + 1]) == "cpu"))
+      return false;
+  }
+  return true;
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int code = run(argc, argv);
+  strata::runtime::join_device_start();  // before CUDA's own teardown at exit
+  return code;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{
       "strata: stencils and solvers on structured 3D grids, on the GPU at the speed "
       "of its memory (CPU reference backend when there is no GPU)"};
@@ -63,7 +91,7 @@ int main(int argc, char** argv) {
     using Gpus = strata::dist::Job::Gpus;
     const bool info = argc > 1 && std::string(argv[1]) == "info";
     const strata::dist::Job& job =
-        strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine);
+        strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine, computes_on_gpu(argc, argv));
     strata::cli::set_speaker(job.root(), job.size() > 1);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
@@ -123,3 +151,5 @@ int main(int argc, char** argv) {
   finish_job();
   return strata::cli::exit_code();
 }
+
+}  // namespace

@@ -46,8 +46,11 @@ public:
   enum class Gpus { mine, all };
 
   // Idempotent. Throws Error when launched with several ranks by a build without MPI.
-  // Call it first thing in main, before anything touches CUDA.
-  static Job& start(int& argc, char**& argv, Gpus gpus = Gpus::mine);
+  // Call it first thing in main, before anything touches CUDA. With `start_gpu` (a command
+  // that will compute on its GPU), the GPU left visible by `mine` begins its start on a
+  // thread of its own before MPI_Init, so the two overlap (runtime::start_device_early;
+  // main joins it before it returns).
+  static Job& start(int& argc, char**& argv, Gpus gpus = Gpus::mine, bool start_gpu = false);
   // The started job (a one-rank job if start was never called).
   static Job& get();
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "base/runtime.hpp"
 #include "cuda/check.hpp"
@@ -166,6 +167,26 @@ void set_device(int index) {
   if (cudaGetDeviceCount(&count) != cudaSuccess || index < 0 || index >= count)
     throw Error("no CUDA device " + std::to_string(index) + " (" + std::to_string(count) + " visible)");
   STRATA_CUDA_CHECK(cudaSetDevice(index));
+}
+
+namespace {
+std::thread& early_start() {
+  static std::thread thread;
+  return thread;
+}
+}  // namespace
+
+void start_device_early() {
+  std::thread& t = early_start();
+  if (t.joinable()) return;
+  t = std::thread([] {
+    if (cudaFree(nullptr) != cudaSuccess) cudaGetLastError();  // the caller's own call reports it
+  });
+}
+
+void join_device_start() {
+  std::thread& t = early_start();
+  if (t.joinable()) t.join();
 }
 
 void* graph_capture(void* stream, const std::function<void()>& enqueue) {

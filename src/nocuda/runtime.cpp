@@ -55,6 +55,8 @@ void stream_wait(void*, void*) {}
 void set_device(int index) {
   throw Error("no CUDA device " + std::to_string(index) + ": strata was built without CUDA");
 }
+void start_device_early() {}
+void join_device_start() {}
 
 }  // namespace runtime
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "base/runtime.hpp"
 #include "parallel/launcher.hpp"
 #include "strata/dist.hpp"
 
@@ -25,12 +26,13 @@ void check(int rc, const char* call) {
 
 
 
-Job& Job::start(int& argc, char**& argv, Gpus gpus) {
+Job& Job::start(int& argc, char**& argv, Gpus gpus, bool start_gpu) {
   Job& job = get();
   if (job.mpi_) return job;
   const bool mine = gpus == Gpus::mine;
   if (!detail::launched_by_mpi()) {
     if (mine) job.narrow_gpus(0);
+    if (start_gpu && job.narrowed_) runtime::start_device_early();
     return job;
   }
   // Before MPI_Init where the launcher says where this rank sits (an MPI built with CUDA
@@ -38,6 +40,9 @@ Job& Job::start(int& argc, char**& argv, Gpus gpus) {
   const auto t0 = std::chrono::steady_clock::now();
   const int launcher_local = detail::launcher_local_rank();
   if (mine && launcher_local >= 0) job.narrow_gpus(launcher_local);
+  // The GPU's start (0.3-0.4 s alone, about 0.7 s each when four ranks of a 4 x H200 host
+  // start theirs at once) and MPI_Init's (about 0.28 s there) overlap.
+  if (start_gpu && job.narrowed_) runtime::start_device_early();
   int provided = 0;
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   job.mpi_ = true;
@@ -53,7 +58,10 @@ Job& Job::start(int& argc, char**& argv, Gpus gpus) {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   job.host_.assign(name, std::size_t(len));
-  if (mine && launcher_local < 0) job.narrow_gpus(job.local_rank_);
+  if (mine && launcher_local < 0) {
+    job.narrow_gpus(job.local_rank_);
+    if (start_gpu && job.narrowed_) runtime::start_device_early();
+  }
   job.start_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return job;
 }

@@ -4,12 +4,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/runtime.hpp"
 #include "parallel/launcher.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {
 
-Job& Job::start(int&, char**&, Gpus gpus) {
+Job& Job::start(int&, char**&, Gpus gpus, bool start_gpu) {
   Job& job = get();
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
     if (const char* n = std::getenv(v); n && std::strcmp(n, "1") != 0)
@@ -17,6 +18,7 @@ Job& Job::start(int&, char**&, Gpus gpus) {
                   " ranks, but this strata was built without MPI: rebuild with MPI (cmake finds "
                   "Open MPI's development package, e.g. libopenmpi-dev) or run one process");
   if (gpus == Gpus::mine) job.narrow_gpus(0);
+  if (start_gpu && job.narrowed_) runtime::start_device_early();
   return job;
 }
 
