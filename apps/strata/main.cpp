@@ -8,7 +8,6 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "apps/strata/signals.hpp"
-#include "base/runtime.hpp"
 #include "drivers/outputs.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
@@ -69,7 +68,7 @@ int run(int argc, char** argv);
 
 int main(int argc, char** argv) {
   const int code = run(argc, argv);
-  strata::runtime::join_device_start();  // before CUDA's own teardown at exit
+  strata::dist::Job::join_gpu_start();  // before CUDA's own teardown at exit
   return code;
 }
 

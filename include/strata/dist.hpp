@@ -48,9 +48,11 @@ public:
   // Idempotent. Throws Error when launched with several ranks by a build without MPI.
   // Call it first thing in main, before anything touches CUDA. With `start_gpu` (a command
   // that will compute on its GPU), the GPU left visible by `mine` begins its start on a
-  // thread of its own before MPI_Init, so the two overlap (runtime::start_device_early;
-  // main joins it before it returns).
+  // thread of its own before MPI_Init, so the two overlap.
   static Job& start(int& argc, char**& argv, Gpus gpus = Gpus::mine, bool start_gpu = false);
+  // Waits for the GPU start that start(..., true) began, if any. main calls it before it
+  // returns: CUDA's own teardown at exit must not meet a context still being made.
+  static void join_gpu_start();
   // The started job (a one-rank job if start was never called).
   static Job& get();
 

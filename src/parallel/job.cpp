@@ -47,6 +47,8 @@ double Job::max(double v) const {
   return m;
 }
 
+void Job::join_gpu_start() { runtime::join_device_start(); }
+
 void Job::agree(const std::string& why) const {
   const int first = first_failed(!why.empty());
   if (first < 0) return;
