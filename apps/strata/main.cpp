@@ -1,4 +1,5 @@
 // strata: the command-line tool. One verb per job; each verb lives in its own file.
+#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <string>
@@ -49,9 +50,11 @@ int fail(const std::string& what, int code = 1) {
 // Whether this command line computes on a GPU: a verb that does, without --device cpu, --help
 // or --version. Its GPU then starts while MPI starts and the options are read (a wave
 // config that names the CPU starts it for nothing, and waits for it at exit).
+// STRATA_EARLY_START=off starts the GPU where the command first needs it instead.
 bool computes_on_gpu(int argc, char** argv) {
   static const std::set<std::string> verbs{"apply", "bench",   "demo",    "gradient", "lab",
                                            "migrate", "poisson", "tune", "wave"};
+  if (const char* e = std::getenv("STRATA_EARLY_START"); e && std::string(e) == "off") return false;
   if (argc < 2 || !verbs.count(argv[1])) return false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
