@@ -52,7 +52,7 @@ int fail(const std::string& what, int code = 1) {
 // config that names the CPU starts it for nothing, and waits for it at exit).
 // STRATA_EARLY_START=off starts the GPU where the command first needs it instead.
 bool computes_on_gpu(int argc, char** argv) {
-  static const std::set<std::string> verbs{"apply", "bench",   "demo",    "gradient", "lab",
+  static const std::set<std::string> verbs{"apply",   "bench",   "demo", "gradient", "lab",
                                            "migrate", "poisson", "tune", "wave"};
   if (const char* e = std::getenv("STRATA_EARLY_START"); e && std::string(e) == "off") return false;
   if (argc < 2 || !verbs.count(argv[1])) return false;
@@ -92,8 +92,8 @@ int run(int argc, char** argv) {
     // lists them all.
     using Gpus = strata::dist::Job::Gpus;
     const bool info = argc > 1 && std::string(argv[1]) == "info";
-    const strata::dist::Job& job =
-        strata::dist::Job::start(argc, argv, info ? Gpus::all : Gpus::mine, computes_on_gpu(argc, argv));
+    const strata::dist::Job& job = strata::dist::Job::start(
+        argc, argv, info ? Gpus::all : Gpus::mine, computes_on_gpu(argc, argv));
     strata::cli::set_speaker(job.root(), job.size() > 1);
   } catch (const strata::Error& e) {
     std::cerr << "strata: error: " << e.what() << "\n";
