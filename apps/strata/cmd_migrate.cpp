@@ -1,7 +1,8 @@
-// strata migrate and strata gradient: seismic imaging of one shot on the wave engine (issue
-// 40, docs/imaging.md). A wave configuration names the grid, the migration or background
-// model, the sources, receivers and steps; --data the shot's recorded data. The CLI parses and
-// prints; the runs are drivers/imaging.hpp's, which Python's strata.imaging shares.
+// strata migrate and strata gradient: seismic imaging of one shot, or many (--shots, dealt
+// over the MPI ranks), on the wave engine (issue 40, docs/imaging.md). A wave configuration
+// names the grid, the migration or background model, the sources, receivers and steps; --data
+// the shot's recorded data. The CLI parses and prints; the runs are drivers/imaging.hpp's,
+// which Python's strata.imaging shares.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "apps/strata/commands.hpp"
 #include "apps/strata/options.hpp"
 #include "drivers/imaging.hpp"
+#include "strata/dist.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::cli {
@@ -17,7 +19,7 @@ namespace strata::cli {
 namespace {
 
 struct ImagingArgs {
-  std::string config, data, velocity, device;
+  std::string config, data, velocity, device, shots;
   std::vector<std::string> sets;
   std::string image, compensated, gradient, predicted, illumination, json;
   double memory_budget = 0;
@@ -31,6 +33,11 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
          "(receivers.every = 1), boundaries, time")
       ->required();
   cmd->add_option("--data", a.data, data_help)->required();
+  cmd->add_option("--shots", a.shots,
+                  "a shots file (as strata wave --shots reads): the run once per shot, --data the "
+                  "directory `strata wave --shots` wrote (NAME/seismogram.npy or .sgy a shot); the "
+                  "results summed over the shots in the file's order, the same bits on any number "
+                  "of ranks; under mpirun shot i runs on rank i % ranks");
   cmd->add_option("--velocity", a.velocity,
                   "a .npy model (nz, ny, nx) in m/s to use instead of the configuration's model");
   cmd->add_option("--set", a.sets, "override a configuration key: KEY.PATH=VALUE, repeatable");
@@ -65,7 +72,12 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   f.predicted = a.predicted;
   f.illumination = a.illumination;
   f.json = a.json;
+  f.shots = a.shots;
   f.start = process_start();
+  f.on_checked = [] {
+    dist::Job& job = dist::Job::get();
+    if (job.size() > 1) job.begin();  // every rank checked its shots: from here a failure is its own
+  };
   return f;
 }
 
@@ -76,6 +88,9 @@ double seconds(const drivers::ImagingFiles& f, const std::string& phase) {
 }
 
 void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers::ImagingResult& r) {
+  if (!r.shots.empty())
+    std::printf("strata %s: %zu shots on %d rank%s, summed in the shots file's order\n", verb,
+                r.shots.size(), r.ranks, r.ranks == 1 ? "" : "s");
   std::printf(
       "strata %s: %s, %d steps, %d receivers on %s; %d forward states kept (%.3g GB each), "
       "%lld forward steps (%.2f per step); wall %.2f s (run %.2f s)\n",
@@ -108,7 +123,7 @@ void add_migrate(CLI::App& app) {
   mig->callback([a] {
     drivers::ImagingFiles f = files_of(*a, drivers::ImagingFiles::Mode::migrate);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);
-    print_cost("migrate", f, r);
+    if (dist::Job::get().root()) print_cost("migrate", f, r);
   });
 
   auto g = std::make_shared<ImagingArgs>();
@@ -127,6 +142,7 @@ void add_migrate(CLI::App& app) {
   grad->callback([g] {
     drivers::ImagingFiles f = files_of(*g, drivers::ImagingFiles::Mode::gradient);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);
+    if (!dist::Job::get().root()) return;
     std::printf("strata gradient: misfit %.6e\n", r.misfit);
     print_cost("gradient", f, r);
   });

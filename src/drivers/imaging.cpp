@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "drivers/job.hpp"
 #include "drivers/outputs.hpp"
 #include "io/segy.hpp"
 #include "solvers/imaging/born.hpp"
@@ -18,6 +21,7 @@
 #include "solvers/wave/model.hpp"
 #include "solvers/wave/numerics.hpp"
 #include "solvers/wave/plan.hpp"
+#include "strata/dist.hpp"
 
 namespace strata::drivers {
 
@@ -178,6 +182,17 @@ ImagingResult born(const ImagingRun& run, std::span<const double> dm) {
 
 namespace {
 
+// Every check a run makes before its first step (the model, the plan, the shot's sources and
+// data); returns the device it would run on.
+Device check_run(const ImagingRun& run) {
+  return run.config.precision == Precision::f32 ? prepare<float>(run).plan.device
+                                                : prepare<double>(run).plan.device;
+}
+
+}  // namespace
+
+namespace {
+
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -210,6 +225,117 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
   return v;
 }
 
+// One shot's data in the directory `strata wave --shots` wrote.
+std::string shot_data(const std::string& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path d = fs::path(dir) / name;
+  for (const char* file : {"seismogram.npy", "seismogram.sgy"})
+    if (fs::exists(d / file)) return (d / file).string();
+  throw Error("--data '" + dir + "': shot " + name + " has neither " + (d / "seismogram.npy").string() +
+              " nor seismogram.sgy (--data is the directory strata wave --shots wrote)");
+}
+
+void read_velocity(ImagingFiles& f) {
+  if (f.velocity.empty()) return;
+  Extent e;
+  try {
+    f.run.velocity = npy_read_3d<double>(f.velocity, e);
+  } catch (const Error& err) {
+    throw Error(std::string("--velocity: ") + err.what());
+  }
+  if (!(e == f.run.config.shape))
+    throw Error("--velocity '" + f.velocity + "' is " + e.str() + "; the configuration's grid is " +
+                f.run.config.shape.str());
+}
+
+// The shots dealt over the ranks (shot i on rank i % ranks), a round of one shot a rank at a
+// time; after each round every shot's field goes out from its rank and rank 0 adds them in
+// the shots file's order: the same bits on any number of ranks, one shot's fields a rank.
+ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>& phase) {
+  const dist::Job& job = dist::Job::get();
+  const int ranks = job.size(), rank = job.rank();
+  const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
+  if (!f.predicted.empty())
+    throw Error("--predicted writes one shot's data: with --shots, `strata wave --shots` writes "
+                "every shot's, or run the shot alone");
+  read_velocity(f);
+  const std::vector<wave::Shot> shots = wave::parse_shots_file(f.shots, f.run.config);
+  auto shot_run = [&](std::size_t i) {
+    ImagingRun run = f.run;
+    run.config = wave::shot_config(f.run.config, shots[i]);
+    const std::string path = shot_data(f.data, shots[i].name);
+    try {
+      run.data = read_data(path, run);
+    } catch (const Error& e) {
+      throw Error("--data: shot " + shots[i].name + ": " + e.what());
+    }
+    return run;
+  };
+  // Every check of this rank's shots before any work; their data are read again for the run.
+  Device device = Device::cpu;
+  for (std::size_t i = std::size_t(rank); i < shots.size(); i += std::size_t(ranks)) {
+    const ImagingRun run = shot_run(i);
+    try {
+      device = check_run(run);
+    } catch (const Error& e) {
+      throw Error("shot " + shots[i].name + ": " + e.what());
+    }
+  }
+  if (ranks > 1 && std::size_t(rank) < shots.size()) bind_gpu(device, true);
+  phase("read");
+  if (f.on_checked) f.on_checked();
+
+  using Clock = std::chrono::steady_clock;
+  const std::size_t points = f.run.config.shape.points();
+  std::vector<double> sum, sum_light, field(points), light(points);
+  if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
+  ImagingResult total;
+  for (std::size_t first = 0; first < shots.size(); first += std::size_t(ranks)) {
+    const std::size_t last = std::min(shots.size(), first + std::size_t(ranks));
+    ImagingResult mine;
+    double seconds = 0;
+    if (first + std::size_t(rank) < last) {
+      const Clock::time_point t0 = Clock::now();
+      mine = migrate_mode ? migrate(shot_run(first + std::size_t(rank)))
+                          : gradient(shot_run(first + std::size_t(rank)));
+      seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (first == 0 && rank == 0) total = mine;  // shape, device, dt, receivers, checkpoints
+    }
+    for (std::size_t i = first; i < last; ++i) {
+      const int owner = int(i % std::size_t(ranks));
+      std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
+      std::vector<double>& b = owner == rank ? mine.illumination : light;
+      double meta[3] = {mine.misfit, double(mine.forward_steps), seconds};
+      job.broadcast(a.data(), points * sizeof(double), owner);
+      job.broadcast(b.data(), points * sizeof(double), owner);
+      job.broadcast(meta, sizeof meta, owner);
+      if (rank != 0) continue;
+      for (std::size_t k = 0; k < points; ++k) sum[k] += a[k];
+      for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
+      total.shots.push_back({shots[i].name, owner, meta[0], meta[2], (long long)meta[1]});
+    }
+  }
+  total.ranks = ranks;
+  if (rank != 0) return total;
+  total.misfit = 0;
+  total.forward_steps = 0;
+  for (const ImagingResult::ShotDone& d : total.shots) {  // in the file's order
+    total.misfit += d.misfit;
+    total.forward_steps += d.forward_steps;
+  }
+  total.recomputation = double(total.forward_steps) / (double(f.run.config.steps) * double(shots.size()));
+  total.predicted.clear();
+  if (migrate_mode) {
+    total.misfit = 0;  // not a misfit: the data are the adjoint's source
+    total.compensated = imaging::compensate(sum, sum_light);
+    total.image = std::move(sum);
+  } else {
+    total.gradient = std::move(sum);
+  }
+  total.illumination = std::move(sum_light);
+  return total;
+}
+
 }  // namespace
 
 ImagingResult run_imaging_files(ImagingFiles& f) {
@@ -230,26 +356,27 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
                  {"--json", f.json}});
   if (f.data.empty())
     throw Error("--data is required: the " +
-                std::string(migrate_mode ? "reflections" : "observed data") + " (.npy or .sgy)");
-  try {
-    f.run.data = read_data(f.data, f.run);
-  } catch (const Error& e) {
-    throw Error(std::string("--data: ") + e.what());
-  }
-  if (!f.velocity.empty()) {
-    Extent e;
+                std::string(migrate_mode ? "reflections" : "observed data") +
+                (f.shots.empty() ? " (.npy or .sgy)" : " (the directory strata wave --shots wrote)"));
+  ImagingResult r;
+  if (!f.shots.empty()) {
+    r = run_shots(f, phase);
+  } else {
+    if (const int ranks = dist::Job::get().size(); ranks > 1)
+      throw Error("one shot runs in one process, not on " + std::to_string(ranks) +
+                  " ranks: under mpirun give --shots FILE (the shots are dealt over the ranks)");
     try {
-      f.run.velocity = npy_read_3d<double>(f.velocity, e);
-    } catch (const Error& err) {
-      throw Error(std::string("--velocity: ") + err.what());
+      f.run.data = read_data(f.data, f.run);
+    } catch (const Error& e) {
+      throw Error(std::string("--data: ") + e.what());
     }
-    if (!(e == f.run.config.shape))
-      throw Error("--velocity '" + f.velocity + "' is " + e.str() +
-                  "; the configuration's grid is " + f.run.config.shape.str());
+    read_velocity(f);
+    phase("read");
+    if (f.on_checked) f.on_checked();
+    r = migrate_mode ? migrate(f.run) : gradient(f.run);
   }
-  phase("read");
-  ImagingResult r = migrate_mode ? migrate(f.run) : gradient(f.run);
   phase("run");
+  if (dist::Job::get().rank() != 0) return r;  // rank 0 writes
   const Extent n = r.shape;
   const std::size_t grid[3] = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
   const std::size_t rows[2] = {std::size_t(r.rows), std::size_t(r.receivers)};
@@ -283,6 +410,17 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["recomputation"] = r.recomputation;
   j["data"] = f.data;
   if (!f.velocity.empty()) j["velocity"] = f.velocity;
+  if (!f.shots.empty()) {
+    j["shots_file"] = f.shots;
+    j["ranks"] = r.ranks;
+    j["shots"] = nlohmann::json::array();
+    for (const ImagingResult::ShotDone& d : r.shots) {
+      nlohmann::json s = {{"name", d.name}, {"rank", d.rank}, {"forward_steps", d.forward_steps},
+                          {"seconds", d.seconds}};
+      if (f.mode == ImagingFiles::Mode::gradient) s["misfit"] = d.misfit;
+      j["shots"].push_back(s);
+    }
+  }
   for (const auto& [name, seconds] : f.timing_s) j["timing_s"][name] = seconds;
   return j.dump(1);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -41,6 +42,14 @@ struct ImagingResult {
   double checkpoint_bytes = 0;             // each
   long long forward_steps = 0;             // run in all
   double recomputation = 0;                // forward steps per step
+  struct ShotDone {                        // --shots: each shot, in the shots file's order
+    std::string name;
+    int rank = 0;
+    double misfit = 0, seconds = 0;
+    long long forward_steps = 0;
+  };
+  std::vector<ShotDone> shots;
+  int ranks = 1;
 };
 
 // The misfit of the model's data against run.data and its gradient in m = 1 / v^2.
@@ -57,10 +66,21 @@ ImagingResult born(const ImagingRun& run, std::span<const double> dm);
 // JSON. Data: .npy of (steps + 1, receivers), or SEG-Y (.sgy, .segy) with one trace per
 // receiver of steps + 1 samples, as `strata wave` writes them (its sample interval must be
 // the configuration's dt to the microsecond). Velocity: .npy of (nz, ny, nx) in m/s.
+//
+// Many shots (`shots`: a shots file as `strata wave --shots` reads it): the run once per shot
+// (the configuration with the shot's sources), `data` the directory `strata wave --shots`
+// wrote (DATA/NAME/seismogram.npy, or .sgy where that alone is there); the images,
+// illuminations, gradients and misfits summed over the shots in the file's order, so the
+// sum has the same bits on any number of ranks. Under MPI shot i runs on rank i % ranks
+// and rank 0 writes; every rank checks its shots (data, sources, model) before any work.
+// The compensated image of a stack is its image over its illumination. One shot (no
+// `shots`) runs in one process: several ranks are refused.
 struct ImagingFiles {
   enum class Mode { migrate, gradient } mode = Mode::migrate;
   ImagingRun run;  // its configuration set; velocity and data are read from the paths below
-  std::string data, velocity;
+  std::string data, velocity, shots;
+  // Called once every check has passed, before any work (the CLI: the ranks agree there).
+  std::function<void()> on_checked;
   std::string image, compensated, gradient, predicted, illumination, json;  // "" : not written
   // The report's phases run from here (the CLI: the process's start).
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();

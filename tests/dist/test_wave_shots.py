@@ -11,29 +11,19 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clitest import STRATA, check, finish, run_strata  # noqa: E402
+from tiny_wave import TINY, launcher  # noqa: E402
 
 MPIEXEC, NP = sys.argv[2], int(sys.argv[3])
 
-TINY = {
-    "grid": {"shape": [18, 14, 16], "spacing": 5.0},
-    "model": {"type": "layered", "layers": [{"top": 0, "velocity": 1500}, {"top": 35, "velocity": 1900}]},
-    "time": {"steps": 20},
-    "scheme": {"order": 4, "precision": "f64"},
-    "sources": [{"position": [45.0, 35.0, 30.0], "frequency": 20.0}],
-    "receivers": {"every": 1, "points": [[20.0, 35.0, 10.0]],
-                  "lines": [{"start": [15.0, 35.0, 12.0], "end": [75.0, 35.0, 12.0], "count": 6}]},
-    "boundary": {"pml": {"width": 4}},
-    "device": "cpu",
-}
 SHOTS = [{"position": [20.0 + 10.0 * i, 35.0, 25.0 + 3.0 * i]} for i in range(4)] + [
     {"name": "pair", "sources": [{"position": [30.0, 30.0, 20.0], "frequency": 15.0},
                                  {"position": [60.0, 40.0, 20.0], "amplitude": -1.5}]}]
 
 
 def mpirun(*args):
-    launcher = [MPIEXEC, "-n", str(NP)] if MPIEXEC else []
-    return subprocess.run([*launcher, STRATA, *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([*launcher(MPIEXEC, NP), STRATA, *args], capture_output=True, text=True, timeout=300)
 
 
 with tempfile.TemporaryDirectory() as tmp:

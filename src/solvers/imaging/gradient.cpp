@@ -161,17 +161,21 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
   Image im;
   im.run = misfit_gradient<T>(s, device, velocity, dt_over_h, shot, o);
   const std::size_t points = s.n.points();
-  double peak = 0;
-  for (double e : im.run.illumination) peak = std::max(peak, e);
   im.image.resize(points);
-  im.compensated.resize(points);
-  for (std::size_t i = 0; i < points; ++i) {
-    // gradient = -v^2 sum lambda[residual] second, and the residual is -d
-    im.image[i] = im.run.gradient[i] / (double(velocity[i]) * double(velocity[i]));
-    im.compensated[i] = im.image[i] / (im.run.illumination[i] + 1e-3 * peak);
-  }
+  for (std::size_t i = 0; i < points; ++i)  // gradient = -v^2 sum lambda[residual] second,
+    im.image[i] = im.run.gradient[i] / (double(velocity[i]) * double(velocity[i]));  // residual -d
+  im.compensated = compensate(im.image, im.run.illumination);
   im.illumination = im.run.illumination;
   return im;
+}
+
+std::vector<double> compensate(std::span<const double> image, std::span<const double> illumination) {
+  require(image.size() == illumination.size(), "compensate: the image and the illumination differ in size");
+  double peak = 0;
+  for (double e : illumination) peak = std::max(peak, e);
+  std::vector<double> out(image.size());
+  for (std::size_t i = 0; i < image.size(); ++i) out[i] = image[i] / (illumination[i] + 1e-3 * peak);
+  return out;
 }
 
 template Image migrate(const wave::Setup&, Device, std::span<const float>, double, const Shot&,
