@@ -51,7 +51,8 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
                   "keep this many forward states, whatever the budget")
       ->check(whole_number_in(1, 1 << 30));
   cmd->add_option("--illumination", a.illumination,
-                  "write the source side's illumination (sum of u^2) as .npy");
+                  "write the source side's illumination (sum of u^2) as .npy (nz, ny, nx), or "
+                  "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column)");
   cmd->add_option("--json", a.json, "write the report as JSON");
 }
 
@@ -76,7 +77,8 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   f.start = process_start();
   f.on_checked = [] {
     dist::Job& job = dist::Job::get();
-    if (job.size() > 1) job.begin();  // every rank checked its shots: from here a failure is its own
+    if (job.size() > 1)
+      job.begin();  // every rank checked its shots: from here a failure is its own
   };
   return f;
 }
@@ -117,9 +119,13 @@ void add_migrate(CLI::App& app) {
                                  "image's vertical derivative peaks. docs/imaging.md.");
   add_common(mig, *a,
              "the reflections: .npy (steps + 1, receivers) or .sgy (one trace per receiver)");
-  mig->add_option("--image", a->image, "write the image as .npy (nz, ny, nx)")->required();
+  mig->add_option("--image", a->image,
+                  "write the image as .npy (nz, ny, nx), or SEG-Y where PATH ends .sgy or .segy (a "
+                  "depth volume, one trace per column)")
+      ->required();
   mig->add_option("--compensated", a->compensated,
-                  "write the image divided by the illumination as .npy");
+                  "write the image divided by the illumination as .npy (nz, ny, nx), or SEG-Y "
+                  "where PATH ends .sgy or .segy (a depth volume, one trace per column)");
   mig->callback([a] {
     drivers::ImagingFiles f = files_of(*a, drivers::ImagingFiles::Mode::migrate);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);
@@ -136,7 +142,10 @@ void add_migrate(CLI::App& app) {
       "first step of full-waveform inversion. docs/imaging.md.");
   add_common(grad, *g,
              "the observed data: .npy (steps + 1, receivers) or .sgy (one trace per receiver)");
-  grad->add_option("--gradient", g->gradient, "write dJ/dm as .npy (nz, ny, nx)")->required();
+  grad->add_option("--gradient", g->gradient,
+                   "write dJ/dm as .npy (nz, ny, nx), or SEG-Y where PATH ends .sgy or .segy (a "
+                   "depth volume, one trace per column)")
+      ->required();
   grad->add_option("--predicted", g->predicted,
                    "write the model's data as .npy (steps + 1, receivers)");
   grad->callback([g] {

@@ -197,10 +197,14 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+bool is_segy(const std::string& path) {
+  return ends_with(path, ".sgy") || ends_with(path, ".segy") || ends_with(path, ".SGY") ||
+         ends_with(path, ".SEGY");
+}
+
 // The data as (steps + 1) x receivers, from .npy or SEG-Y; the shape is checked by prepare().
 std::vector<double> read_data(const std::string& path, ImagingRun& run) {
-  if (ends_with(path, ".sgy") || ends_with(path, ".segy") || ends_with(path, ".SGY") ||
-      ends_with(path, ".SEGY")) {
+  if (is_segy(path)) {
     const io::segy::Dataset<double> d = io::segy::read<double>(path);
     const std::size_t nr = d.traces.size();
     if (nr == 0) throw Error("'" + path + "' holds no trace");
@@ -231,7 +235,8 @@ std::string shot_data(const std::string& dir, const std::string& name) {
   const fs::path d = fs::path(dir) / name;
   for (const char* file : {"seismogram.npy", "seismogram.sgy"})
     if (fs::exists(d / file)) return (d / file).string();
-  throw Error("--data '" + dir + "': shot " + name + " has neither " + (d / "seismogram.npy").string() +
+  throw Error("--data '" + dir + "': shot " + name + " has neither " +
+              (d / "seismogram.npy").string() +
               " nor seismogram.sgy (--data is the directory strata wave --shots wrote)");
 }
 
@@ -256,8 +261,9 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   const int ranks = job.size(), rank = job.rank();
   const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
   if (!f.predicted.empty())
-    throw Error("--predicted writes one shot's data: with --shots, `strata wave --shots` writes "
-                "every shot's, or run the shot alone");
+    throw Error(
+        "--predicted writes one shot's data: with --shots, `strata wave --shots` writes "
+        "every shot's, or run the shot alone");
   read_velocity(f);
   const std::vector<wave::Shot> shots = wave::parse_shots_file(f.shots, f.run.config);
   auto shot_run = [&](std::size_t i) {
@@ -323,7 +329,8 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
     total.misfit += d.misfit;
     total.forward_steps += d.forward_steps;
   }
-  total.recomputation = double(total.forward_steps) / (double(f.run.config.steps) * double(shots.size()));
+  total.recomputation =
+      double(total.forward_steps) / (double(f.run.config.steps) * double(shots.size()));
   total.predicted.clear();
   if (migrate_mode) {
     total.misfit = 0;  // not a misfit: the data are the adjoint's source
@@ -354,10 +361,18 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
                  {"--predicted", f.predicted},
                  {"--illumination", f.illumination},
                  {"--json", f.json}});
+  const wave::Config& c = f.run.config;
+  for (const auto& [option, path] :
+       {std::pair{"--image", f.image}, std::pair{"--compensated", f.compensated},
+        std::pair{"--gradient", f.gradient}, std::pair{"--illumination", f.illumination}})
+    if (is_segy(path))
+      if (const std::string why = io::segy::volume_problem(c.shape.nz, c.spacing); !why.empty())
+        throw Error(std::string(option) + " '" + path + "' (SEG-Y): " + why +
+                    "; write .npy instead");
   if (f.data.empty())
-    throw Error("--data is required: the " +
-                std::string(migrate_mode ? "reflections" : "observed data") +
-                (f.shots.empty() ? " (.npy or .sgy)" : " (the directory strata wave --shots wrote)"));
+    throw Error(
+        "--data is required: the " + std::string(migrate_mode ? "reflections" : "observed data") +
+        (f.shots.empty() ? " (.npy or .sgy)" : " (the directory strata wave --shots wrote)"));
   ImagingResult r;
   if (!f.shots.empty()) {
     r = run_shots(f, phase);
@@ -380,13 +395,19 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   const Extent n = r.shape;
   const std::size_t grid[3] = {std::size_t(n.nz), std::size_t(n.ny), std::size_t(n.nx)};
   const std::size_t rows[2] = {std::size_t(r.rows), std::size_t(r.receivers)};
-  auto write_grid = [&](const std::string& path, const std::vector<double>& v) {
-    if (!path.empty()) npy_write<double>(path, v, grid);
+  auto write_grid = [&](const std::string& path, const std::vector<double>& v, const char* what) {
+    if (path.empty()) return;
+    if (is_segy(path))
+      io::segy::write_volume(
+          path, v, n.nx, n.ny, n.nz, f.run.config.spacing,
+          std::string("strata ") + (migrate_mode ? "migrate" : "gradient") + ": " + what);
+    else
+      npy_write<double>(path, v, grid);
   };
-  write_grid(f.image, r.image);
-  write_grid(f.compensated, r.compensated);
-  write_grid(f.gradient, r.gradient);
-  write_grid(f.illumination, r.illumination);
+  write_grid(f.image, r.image, "the RTM image");
+  write_grid(f.compensated, r.compensated, "the illumination-compensated RTM image");
+  write_grid(f.gradient, r.gradient, "the misfit's gradient in m = 1/v^2 (s^2/m^2)");
+  write_grid(f.illumination, r.illumination, "the source side's illumination (sum of u^2)");
   if (!f.predicted.empty()) npy_write<double>(f.predicted, r.predicted, rows);
   phase("write");
   f.timing_s.emplace_back("total", std::chrono::duration<double>(Clock::now() - f.start).count());
@@ -415,7 +436,9 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
     j["ranks"] = r.ranks;
     j["shots"] = nlohmann::json::array();
     for (const ImagingResult::ShotDone& d : r.shots) {
-      nlohmann::json s = {{"name", d.name}, {"rank", d.rank}, {"forward_steps", d.forward_steps},
+      nlohmann::json s = {{"name", d.name},
+                          {"rank", d.rank},
+                          {"forward_steps", d.forward_steps},
                           {"seconds", d.seconds}};
       if (f.mode == ImagingFiles::Mode::gradient) s["misfit"] = d.misfit;
       j["shots"].push_back(s);

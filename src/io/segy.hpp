@@ -58,6 +58,9 @@ struct Trace {
   double source_depth = 0;            // 49-52  source depth below the surface (down is positive)
   double source_x = 0, source_y = 0;  // 73-76, 77-80
   double group_x = 0, group_y = 0;    // 81-84, 85-88
+  double cdp_x = 0, cdp_y = 0;     // 181-184, 185-188 (rev 1) ensemble position, x and y's scalar
+  std::int32_t inline_number = 0;  // 189-192 (rev 1) where a 3D cube's traces sit: segyio's
+  std::int32_t crossline_number = 0;  // 193-196 (rev 1) default inline and crossline bytes
   // Filled by read(); write() writes its own and ignores these.
   int ns = 0;                 // 115-116 samples in this trace (0 there: the binary header's)
   int dt_us = 0;              // 117-118 sample interval (microseconds)
@@ -109,6 +112,19 @@ struct WriteOptions {
 template <class T>
 void write(const std::string& path, std::span<const Trace> traces, std::span<const T> samples,
            double dt, const WriteOptions& options = {});
+
+// A 3D field (dense [z][y][x], nx x ny x nz points `spacing` metres apart) as a depth
+// volume: one trace per (x, y) column, y outer and x inner, nz samples down; inline y + 1 and
+// crossline x + 1 at bytes 189 and 193 (segyio's defaults, so it reads the file as a cube), CDP
+// X and Y the column's position in metres, CDP the trace's number. The binary header's
+// sample interval holds the depth step in millimetres (the depth SEG-Y convention of
+// OpendTect and others; a reader that takes it for microseconds gets spacing x 1000); IEEE
+// float samples. `what` names the field in the textual header.
+void write_volume(const std::string& path, std::span<const double> values, int nx, int ny, int nz,
+                  double spacing, const std::string& what);
+// Why write_volume would refuse such a volume ("" : it would not): more than 65535 samples
+// down, a spacing not a whole number of millimetres from 1 to 65535.
+std::string volume_problem(int nz, double spacing);
 
 // The rules write() follows, for callers that check before the work that makes the samples.
 // The sample interval in whole microseconds: dt (s) within 1e-6 relative of a whole number

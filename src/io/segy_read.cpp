@@ -87,6 +87,10 @@ Trace parse_trace(const unsigned char* h, Endian e) {
   t.source_y = scaled(load_i32(h + 76, e), t.coordinate_scalar);
   t.group_x = scaled(load_i32(h + 80, e), t.coordinate_scalar);
   t.group_y = scaled(load_i32(h + 84, e), t.coordinate_scalar);
+  t.cdp_x = scaled(load_i32(h + 180, e), t.coordinate_scalar);
+  t.cdp_y = scaled(load_i32(h + 184, e), t.coordinate_scalar);
+  t.inline_number = load_i32(h + 188, e);
+  t.crossline_number = load_i32(h + 192, e);
   t.ns = load_u16(h + 114, e);
   t.dt_us = load_u16(h + 116, e);
   return t;

@@ -92,7 +92,7 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
   }
   double max_xy = 0, max_z = 0;
   for (const Trace& t : traces) {
-    for (double v : {t.source_x, t.source_y, t.group_x, t.group_y})
+    for (double v : {t.source_x, t.source_y, t.group_x, t.group_y, t.cdp_x, t.cdp_y})
       max_xy = std::max(max_xy, std::isfinite(v) ? std::fabs(v) : HUGE_VAL);
     for (double v : {t.group_elevation, t.source_elevation, t.source_depth})
       max_z = std::max(max_z, std::isfinite(v) ? std::fabs(v) : HUGE_VAL);
@@ -168,6 +168,10 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
     store(h + 88, 2, 1, e);  // coordinate units: length (metres, the binary header says)
     store(h + 114, 2, ns, e);
     store(h + 116, 2, whole, e);
+    store(h + 180, 4, std::uint32_t(stored(t.cdp_x, *xy_scalar)), e);
+    store(h + 184, 4, std::uint32_t(stored(t.cdp_y, *xy_scalar)), e);
+    store(h + 188, 4, std::uint32_t(t.inline_number), e);
+    store(h + 192, 4, std::uint32_t(t.crossline_number), e);
     for (std::size_t i = 0; i < ns; ++i) {
       const T v = samples[k * ns + i];
       unsigned char* p = h + kTraceHeader + i * bps;
@@ -189,6 +193,47 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
     out.write(trace.data(), trace.size());
   }
   out.commit();
+}
+
+std::string volume_problem(int nz, double spacing) {
+  if (nz < 1 || std::size_t(nz) > kMaxSamples)
+    return std::to_string(nz) + " points down; a SEG-Y trace holds 1 to 65535 samples";
+  if (!whole_microseconds(spacing * 1e-3))
+    return "the spacing " + format_number(spacing) +
+           " m is not a whole number of millimetres from 1 to 65535, which a depth SEG-Y's "
+           "sample interval holds";
+  return "";
+}
+
+void write_volume(const std::string& path, std::span<const double> values, int nx, int ny, int nz,
+                  double spacing, const std::string& what) {
+  if (const std::string why = volume_problem(nz, spacing); !why.empty())
+    throw Error("SEG-Y '" + path + "': " + why);
+  const std::size_t columns = std::size_t(nx) * std::size_t(ny), depth = std::size_t(nz);
+  if (values.size() != columns * depth)
+    throw Error("SEG-Y '" + path + "': " + num(values.size()) + " values for a " + num(nx) + "x" +
+                num(ny) + "x" + num(nz) + " volume");
+  std::vector<Trace> traces(columns);
+  std::vector<float> samples(columns * depth);
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x) {
+      const std::size_t k = std::size_t(y) * std::size_t(nx) + std::size_t(x);
+      Trace& t = traces[k];
+      t.sequence_line = t.sequence_file = t.cdp = std::int32_t(k + 1);
+      t.cdp_x = x * spacing;
+      t.cdp_y = y * spacing;
+      t.inline_number = y + 1;
+      t.crossline_number = x + 1;
+      for (std::size_t z = 0; z < depth; ++z)
+        samples[k * depth + z] = float(values[z * columns + k]);
+    }
+  WriteOptions o;
+  o.text = {what.substr(0, 76),
+            "a depth volume: " + num(nx) + " x " + num(ny) + " x " + num(nz) + " points, " +
+                format_number(spacing) + " m apart",
+            "one trace per (x, y) column, y outer; inline y + 1, crossline x + 1",
+            "CDP X and Y in metres; the sample interval is the depth step in mm"};
+  write<float>(path, traces, samples, spacing * 1e-3, o);
 }
 
 template void write(const std::string&, std::span<const Trace>, std::span<const float>, double,

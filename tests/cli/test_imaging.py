@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """strata migrate and strata gradient as programs: on the data a `strata wave` run wrote
-(.npy and SEG-Y), the predicted data are that run's seismogram to the byte, checkpointing
+(.npy and SEG-Y), images as .npy or SEG-Y depth volumes, the predicted data are that run's seismogram to the byte, checkpointing
 changes the work and not the result, the outputs and report are written; bad input (a
 missing file, data of the wrong shape or sample interval, a velocity file of another grid,
 receivers.every > 1, an output that cannot be written) exits 1 with a message naming it
@@ -84,6 +84,28 @@ with tempfile.TemporaryDirectory() as d:
     r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.npy"), "--compensated", p("c.npy"))
     check("migrate writes the image and its compensated form", r.returncode == 0 and os.path.exists(p("im.npy"))
           and os.path.exists(p("c.npy")), r.stderr)
+    # The image as a SEG-Y depth volume: one trace per (x, y) column, the depth step in mm.
+    r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.sgy"), "--compensated", p("c.segy"))
+    check("migrate writes SEG-Y images", r.returncode == 0 and os.path.exists(p("im.sgy"))
+          and os.path.exists(p("c.segy")), r.stderr)
+    if os.path.exists(p("im.sgy")):
+        raw = open(p("im.sgy"), "rb").read()
+        ns, dt = struct.unpack(">H", raw[3220:3222])[0], struct.unpack(">H", raw[3216:3218])[0]
+        check("the volume: 24 samples down, 10 m as 10000 (mm)", (ns, dt) == (24, 10000), str((ns, dt)))
+        check("the volume: 26 x 20 traces", (len(raw) - 3600) == 26 * 20 * (240 + 4 * 24), str(len(raw)))
+        try:
+            import numpy as np
+            import segyio
+        except ImportError:
+            print("skip the SEG-Y image against segyio (numpy or segyio not installed)")
+        else:
+            with segyio.open(p("im.sgy")) as f:
+                cube = segyio.tools.cube(f)  # (inline = y, crossline = x, depth)
+                depths = list(f.samples[:2])
+            im = np.load(p("im.npy"))
+            check("segyio reads the image as the (y, x, z) cube of the .npy in float32",
+                  np.array_equal(cube, np.transpose(im, (1, 2, 0)).astype(np.float32)))
+            check("segyio's samples are depths in metres", depths == [0.0, 10.0], str(depths))
 
     out = ["x.npy", "x.json"]
     base = ["gradient", "--config", cfg, "--gradient", p("x.npy"), "--json", p("x.json")]
@@ -108,6 +130,8 @@ with tempfile.TemporaryDirectory() as d:
             "receivers.every", d, out)
     refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
     os.mkdir(p("adir"))
+    refused("a SEG-Y image of a spacing not in whole mm", ["migrate", "--config", cfg, "--data", seis,
+            "--set", "grid.spacing=10.0004", "--image", p("x.sgy")], "not a whole number of millimetres", d, ["x.sgy"])
     refused("an output that is a directory", ["gradient", "--config", cfg, "--data", seis, "--gradient", p("adir"),
                                              "--json", p("x.json")], "adir", d, out)
     refused("no --image (a usage error: CLI11's code)", ["migrate", "--config", cfg, "--data", seis], "--image", d,

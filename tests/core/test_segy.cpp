@@ -331,3 +331,39 @@ TEST_F(SegyTest, FailedWriteLeavesExistingFileIntact) {
   EXPECT_EQ(slurp(file("d.sgy/inside")), "x");
   EXPECT_EQ(listing(), (std::vector<std::string>{"a.sgy", "d.sgy"}));
 }
+
+// A 3D field as a depth volume: one trace per (x, y) column, y outer, the samples down z; the
+// column's inline, crossline and CDP position; the depth step in millimetres; refusals first.
+TEST_F(SegyTest, VolumeIsOneTracePerColumnWithItsPlace) {
+  const int nx = 3, ny = 2, nz = 5;
+  const double h = 12.5;
+  std::vector<double> v(std::size_t(nx * ny * nz));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.25 * double(i) - 3.0;  // exact in float
+  const std::string path = file("v.sgy");
+  write_volume(path, v, nx, ny, nz, h, "a test volume");
+  const Dataset<double> d = read<double>(path);
+  ASSERT_EQ(d.traces.size(), std::size_t(nx * ny));
+  EXPECT_EQ(d.header.sample_interval_us, 12500);  // 12.5 m in millimetres
+  EXPECT_NE(d.header.text.find("a test volume"), std::string::npos);
+  for (int y = 0; y < ny; ++y)
+    for (int x = 0; x < nx; ++x) {
+      const std::size_t k = std::size_t(y * nx + x);
+      const Trace& t = d.traces[k];
+      EXPECT_EQ(t.inline_number, y + 1);
+      EXPECT_EQ(t.crossline_number, x + 1);
+      EXPECT_EQ(t.cdp, int(k) + 1);
+      EXPECT_DOUBLE_EQ(t.cdp_x, x * h);
+      EXPECT_DOUBLE_EQ(t.cdp_y, y * h);
+      ASSERT_EQ(d.trace(k).size(), std::size_t(nz));
+      for (int z = 0; z < nz; ++z)
+        EXPECT_EQ(d.trace(k)[std::size_t(z)], v[std::size_t((z * ny + y) * nx + x)]) << x << y << z;
+    }
+  EXPECT_EQ(volume_problem(nz, h), "");
+  EXPECT_NE(volume_problem(65536, h).find("65536 points down"), std::string::npos);
+  EXPECT_NE(volume_problem(nz, 5.0005).find("not a whole number of millimetres"),
+            std::string::npos);
+  const std::string bad = file("bad.sgy");
+  const std::string m = test::error_of([&] { write_volume(bad, v, nx, ny, nz, 5.0005, "x"); });
+  EXPECT_NE(m.find("millimetres"), std::string::npos) << m;
+  EXPECT_FALSE(std::filesystem::exists(bad));
+}

@@ -169,12 +169,15 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
   return im;
 }
 
-std::vector<double> compensate(std::span<const double> image, std::span<const double> illumination) {
-  require(image.size() == illumination.size(), "compensate: the image and the illumination differ in size");
+std::vector<double> compensate(std::span<const double> image,
+                               std::span<const double> illumination) {
+  require(image.size() == illumination.size(),
+          "compensate: the image and the illumination differ in size");
   double peak = 0;
   for (double e : illumination) peak = std::max(peak, e);
   std::vector<double> out(image.size());
-  for (std::size_t i = 0; i < image.size(); ++i) out[i] = image[i] / (illumination[i] + 1e-3 * peak);
+  for (std::size_t i = 0; i < image.size(); ++i)
+    out[i] = image[i] / (illumination[i] + 1e-3 * peak);
   return out;
 }
 
