@@ -22,7 +22,7 @@ struct ImagingArgs {
   std::string config, data, velocity, device, shots;
   std::vector<std::string> sets;
   std::string image, compensated, gradient, predicted, illumination, json;
-  double memory_budget = 0;
+  double memory_budget = 0, data_dt = 0;
   int checkpoints = 0;
 };
 
@@ -38,6 +38,12 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
                   "directory `strata wave --shots` wrote (NAME/seismogram.npy or .sgy a shot); the "
                   "results summed over the shots in the file's order, the same bits on any number "
                   "of ranks; under mpirun shot i runs on rank i % ranks");
+  cmd->add_option(
+         "--data-dt", a.data_dt,
+         "the data's sample interval in seconds, refused unless it is the run's dt to half a "
+         "microsecond (a SEG-Y file carries its own; without time.dt strata chooses dt "
+         "from the model's fastest velocity)")
+      ->check(number_in(1e-12, 1e6));
   cmd->add_option("--velocity", a.velocity,
                   "a .npy model (nz, ny, nx) in m/s to use instead of the configuration's model");
   cmd->add_option("--set", a.sets, "override a configuration key: KEY.PATH=VALUE, repeatable");
@@ -65,6 +71,7 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   f.run.config = wave::parse_config_file(a.config, sets);
   f.run.memory_budget = a.memory_budget;
   f.run.checkpoints = a.checkpoints;
+  f.run.data_dt = a.data_dt;
   f.data = a.data;
   f.velocity = a.velocity;
   f.image = a.image;

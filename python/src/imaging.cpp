@@ -2,6 +2,7 @@
 // wave configuration names the grid, the model, the sources, receivers and steps; the model
 // may be given as an array instead, the data as (steps + 1, receivers), dm as (nz, ny, nx).
 // The GIL is released while the runs step. Results are dicts of float64 NumPy arrays.
+#include <cmath>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -38,13 +39,17 @@ nb::object numpy(std::vector<double>&& v, std::initializer_list<std::size_t> sha
 drivers::ImagingRun run_of(const std::string& config, bool is_path,
                            const std::vector<std::string>& overrides,
                            const std::optional<Array>& velocity, const std::optional<Array>& data,
-                           double memory_budget, int checkpoints) {
+                           double memory_budget, int checkpoints, double data_dt = 0) {
   drivers::ImagingRun run;
   run.config = wave_config(config, is_path, overrides);
   run.velocity = values(velocity);
   run.data = values(data);
   if (memory_budget < 0) throw nb::value_error("strata.imaging: memory_budget must be >= 0 bytes");
   if (checkpoints < 0) throw nb::value_error("strata.imaging: checkpoints must be >= 0");
+  if (!(data_dt >= 0) || !std::isfinite(data_dt))
+    throw nb::value_error(
+        "strata.imaging: data_dt must be a finite number of seconds >= 0 (0: not checked)");
+  run.data_dt = data_dt;
   run.memory_budget = memory_budget;
   run.checkpoints = checkpoints;
   return run;
@@ -73,9 +78,9 @@ template <drivers::ImagingResult (*Driver)(const drivers::ImagingRun&)>
 nb::dict adjoint_run(const std::string& config, bool is_path,
                      const std::vector<std::string>& overrides,
                      const std::optional<Array>& velocity, const std::optional<Array>& data,
-                     double memory_budget, int checkpoints) {
+                     double memory_budget, int checkpoints, double data_dt) {
   drivers::ImagingRun run =
-      run_of(config, is_path, overrides, velocity, data, memory_budget, checkpoints);
+      run_of(config, is_path, overrides, velocity, data, memory_budget, checkpoints, data_dt);
   drivers::ImagingResult r;
   {
     nb::gil_scoped_release unlocked;
@@ -101,9 +106,9 @@ nb::dict born(const std::string& config, bool is_path, const std::vector<std::st
 void bind_imaging(nb::module_& m) {
   m.def("_imaging_gradient", &adjoint_run<drivers::gradient>, "config"_a, "is_path"_a,
         "overrides"_a, "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
-        "See strata.imaging.gradient.");
+        "data_dt"_a, "See strata.imaging.gradient.");
   m.def("_imaging_migrate", &adjoint_run<drivers::migrate>, "config"_a, "is_path"_a, "overrides"_a,
-        "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
+        "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
         "See strata.imaging.migrate.");
   m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,
         "See strata.imaging.born.");

@@ -44,28 +44,34 @@ def _rows(a, what):
 
 
 def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-             checkpoints: int = 0) -> dict:
+             checkpoints: int = 0, data_dt: float = 0) -> dict:
     """The least-squares misfit J = 1/2 |predicted - observed|^2 of the configuration's shot
     and its gradient dJ/dm with respect to the squared slowness m = 1/v^2 at every point.
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
     (nz, ny, nx), predicted (steps + 1, receivers), illumination, device, dt, checkpoints,
-    checkpoint_bytes, forward_steps, recomputation."""
+    checkpoint_bytes, forward_steps, recomputation. data_dt: the observed data's sample
+    interval (s), refused unless it is the run's dt to half a microsecond (0: not checked).
+    Without time.dt in the configuration strata chooses dt from the model's fastest velocity:
+    set time.dt where models differ (an inversion's trials), or the data would be compared
+    at another sampling."""
     text, is_path = _config_arg(config)
     return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
-                                     _rows(observed, "observed"), float(memory_budget), int(checkpoints))
+                                     _rows(observed, "observed"), float(memory_budget), int(checkpoints),
+                                     float(data_dt))
 
 
 def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-            checkpoints: int = 0) -> dict:
+            checkpoints: int = 0, data_dt: float = 0) -> dict:
     """Reverse-time migration of one shot's reflections (data: (steps + 1, receivers), the
     recorded data with the direct wave removed) through the migration model. Returns a dict:
     image (nz, ny, nx: the zero-lag correlation of the back-propagated data with the source
     side's second time difference; a velocity step shows as a lobe of each sign around it, the
     reflector where d image / dz peaks), compensated (divided by the illumination), and the
-    cost fields as for gradient."""
+    cost fields as for gradient; data_dt as for gradient."""
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
-                                    _rows(data, "data"), float(memory_budget), int(checkpoints))
+                                    _rows(data, "data"), float(memory_budget), int(checkpoints),
+                                    float(data_dt))
 
 
 def born(config, dm, velocity=None, overrides: Sequence[str] = ()) -> dict:

@@ -85,3 +85,16 @@ def test_refusals_name_what_is_wrong():
     dm[5, 6, 7] = np.inf
     with pytest.raises(ValueError, match="finite"):
         strata.imaging.born(CFG, dm)
+
+
+def test_data_dt_is_checked_against_the_runs_dt():
+    r = strata.imaging.gradient(CFG)
+    dt = r["dt"]
+    again = strata.imaging.gradient(CFG, r["predicted"], data_dt=dt)  # the same sampling: runs
+    assert again["misfit"] == 0.0
+    with pytest.raises(ValueError, match="sample interval"):
+        strata.imaging.gradient(CFG, r["predicted"], data_dt=dt * 1.01)
+    with pytest.raises(ValueError, match="sample interval"):
+        strata.imaging.migrate(CFG, r["predicted"], data_dt=2 * dt)
+    with pytest.raises(ValueError, match="data_dt"):
+        strata.imaging.gradient(CFG, r["predicted"], data_dt=-1.0)

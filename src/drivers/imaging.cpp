@@ -217,7 +217,12 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
     std::vector<double> out(rows * nr);
     for (std::size_t r = 0; r < nr; ++r)
       for (std::size_t i = 0; i < rows; ++i) out[i * nr + r] = d.trace(r)[i];
-    run.data_dt = d.header.sample_interval_us * 1e-6;
+    const double file_dt = d.header.sample_interval_us * 1e-6;
+    if (run.data_dt > 0 && std::fabs(run.data_dt - file_dt) > 0.5e-6)
+      throw Error("'" + path + "' is sampled every " + std::to_string(file_dt * 1e6) +
+                  " us, not the " + std::to_string(run.data_dt * 1e6) +
+                  " us given as the data's dt");
+    run.data_dt = file_dt;
     return out;
   }
   std::vector<std::size_t> shape;

@@ -130,6 +130,12 @@ with tempfile.TemporaryDirectory() as d:
             "receivers.every", d, out)
     refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
     os.mkdir(p("adir"))
+    refused("--data-dt that is not the run's dt", base + ["--data", seis, "--data-dt", "0.0011"],
+            "sample interval", d, out)
+    refused("--data-dt that disagrees with the SEG-Y file's", base + ["--data", sgy, "--data-dt", "0.002"],
+            "given as the data's dt", d, out)
+    r = run_strata("gradient", "--config", cfg, "--data", seis, "--data-dt", "0.001", "--gradient", p("gd.npy"))
+    check("--data-dt that is the run's dt: runs", r.returncode == 0, r.stderr)
     refused("a SEG-Y image of a spacing not in whole mm", ["migrate", "--config", cfg, "--data", seis,
             "--set", "grid.spacing=10.0004", "--image", p("x.sgy")], "not a whole number of millimetres", d, ["x.sgy"])
     refused("an output that is a directory", ["gradient", "--config", cfg, "--data", seis, "--gradient", p("adir"),
