@@ -106,6 +106,13 @@ void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers:
       verb, r.shape.xyz().c_str(), r.rows - 1, r.receivers, to_string(r.device), r.checkpoints,
       r.checkpoint_bytes / 1e9, r.forward_steps, r.recomputation, seconds(f, "total"),
       seconds(f, "run"));
+  if (r.forward_seconds > 0)
+    std::printf(
+        "strata %s: %.2f forward runs' time (forward %.3f s at %.3g Gpts/s, adjoint %.3f s, "
+        "kept states %.3f s)\n",
+        verb, r.cost_in_forward_runs(), r.forward_seconds,
+        double(r.shape.points()) * double(r.forward_steps) / r.forward_seconds / 1e9,
+        r.adjoint_seconds, r.checkpoint_seconds);
 }
 
 }  // namespace

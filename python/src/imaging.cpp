@@ -65,6 +65,11 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   nb::dict d = make_dict("device", std::string(to_string(r.device)), "dt", r.dt, "misfit", r.misfit,
                          "checkpoints", r.checkpoints, "checkpoint_bytes", r.checkpoint_bytes,
                          "forward_steps", r.forward_steps, "recomputation", r.recomputation);
+  d["forward_seconds"] = r.forward_seconds;
+  d["adjoint_seconds"] = r.adjoint_seconds;
+  d["checkpoint_seconds"] = r.checkpoint_seconds;
+  d["seconds"] = r.seconds;
+  d["cost_in_forward_runs"] = r.cost_in_forward_runs();
   d["predicted"] = numpy(std::move(r.predicted), {std::size_t(r.rows), std::size_t(r.receivers)});
   d["gradient"] = grid(std::move(r.gradient));
   d["image"] = grid(std::move(r.image));

@@ -98,3 +98,11 @@ def test_data_dt_is_checked_against_the_runs_dt():
         strata.imaging.migrate(CFG, r["predicted"], data_dt=2 * dt)
     with pytest.raises(ValueError, match="data_dt"):
         strata.imaging.gradient(CFG, r["predicted"], data_dt=-1.0)
+
+
+def test_the_run_says_where_its_time_went():
+    r = strata.imaging.gradient(CFG, checkpoints=4)
+    parts = r["forward_seconds"] + r["adjoint_seconds"] + r["checkpoint_seconds"]
+    assert r["forward_seconds"] > 0 and r["adjoint_seconds"] > 0 and r["checkpoint_seconds"] >= 0
+    assert parts <= r["seconds"]  # disjoint parts of the run
+    assert r["forward_steps"] > 70 and r["cost_in_forward_runs"] >= 1.0  # it recomputed

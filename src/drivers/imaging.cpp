@@ -117,6 +117,10 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.checkpoint_bytes = g.checkpoint_bytes;
   r.forward_steps = g.forward_steps;
   r.recomputation = g.recomputation;
+  r.forward_seconds = g.forward_seconds;
+  r.adjoint_seconds = g.adjoint_seconds;
+  r.checkpoint_seconds = g.checkpoint_seconds;
+  r.seconds = g.seconds;
 }
 
 imaging::GradientOptions options_of(const ImagingRun& run) {
@@ -301,6 +305,7 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   std::vector<double> sum, sum_light, field(points), light(points);
   if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
   ImagingResult total;
+  double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
   for (std::size_t first = 0; first < shots.size(); first += std::size_t(ranks)) {
     const std::size_t last = std::min(shots.size(), first + std::size_t(ranks));
     ImagingResult mine;
@@ -316,7 +321,9 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
       const int owner = int(i % std::size_t(ranks));
       std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
       std::vector<double>& b = owner == rank ? mine.illumination : light;
-      double meta[3] = {mine.misfit, double(mine.forward_steps), seconds};
+      double meta[7] = {mine.misfit,          double(mine.forward_steps), seconds,
+                        mine.forward_seconds, mine.adjoint_seconds,       mine.checkpoint_seconds,
+                        mine.seconds};
       job.broadcast(a.data(), points * sizeof(double), owner);
       job.broadcast(b.data(), points * sizeof(double), owner);
       job.broadcast(meta, sizeof meta, owner);
@@ -324,6 +331,7 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
       for (std::size_t k = 0; k < points; ++k) sum[k] += a[k];
       for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
       total.shots.push_back({shots[i].name, owner, meta[0], meta[2], (long long)meta[1]});
+      times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
     }
   }
   total.ranks = ranks;
@@ -336,6 +344,10 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   }
   total.recomputation =
       double(total.forward_steps) / (double(f.run.config.steps) * double(shots.size()));
+  total.forward_seconds = times[0];
+  total.adjoint_seconds = times[1];
+  total.checkpoint_seconds = times[2];
+  total.seconds = times[3];
   total.predicted.clear();
   if (migrate_mode) {
     total.misfit = 0;  // not a misfit: the data are the adjoint's source
@@ -420,6 +432,12 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   return r;
 }
 
+double ImagingResult::cost_in_forward_runs() const {
+  const double runs = shots.empty() ? 1.0 : double(shots.size());
+  if (forward_steps <= 0 || forward_seconds <= 0 || rows < 2) return 0;
+  return seconds / (forward_seconds / double(forward_steps) * double(rows - 1) * runs);
+}
+
 std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   nlohmann::json j;
   j["verb"] = f.mode == ImagingFiles::Mode::migrate ? "migrate" : "gradient";
@@ -434,6 +452,15 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;
   j["recomputation"] = r.recomputation;
+  const double points = double(r.shape.points());
+  j["cost"] = {
+      {"forward_s", r.forward_seconds},
+      {"adjoint_s", r.adjoint_seconds},
+      {"checkpoints_s", r.checkpoint_seconds},
+      {"run_s", r.seconds},
+      {"forward_gpts_per_s",
+       r.forward_seconds > 0 ? points * double(r.forward_steps) / r.forward_seconds / 1e9 : 0.0},
+      {"in_forward_runs", r.cost_in_forward_runs()}};
   j["data"] = f.data;
   if (!f.velocity.empty()) j["velocity"] = f.velocity;
   if (!f.shots.empty()) {

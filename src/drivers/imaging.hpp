@@ -42,7 +42,13 @@ struct ImagingResult {
   double checkpoint_bytes = 0;             // each
   long long forward_steps = 0;             // run in all
   double recomputation = 0;                // forward steps per step
-  struct ShotDone {                        // --shots: each shot, in the shots file's order
+  // Where the run's time went (s; imaging::Gradient's): the forward steps, the adjoint
+  // actions, the kept states' copies, all of it. Over several shots, their sums.
+  double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
+  // The run's cost in forward runs of its shots: seconds over the time the forward steps
+  // take for steps x shots of them (0 where nothing was timed).
+  double cost_in_forward_runs() const;
+  struct ShotDone {  // --shots: each shot, in the shots file's order
     std::string name;
     int rank = 0;
     double misfit = 0, seconds = 0;

@@ -57,6 +57,12 @@ with tempfile.TemporaryDirectory() as d:
           set(ts) == {"process_start", "read", "run", "write", "total"} and ts["run"] > 0
           and ts["total"] >= ts["process_start"] + ts["read"] + ts["run"] + ts["write"] - 1e-6, str(ts))
     check("the line says the wall time", "wall " in r.stdout, r.stdout)
+    cost = rep.get("cost", {})
+    check("the report says where the run's time went",
+          set(cost) == {"forward_s", "adjoint_s", "checkpoints_s", "run_s", "forward_gpts_per_s", "in_forward_runs"}
+          and cost["forward_s"] + cost["adjoint_s"] + cost["checkpoints_s"] <= cost["run_s"]
+          and cost["forward_gpts_per_s"] > 0 and cost["in_forward_runs"] >= 1, str(cost))
+    check("the line says the cost in forward runs", "forward runs' time" in r.stdout, r.stdout)
     check("the gradient and illumination are written", os.path.exists(p("g.npy")) and os.path.exists(p("ill.npy")))
 
     # Data of another model (velocity x 1.02 below 120 m): a misfit, and the same gradient

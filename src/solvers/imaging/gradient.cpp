@@ -4,6 +4,7 @@
 #include "solvers/imaging/gradient.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "base/host_memory.hpp"
@@ -45,6 +46,11 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
 
   // How many forward states the adjoint run keeps: as given, else as the budget holds.
   Gradient g;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t_start = Clock::now();
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   g.checkpoint_bytes = state_bytes(s, sizeof(T));
   int slots = 0;
   if (o.adjoint) {
@@ -67,13 +73,16 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   std::vector<T> u(points);
   int reached = 0;  // the furthest step run: each one's u counts once in the illumination
   auto forward_step = [&](int n) {
+    const Clock::time_point t = Clock::now();
     fwd->step(n);
     fwd->record(n + 1);
     ++g.forward_steps;
-    if (n + 1 <= reached) return;
-    reached = n + 1;
-    fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, u.data());
-    for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(u[i]) * double(u[i]);
+    if (n + 1 > reached) {
+      reached = n + 1;
+      fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, u.data());
+      for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(u[i]) * double(u[i]);
+    }
+    g.forward_seconds += since(t);  // read_state waits for the step on a GPU
   };
   std::vector<double> residual;
   auto take_traces = [&] {  // every row is final once step S - 1 has run
@@ -92,6 +101,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     for (int n = 0; n < shot.steps; ++n) forward_step(n);
     take_traces();
     g.recomputation = 1;
+    g.seconds = since(t_start);
     return g;
   }
 
@@ -129,26 +139,36 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         for (int n = a->step; n < a->to; ++n) forward_step(n);
         live = a->to;
         break;
-      case CheckpointAction::store:
+      case CheckpointAction::store: {
         require(live == a->step, "internal: the checkpoint schedule stores a state not live");
+        const Clock::time_point t = Clock::now();
         kept.at(std::size_t(a->slot)) = fwd->save();
+        g.checkpoint_seconds += since(t);
         break;
-      case CheckpointAction::restore:
+      }
+      case CheckpointAction::restore: {
+        const Clock::time_point t = Clock::now();
         fwd->load(kept.at(std::size_t(a->slot)));
         if (a->release) kept[std::size_t(a->slot)].clear();
+        g.checkpoint_seconds += since(t);
         live = a->step;
         break;
-      case CheckpointAction::adjoint:
+      }
+      case CheckpointAction::adjoint: {
         require(live == a->step,
                 "internal: the checkpoint schedule's adjoint step has another live state");
+        const Clock::time_point t = Clock::now();
         adjoint_at(a->step);
+        g.adjoint_seconds += since(t);
         break;
+      }
     }
   }
   g.recomputation = double(g.forward_steps) / double(shot.steps);
   g.gradient.resize(points);
   for (std::size_t i = 0; i < points; ++i)
     g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
+  g.seconds = since(t_start);
   return g;
 }
 

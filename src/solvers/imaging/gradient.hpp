@@ -48,6 +48,11 @@ struct Gradient {
   double checkpoint_bytes = 0;
   long long forward_steps = 0;
   double recomputation = 0;
+  // Where the run's wall time went (s): the forward steps (with the illumination's sum), the
+  // adjoint actions (injection, correlation, step back), the kept states' copies, and all of
+  // it (set-up included). seconds / (forward_seconds / forward_steps x steps) is the run's
+  // cost in forward runs of the shot.
+  double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
 };
 
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
