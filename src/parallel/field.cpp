@@ -50,6 +50,7 @@ DistField<T>::DistField(const ProcessGrid& grid, const Subdomain::Cuts& cuts, in
                   " ghost layers");
   box_ = Subdomain::of(grid, cuts, job.rank());
   local_ = Field<T>(box_.local, ghost, memory);
+  halo::reserve(local_, grid, *halo_);  // no exchange allocates (or waits for the GPU to)
   if (memory == Memory::device) halo::connect_device(grid, box_);
 }
 

@@ -98,6 +98,31 @@ void gather_parts(T* all, std::span<const std::size_t> start, std::span<const st
     transport::exchange_device(legs, stream);
 }
 
+namespace {
+
+void grow(Buffers& hb, std::size_t bytes, Memory m) {
+  if (hb.bytes >= bytes) return;
+  for (int i = 0; i < 4; ++i) {
+    if (m == Memory::host)
+      hb.host[i].assign(bytes, 0);
+    else
+      hb.device[i] = DeviceArray<char>(bytes);
+  }
+  hb.bytes = bytes;
+}
+
+}  // namespace
+
+template <class T>
+void reserve(const Field<T>& f, const ProcessGrid& grid, Buffers& hb) {
+  const int w = f.ghost();
+  std::size_t bytes = 0;
+  for (int axis = 0; axis < 2; ++axis)  // z faces travel from the field itself
+    if (grid.dims[axis] > 1 && w > 0)
+      bytes = std::max(bytes, face_box(f.extent(), w, axis, 0, w).points() * sizeof(T));
+  if (bytes) grow(hb, bytes, f.memory());
+}
+
 template <class T>
 void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, bool wrap, int w,
                    int axis, Buffers& hb, void* s) {
@@ -127,15 +152,7 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
   const Region send_lo = face_box(n, w, axis, 0, w), send_hi = face_box(n, w, axis, len - w, w);
   const Region recv_lo = face_box(n, w, axis, -w, w), recv_hi = face_box(n, w, axis, len, w);
   const std::size_t bytes = send_lo.points() * sizeof(T);
-  if (hb.bytes < bytes) {
-    for (int i = 0; i < 4; ++i) {
-      if (m == Memory::host)
-        hb.host[i].assign(bytes, 0);
-      else
-        hb.device[i] = DeviceArray<char>(bytes);
-    }
-    hb.bytes = bytes;
-  }
+  grow(hb, bytes, m);
   if (peer.hi >= 0) pack(f, send_hi, static_cast<T*>(hb.ptr(1, m)), s);
   if (peer.lo >= 0) pack(f, send_lo, static_cast<T*>(hb.ptr(0, m)), s);
   // Upward first (send the high face to the high neighbour, receive the low ghosts from the
@@ -153,6 +170,7 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 #define STRATA_INSTANTIATE(T)                                                                  \
   template void exchange_axis(Field<T>&, const ProcessGrid&, const Subdomain&, bool, int, int, \
                               Buffers&, void*);                                                \
+  template void reserve(const Field<T>&, const ProcessGrid&, Buffers&);                        \
   template void pack(const Field<T>&, const Region&, T*, void*);                               \
   template void unpack(Field<T>&, const Region&, const T*, void*);                             \
   template void gather_parts(T*, std::span<const std::size_t>, std::span<const std::size_t>,   \

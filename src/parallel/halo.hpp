@@ -49,6 +49,12 @@ template <class T>
 void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, bool wrap, int width,
                    int axis, Buffers& buffers, void* stream);
 
+// Sizes `buffers` for every exchange f can make (x and y faces of up to f's ghost width on
+// the split axes), so that no exchange allocates: a device allocation in the middle of a
+// solve waits for the GPU (a 4-rank multigrid cycle made one per level and buffer).
+template <class T>
+void reserve(const Field<T>& f, const ProcessGrid& grid, Buffers& buffers);
+
 // Box b of f (interior coordinates) to and from a dense buffer, x fastest, in f's memory; on
 // the device ordered on `stream`, on the host at once.
 template <class T>

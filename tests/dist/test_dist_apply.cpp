@@ -10,6 +10,7 @@
 #include "common/require_gpu.hpp"
 #include "common/process_grids.hpp"
 #include "common/test_util.hpp"
+#include "parallel/halo.hpp"
 #include "strata/apply.hpp"
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
@@ -345,3 +346,27 @@ TEST(DistField, RefusesGridsThatDoNotFit) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata::dist {
+
+// A field's pack buffers are sized when it is made: no exchange of any width, axis or wrap
+// grows them (on the GPU a growth is an allocation that waits for the device mid-solve).
+TEST(DistHalo, ReservedBuffersServeEveryExchange) {
+  const int ghost = 3;
+  for (const ProcessGrid& grid : test::grids_of(Job::get().size(), kGlobal, ghost)) {
+    const Subdomain box = Subdomain::of(grid, kGlobal, Job::get().rank());
+    Field<float> f(box.local, ghost, Memory::host);
+    halo::Buffers hb;
+    halo::reserve(f, grid, hb);
+    const std::size_t reserved = hb.bytes;
+    EXPECT_EQ(reserved > 0, grid.dims[0] > 1 || grid.dims[1] > 1) << grid.str();
+    for (int axis = 0; axis < 3; ++axis)
+      for (int w = 1; w <= ghost; ++w)
+        for (bool wrap : {false, true}) {
+          halo::exchange_axis(f, grid, box, wrap, w, axis, hb, nullptr);
+          EXPECT_EQ(hb.bytes, reserved) << grid.str() << " axis " << axis << " width " << w;
+        }
+  }
+}
+
+}  // namespace strata::dist
