@@ -5,7 +5,6 @@
 #include <mpi.h>
 #include <nccl.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,12 +25,6 @@ void check(ncclResult_t rc, const char* call) {
 ncclComm_t communicator() {
   static ncclComm_t comm = [] {
     const Job& job = Job::get();
-    // NCCL's P2P buffers through CUDA IPC rather than cuMem (NCCL's default since 2.19),
-    // unless the user says otherwise: on a 4 x H200 host the neighbours' connections took
-    // 0.1 s instead of 0.8 s (process exit 0.37 s instead of 0.55), at the same rate
-    // (191 GB/s against 200 for 8 MB each way). strata's exchanges are plain sends and
-    // receives, which need nothing of what cuMem brings (NVLink SHARP, buffer registration).
-    ::setenv("NCCL_CUMEM_ENABLE", "0", 0);
     ncclUniqueId id{};
     if (job.root()) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     job.broadcast(&id, sizeof id, 0);
