@@ -1,6 +1,8 @@
 // strata: the command-line tool. One verb per job; each verb lives in its own file.
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -47,19 +49,33 @@ int fail(const std::string& what, int code = 1) {
   job.abort(code);
 }
 
-// Whether this command line computes on a GPU: a verb that does, without --device cpu, --help
-// or --version. Its GPU then starts while MPI starts and the options are read (a wave
-// config that names the CPU starts it for nothing, and waits for it at exit).
-// STRATA_EARLY_START=off starts the GPU where the command first needs it instead.
+// Whether a configuration file says "device": "cpu" (a glance, not a parse: the run reads
+// it properly; a file that cannot be read here says nothing).
+bool config_names_cpu(const std::string& path) {
+  std::ifstream in(path);
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(in.gcount()));
+  static const std::regex cpu(R"re("device"\s*:\s*"cpu")re");
+  return std::regex_search(text, cpu);
+}
+
+// Whether this command line computes on a GPU: a verb that does, without --help, --version or
+// the CPU named (--device cpu, --set device="cpu", or a --config file's "device": "cpu").
+// Its GPU then starts while MPI starts and the options are read. STRATA_EARLY_START=off
+// starts the GPU where the command first needs it instead.
 bool computes_on_gpu(int argc, char** argv) {
   static const std::set<std::string> verbs{"apply",   "bench",   "demo", "gradient", "lab",
                                            "migrate", "poisson", "tune", "wave"};
   if (const char* e = std::getenv("STRATA_EARLY_START"); e && std::string(e) == "off") return false;
   if (argc < 2 || !verbs.count(argv[1])) return false;
   for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
+    const std::string a = argv[i], next = i + 1 < argc ? argv[i + 1] : "";
     if (a == "-h" || a == "--help" || a == "--version" || a == "--device=cpu" ||
-        (a == "--device" && i + 1 < argc && std::string(argv[i + 1]) == "cpu"))
+        (a == "--device" && next == "cpu") ||
+        (a == "--set" && (next == "device=cpu" || next == "device=\"cpu\"")) ||
+        (a == "--config" && config_names_cpu(next)) ||
+        (a.rfind("--config=", 0) == 0 && config_names_cpu(a.substr(9))))
       return false;
   }
   return true;
