@@ -24,6 +24,7 @@ struct ImagingArgs {
   std::string image, compensated, gradient, predicted, illumination, json;
   double memory_budget = 0, data_dt = 0;
   int checkpoints = 0;
+  bool boundary_saving = false;
 };
 
 void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
@@ -56,6 +57,12 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
   cmd->add_option("--checkpoints", a.checkpoints,
                   "keep this many forward states, whatever the budget")
       ->check(whole_number_in(1, 1 << 30));
+  cmd->add_flag(
+      "--boundary-saving", a.boundary_saving,
+      "instead of kept states: keep each step's wavefield on the ring at the absorbing "
+      "layers' inner edge and run the forward field backward in time (2 forward runs, "
+      "a ring a step of memory; the gradient is zero inside the absorbing layers; the CPU "
+      "for now)");
   cmd->add_option("--illumination", a.illumination,
                   "write the source side's illumination (sum of u^2) as .npy (nz, ny, nx), or "
                   "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column)");
@@ -71,6 +78,7 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   f.run.config = wave::parse_config_file(a.config, sets);
   f.run.memory_budget = a.memory_budget;
   f.run.checkpoints = a.checkpoints;
+  f.run.boundary_saving = a.boundary_saving;
   f.run.data_dt = a.data_dt;
   f.data = a.data;
   f.velocity = a.velocity;
@@ -100,12 +108,19 @@ void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers:
   if (!r.shots.empty())
     std::printf("strata %s: %zu shots on %d rank%s, summed in the shots file's order\n", verb,
                 r.shots.size(), r.ranks, r.ranks == 1 ? "" : "s");
+  char kept[160];
+  if (r.boundary_saving)
+    std::snprintf(kept, sizeof kept,
+                  "boundary saving, a ring a step (%.3g GB each, %.3g GB in all)",
+                  r.checkpoint_bytes / 1e9, r.checkpoint_bytes * double(r.rows) / 1e9);
+  else
+    std::snprintf(kept, sizeof kept, "%d forward states kept (%.3g GB each)", r.checkpoints,
+                  r.checkpoint_bytes / 1e9);
   std::printf(
-      "strata %s: %s, %d steps, %d receivers on %s; %d forward states kept (%.3g GB each), "
-      "%lld forward steps (%.2f per step); wall %.2f s (run %.2f s)\n",
-      verb, r.shape.xyz().c_str(), r.rows - 1, r.receivers, to_string(r.device), r.checkpoints,
-      r.checkpoint_bytes / 1e9, r.forward_steps, r.recomputation, seconds(f, "total"),
-      seconds(f, "run"));
+      "strata %s: %s, %d steps, %d receivers on %s; %s, %lld forward steps (%.2f per step); "
+      "wall %.2f s (run %.2f s)\n",
+      verb, r.shape.xyz().c_str(), r.rows - 1, r.receivers, to_string(r.device), kept,
+      r.forward_steps, r.recomputation, seconds(f, "total"), seconds(f, "run"));
   if (r.forward_seconds > 0)
     std::printf(
         "strata %s: %.2f forward runs' time (forward %.3f s at %.3g Gpts/s, adjoint %.3f s, "

@@ -39,7 +39,8 @@ nb::object numpy(std::vector<double>&& v, std::initializer_list<std::size_t> sha
 drivers::ImagingRun run_of(const std::string& config, bool is_path,
                            const std::vector<std::string>& overrides,
                            const std::optional<Array>& velocity, const std::optional<Array>& data,
-                           double memory_budget, int checkpoints, double data_dt = 0) {
+                           double memory_budget, int checkpoints, double data_dt = 0,
+                           bool boundary_saving = false) {
   drivers::ImagingRun run;
   run.config = wave_config(config, is_path, overrides);
   run.velocity = values(velocity);
@@ -50,6 +51,7 @@ drivers::ImagingRun run_of(const std::string& config, bool is_path,
     throw nb::value_error(
         "strata.imaging: data_dt must be a finite number of seconds >= 0 (0: not checked)");
   run.data_dt = data_dt;
+  run.boundary_saving = boundary_saving;
   run.memory_budget = memory_budget;
   run.checkpoints = checkpoints;
   return run;
@@ -64,7 +66,8 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   };
   nb::dict d = make_dict("device", std::string(to_string(r.device)), "dt", r.dt, "misfit", r.misfit,
                          "checkpoints", r.checkpoints, "checkpoint_bytes", r.checkpoint_bytes,
-                         "forward_steps", r.forward_steps, "recomputation", r.recomputation);
+                         "boundary_saving", r.boundary_saving, "forward_steps", r.forward_steps,
+                         "recomputation", r.recomputation);
   d["forward_seconds"] = r.forward_seconds;
   d["adjoint_seconds"] = r.adjoint_seconds;
   d["checkpoint_seconds"] = r.checkpoint_seconds;
@@ -83,9 +86,9 @@ template <drivers::ImagingResult (*Driver)(const drivers::ImagingRun&)>
 nb::dict adjoint_run(const std::string& config, bool is_path,
                      const std::vector<std::string>& overrides,
                      const std::optional<Array>& velocity, const std::optional<Array>& data,
-                     double memory_budget, int checkpoints, double data_dt) {
-  drivers::ImagingRun run =
-      run_of(config, is_path, overrides, velocity, data, memory_budget, checkpoints, data_dt);
+                     double memory_budget, int checkpoints, double data_dt, bool boundary_saving) {
+  drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, data, memory_budget,
+                                   checkpoints, data_dt, boundary_saving);
   drivers::ImagingResult r;
   {
     nb::gil_scoped_release unlocked;
@@ -111,10 +114,10 @@ nb::dict born(const std::string& config, bool is_path, const std::vector<std::st
 void bind_imaging(nb::module_& m) {
   m.def("_imaging_gradient", &adjoint_run<drivers::gradient>, "config"_a, "is_path"_a,
         "overrides"_a, "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
-        "data_dt"_a, "See strata.imaging.gradient.");
+        "data_dt"_a, "boundary_saving"_a, "See strata.imaging.gradient.");
   m.def("_imaging_migrate", &adjoint_run<drivers::migrate>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
-        "See strata.imaging.migrate.");
+        "boundary_saving"_a, "See strata.imaging.migrate.");
   m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,
         "See strata.imaging.born.");
 }

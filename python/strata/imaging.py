@@ -16,7 +16,11 @@ derivative, whose adjoint is the gradient's correlation. One process; the CPU or
 The adjoint needs the forward states backward in time: it keeps as many as `memory_budget`
 bytes hold (default half the host memory available; or `checkpoints` of them) and recomputes
 the others on a binomial (revolve) schedule; each result says how many were kept
-(checkpoints, checkpoint_bytes) and what it cost (forward_steps, recomputation).
+(checkpoints, checkpoint_bytes) and what it cost (forward_steps, recomputation). With
+boundary_saving=True it keeps instead each step's wavefield on the ring at the absorbing
+layers' inner edge and runs the forward field backward in time: two forward runs, a ring a
+step of memory, the same gradient to rounding in the interior and zero inside the absorbing
+layers (the CPU for now).
 """
 from typing import Optional, Sequence
 
@@ -44,7 +48,7 @@ def _rows(a, what):
 
 
 def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-             checkpoints: int = 0, data_dt: float = 0) -> dict:
+             checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False) -> dict:
     """The least-squares misfit J = 1/2 |predicted - observed|^2 of the configuration's shot
     and its gradient dJ/dm with respect to the squared slowness m = 1/v^2 at every point.
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
@@ -59,11 +63,11 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     text, is_path = _config_arg(config)
     return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                      _rows(observed, "observed"), float(memory_budget), int(checkpoints),
-                                     float(data_dt))
+                                     float(data_dt), bool(boundary_saving))
 
 
 def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-            checkpoints: int = 0, data_dt: float = 0) -> dict:
+            checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False) -> dict:
     """Reverse-time migration of one shot's reflections (data: (steps + 1, receivers), the
     recorded data with the direct wave removed) through the migration model. Returns a dict:
     image (nz, ny, nx: the zero-lag correlation of the back-propagated data with the source
@@ -73,7 +77,7 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                     _rows(data, "data"), float(memory_budget), int(checkpoints),
-                                    float(data_dt))
+                                    float(data_dt), bool(boundary_saving))
 
 
 def born(config, dm, velocity=None, overrides: Sequence[str] = ()) -> dict:

@@ -106,3 +106,16 @@ def test_the_run_says_where_its_time_went():
     assert r["forward_seconds"] > 0 and r["adjoint_seconds"] > 0 and r["checkpoint_seconds"] >= 0
     assert parts <= r["seconds"]  # disjoint parts of the run
     assert r["forward_steps"] > 70 and r["cost_in_forward_runs"] >= 1.0  # it recomputed
+
+
+def test_boundary_saving_gives_the_interiors_gradient():
+    exact = strata.imaging.gradient(CFG, checkpoints=5)
+    b = strata.imaging.gradient(CFG, boundary_saving=True)
+    assert b["boundary_saving"] and not exact["boundary_saving"]
+    assert b["forward_steps"] == 2 * 70 and b["misfit"] == exact["misfit"]
+    inner = (slice(None, 24 - 6 + 4), slice(6 - 4, 20 - 6 + 4), slice(6 - 4, 26 - 6 + 4))  # z, y, x
+    g, e = b["gradient"][inner], exact["gradient"][inner]
+    assert np.abs(g - e).max() < 1e-10 * np.abs(e).max()
+    assert np.all(b["gradient"][:, :, :2] == 0.0)  # deeper in the x layer than the ring: zero
+    with pytest.raises(ValueError, match="not both"):
+        strata.imaging.gradient(CFG, boundary_saving=True, checkpoints=3)

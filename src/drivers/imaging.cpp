@@ -68,6 +68,14 @@ Prepared<T> prepare(const ImagingRun& run) {
   p.setup = std::move(r.setup);
   p.plan = std::move(r.plan);
   p.setup.trace_rows = c.steps + 1;
+  if (run.boundary_saving && (run.checkpoints > 0 || run.memory_budget > 0))
+    throw Error(
+        "boundary saving keeps rings, not states: give it, or a memory budget or a "
+        "number of kept states, not both");
+  if (run.boundary_saving && p.plan.device != Device::cpu)
+    throw Error(
+        "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "
+        "(a memory budget or a number of kept states)");
   if (run.data_dt > 0 && std::fabs(run.data_dt - p.plan.dt) > 0.5e-6)
     throw Error("the data's sample interval " + std::to_string(run.data_dt * 1e6) +
                 " us is not the configuration's dt " + std::to_string(p.plan.dt * 1e6) +
@@ -114,6 +122,7 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.predicted.insert(r.predicted.end(), g.predicted.begin(), g.predicted.end());
   r.illumination = std::move(g.illumination);
   r.checkpoints = g.checkpoints;
+  r.boundary_saving = g.boundary_saving;
   r.checkpoint_bytes = g.checkpoint_bytes;
   r.forward_steps = g.forward_steps;
   r.recomputation = g.recomputation;
@@ -127,6 +136,7 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   imaging::GradientOptions o;
   o.memory_budget = run.memory_budget;
   o.checkpoints = run.checkpoints;
+  o.boundary_saving = run.boundary_saving;
   return o;
 }
 
@@ -448,6 +458,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["steps"] = r.rows - 1;
   j["receivers"] = r.receivers;
   if (f.mode == ImagingFiles::Mode::gradient) j["misfit"] = r.misfit;
+  j["strategy"] = r.boundary_saving ? "boundary saving" : "checkpointing";
   j["checkpoints"] = r.checkpoints;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;

@@ -25,6 +25,8 @@ struct ImagingRun {
   double memory_budget = 0;      // bytes for the forward states the adjoint keeps (0: half
                                  // the host memory available)
   int checkpoints = 0;           // > 0: this many kept states, whatever the budget
+  bool boundary_saving = false;  // instead: each step's ring at the absorbing layers' inner
+                                 // edge, the forward field run backward (imaging::GradientOptions)
   double data_dt = 0;  // > 0: the data's sample interval (s), checked against the plan's dt
 };
 
@@ -39,6 +41,7 @@ struct ImagingResult {
   std::vector<double> image, compensated;  // migrate
   std::vector<double> illumination;        // sum over steps of u^2
   int checkpoints = 0;                     // forward states kept
+  bool boundary_saving = false;            // the strategy that ran (checkpoint_bytes: a ring)
   double checkpoint_bytes = 0;             // each
   long long forward_steps = 0;             // run in all
   double recomputation = 0;                // forward steps per step

@@ -136,6 +136,13 @@ with tempfile.TemporaryDirectory() as d:
             "receivers.every", d, out)
     refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
     os.mkdir(p("adir"))
+    r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("gbs.npy"), "--boundary-saving",
+                   "--json", p("gbs.json"))
+    rep = json.load(open(p("gbs.json"))) if os.path.exists(p("gbs.json")) else {}
+    check("--boundary-saving runs and says so", r.returncode == 0 and rep.get("strategy") == "boundary saving"
+          and rep.get("forward_steps") == 120 and "boundary saving" in r.stdout, r.stdout + r.stderr)
+    refused("--boundary-saving with --checkpoints", base + ["--data", seis, "--boundary-saving", "--checkpoints", "3"],
+            "not both", d, out)
     refused("--data-dt that is not the run's dt", base + ["--data", seis, "--data-dt", "0.0011"],
             "sample interval", d, out)
     refused("--data-dt that disagrees with the SEG-Y file's", base + ["--data", sgy, "--data-dt", "0.002"],

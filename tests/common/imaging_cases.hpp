@@ -24,10 +24,10 @@ struct AdjointProblem {
 };
 
 inline AdjointProblem adjoint_problem(int order, const std::array<wave::FaceKind, 6>& faces,
-                                      int steps, Extent n = {19, 17, 23}) {
+                                      int steps, Extent n = {19, 17, 23}, int pml_width = 4) {
   wave::Config c = wave_config(n, order, Precision::f64, "cpu");
   c.faces = faces;
-  c.pml_width = 4;
+  c.pml_width = pml_width;
   c.sources = {{{7.3, 8.6, 9.2}, 0.08, 1.0, std::nullopt},
                {{12.1, 5.4, 15.7}, 0.06, -2.0, std::nullopt}};
   c.receiver_points = {{4.4, 11.2, 3.3}, {14.9, 9.1, 18.6}, {9.5, 3.7, 12.2}};

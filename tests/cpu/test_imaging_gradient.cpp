@@ -160,3 +160,89 @@ TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
     EXPECT_NE(std::string(e.what()).find("holds no checkpoint"), std::string::npos) << e.what();
   }
 }
+
+// Boundary saving: one forward sweep keeping each step's ring just outside the interior, the
+// field run backward from the last state. Where it is meant (the interior and its ring) the
+// gradient is the checkpointed one to rounding; inside the absorbing layers it is zero. With a
+// free surface and rigid faces too (no absorbing layer there: the interior reaches the face).
+TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
+  for (const auto& faces :
+       {std::array<FaceKind, 6>{FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml,
+                                FaceKind::free, FaceKind::pml},
+        std::array<FaceKind, 6>{FaceKind::rigid, FaceKind::pml, FaceKind::pml, FaceKind::rigid,
+                                FaceKind::pml, FaceKind::pml}}) {
+    const int steps = 120;
+    // Layers 7 deep, the ring 4 (order 8): the deepest 3 are where the gradient is zero.
+    const test::AdjointProblem p = test::adjoint_problem(8, faces, steps, {30, 26, 28}, 7);
+    imaging::Shot shot;
+    shot.steps = steps;
+    for (int n = 0; n < steps; ++n)
+      for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+        shot.wavelets.push_back(wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j)));
+    shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
+    const imaging::Gradient exact =
+        imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {});
+    const imaging::Gradient b = imaging::misfit_gradient<double>(
+        p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {.boundary_saving = true});
+    EXPECT_TRUE(b.boundary_saving);
+    EXPECT_EQ(b.misfit, exact.misfit);  // the same forward sweep
+    EXPECT_EQ(b.illumination, exact.illumination);
+    EXPECT_EQ(b.forward_steps, 2 * steps);
+    // The interior less the ring, and the absorbing layers' deep part, from the setup.
+    std::array<int, 3> lo{0, 0, 0}, hi{p.n.nx, p.n.ny, p.n.nz};
+    for (const wave::PmlFace& f : p.setup.pml) {
+      if (f.face % 2 == 0)
+        lo[std::size_t(f.axis)] = f.hi[std::size_t(f.axis)];
+      else
+        hi[std::size_t(f.axis)] = f.lo[std::size_t(f.axis)];
+    }
+    const int r = p.setup.radius;
+    double peak = 0, worst = 0;
+    std::size_t zeroed = 0, compared = 0;
+    for (int z = 0; z < p.n.nz; ++z)
+      for (int y = 0; y < p.n.ny; ++y)
+        for (int x = 0; x < p.n.nx; ++x) {
+          const std::size_t i =
+              (std::size_t(z) * std::size_t(p.n.ny) + std::size_t(y)) * std::size_t(p.n.nx) +
+              std::size_t(x);
+          const int c[3] = {x, y, z};
+          bool near = true;
+          for (int a = 0; a < 3; ++a)
+            near = near && c[a] >= lo[std::size_t(a)] - r && c[a] < hi[std::size_t(a)] + r;
+          if (!near) {
+            EXPECT_EQ(b.gradient[i], 0.0);
+            ++zeroed;
+            continue;
+          }
+          peak = std::max(peak, std::fabs(exact.gradient[i]));
+          worst = std::max(worst, std::fabs(b.gradient[i] - exact.gradient[i]));
+          ++compared;
+        }
+    EXPECT_GT(zeroed, 0u);
+    EXPECT_GT(compared, zeroed);
+    EXPECT_GT(peak, 0.0);
+    EXPECT_LT(worst, 1e-10 * peak) << "worst " << worst << " of " << peak;
+    std::printf(
+        "boundary saving: %zu points compared, largest difference %.2e of the largest value; "
+        "%zu ring values a step (%.3g bytes), against %.3g bytes a kept state\n",
+        compared, worst / peak, std::size_t(b.checkpoint_bytes / 8), b.checkpoint_bytes,
+        exact.checkpoint_bytes);
+  }
+}
+
+TEST(ImagingGradient, BoundarySavingIsRefusedOnTheGpuForNow) {
+  const test::AdjointProblem p = test::adjoint_problem(
+      4,
+      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
+      10);
+  imaging::Shot shot;
+  shot.steps = 10;
+  shot.wavelets.assign(10 * p.setup.sources.size(), 1.0);
+  try {
+    imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot,
+                                     {.boundary_saving = true});
+    ADD_FAILURE() << "boundary saving on the GPU was not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU backend for now"), std::string::npos) << e.what();
+  }
+}

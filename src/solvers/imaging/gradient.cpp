@@ -1,9 +1,11 @@
 // The misfit and its gradient: a forward run, then the adjoint run backward in time with the
 // residual injected at the receivers, correlating as it goes; the forward states it needs in
-// reverse order come from a binomial checkpointing schedule (checkpointing.hpp).
+// reverse order come from a binomial checkpointing schedule (checkpointing.hpp), or, with
+// boundary saving, from the forward field run backward with its ring put back each step.
 #include "solvers/imaging/gradient.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <string>
 
@@ -20,6 +22,46 @@ double state_bytes(const wave::Setup& s, std::size_t value_bytes) {
   for (const wave::StateSlot& slot : wave::state_slots(s))
     values += double(wave::state_size(slot, s));
   return values * double(value_bytes);
+}
+
+// The points boundary saving keeps: the grid less the absorbing layers is the interior; the
+// ring is what lies within `radius` of it outside (what a step of the interior reads), as
+// dense [z][y][x] indices, and the interior box.
+struct Ring {
+  std::array<int, 3> lo{}, hi{};  // the interior, [lo, hi) per axis
+  std::vector<std::size_t> points;
+};
+
+Ring ring_of(const wave::Setup& s) {
+  Ring r;
+  const int n[3] = {s.n.nx, s.n.ny, s.n.nz};
+  r.hi = {n[0], n[1], n[2]};
+  for (const wave::PmlFace& f : s.pml) {
+    if (f.face % 2 == 0)
+      r.lo[std::size_t(f.axis)] = std::max(r.lo[std::size_t(f.axis)], f.hi[std::size_t(f.axis)]);
+    else
+      r.hi[std::size_t(f.axis)] = std::min(r.hi[std::size_t(f.axis)], f.lo[std::size_t(f.axis)]);
+  }
+  for (int a = 0; a < 3; ++a)
+    if (r.hi[std::size_t(a)] <= r.lo[std::size_t(a)])
+      throw Error("boundary saving: the absorbing layers leave no interior along axis " +
+                  std::string(1, "xyz"[a]));
+  int lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = std::max(0, r.lo[std::size_t(a)] - s.radius);
+    hi[a] = std::min(n[a], r.hi[std::size_t(a)] + s.radius);
+  }
+  for (int z = lo[2]; z < hi[2]; ++z)
+    for (int y = lo[1]; y < hi[1]; ++y)
+      for (int x = lo[0]; x < hi[0]; ++x) {
+        const bool inside = x >= r.lo[0] && x < r.hi[0] && y >= r.lo[1] && y < r.hi[1] &&
+                            z >= r.lo[2] && z < r.hi[2];
+        if (!inside)
+          r.points.push_back((std::size_t(z) * std::size_t(n[1]) + std::size_t(y)) *
+                                 std::size_t(n[0]) +
+                             std::size_t(x));
+      }
+  return r;
 }
 
 }  // namespace
@@ -53,7 +95,20 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   };
   g.checkpoint_bytes = state_bytes(s, sizeof(T));
   int slots = 0;
-  if (o.adjoint) {
+  Ring ring;
+  if (o.adjoint && o.boundary_saving) {
+    if (device != Device::cpu)
+      throw Error(
+          "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "
+          "(a memory budget or a number of kept states)");
+    ring = ring_of(s);
+    g.boundary_saving = true;
+    g.checkpoint_bytes = double(ring.points.size()) * sizeof(T);
+    host::require_host_memory(
+        double(shot.steps + 1) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
+        "the rings boundary saving keeps (" + std::to_string(shot.steps + 1) + " of " +
+            std::to_string(ring.points.size()) + " points)");
+  } else if (o.adjoint) {
     const double budget =
         o.memory_budget > 0 ? o.memory_budget : 0.5 * host::available_memory().bytes;
     slots = o.checkpoints > 0
@@ -114,9 +169,11 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   // the adjoint steps back. Nothing is run twice when every state is kept.
   std::vector<double> corr(points, 0.0), second(points);
   std::vector<T> next(points), now(points), prev(points);
-  auto adjoint_at = [&](int m) {
-    fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, now.data());
-    fwd->read_state(wave::StateSlot{wave::StateSlot::u_prev, 0}, 0, points, prev.data());
+  // `swapped`: the backend holds u_m in u_prev and u_{m-1} in u (a field run backward).
+  auto adjoint_at = [&](int m, bool swapped = false) {
+    using K = wave::StateSlot::Kind;
+    fwd->read_state(wave::StateSlot{swapped ? K::u_prev : K::u, 0}, 0, points, now.data());
+    fwd->read_state(wave::StateSlot{swapped ? K::u : K::u_prev, 0}, 0, points, prev.data());
     if (m == shot.steps) {
       take_traces();
     } else {
@@ -129,6 +186,66 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     }
     std::swap(next, now);  // u_m is the next action's u_{n+1}
   };
+  auto finish = [&] {  // the gradient from the correlation
+    g.recomputation = double(g.forward_steps) / double(shot.steps);
+    g.gradient.resize(points);
+    for (std::size_t i = 0; i < points; ++i)
+      g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
+    g.seconds = since(t_start);
+  };
+  if (g.boundary_saving) {
+    // One forward sweep keeping each u's ring (u_0 = u_{-1} = 0: the rest before step 0).
+    const std::size_t nring = ring.points.size();
+    std::vector<T> rings(std::size_t(shot.steps + 1) * nring, T(0));
+    for (int n = 0; n < shot.steps; ++n) {
+      forward_step(n);  // u holds u_{n+1}
+      T* dst = rings.data() + std::size_t(n + 1) * nring;
+      for (std::size_t k = 0; k < nring; ++k) dst[k] = u[ring.points[k]];
+    }
+    adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
+    // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
+    // ring's values are put back. The backend's u and u_prev trade places once.
+    const Clock::time_point t_swap = Clock::now();
+    std::vector<wave::NamedArray<T>> state = fwd->save();
+    for (wave::NamedArray<T>& a : state)
+      if (a.name == "u")
+        a.name = "u_prev";
+      else if (a.name == "u_prev")
+        a.name = "u";
+    fwd->load(state);
+    g.checkpoint_seconds += since(t_swap);
+    const int nx = s.n.nx, ny = s.n.ny;
+    for (int m = shot.steps - 1; m >= 0; --m) {
+      const Clock::time_point t = Clock::now();
+      fwd->step(m);  // u: u_{m-1}; u_prev: u_m
+      ++g.forward_steps;
+      Field<T>& w = fwd->wavefield();  // u after the step, wherever the backend keeps it
+      const T* src = rings.data() + std::size_t(m > 0 ? m - 1 : 0) * nring;
+      for (std::size_t k = 0; k < nring; ++k) {
+        const std::size_t i = ring.points[k];
+        w(int(i % std::size_t(nx)), int(i / std::size_t(nx) % std::size_t(ny)),
+          int(i / (std::size_t(nx) * std::size_t(ny)))) = m > 0 ? src[k] : T(0);
+      }
+      g.forward_seconds += since(t);
+      const Clock::time_point ta = Clock::now();
+      adjoint_at(m, true);
+      g.adjoint_seconds += since(ta);
+    }
+    // Outside the interior and its ring the field run backward is not the forward one.
+    const int n3[3] = {s.n.nx, s.n.ny, s.n.nz};
+    for (std::size_t i = 0; i < points; ++i) {
+      const int c[3] = {int(i % std::size_t(n3[0])),
+                        int(i / std::size_t(n3[0]) % std::size_t(n3[1])),
+                        int(i / (std::size_t(n3[0]) * std::size_t(n3[1])))};
+      bool near = true;
+      for (int a = 0; a < 3; ++a)
+        near = near && c[a] >= ring.lo[std::size_t(a)] - s.radius &&
+               c[a] < ring.hi[std::size_t(a)] + s.radius;
+      if (!near) corr[i] = 0;
+    }
+    finish();
+    return g;
+  }
   std::vector<std::vector<wave::NamedArray<T>>> kept(std::size_t(std::max(1, slots)));
   int live = 0;
   for (CheckpointSchedule plan(shot.steps + 1, slots); const auto a = plan.next();) {
@@ -164,11 +281,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       }
     }
   }
-  g.recomputation = double(g.forward_steps) / double(shot.steps);
-  g.gradient.resize(points);
-  for (std::size_t i = 0; i < points; ++i)
-    g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
-  g.seconds = since(t_start);
+  finish();
   return g;
 }
 

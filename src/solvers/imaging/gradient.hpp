@@ -35,6 +35,13 @@ struct GradientOptions {
   // The adjoint's source: predicted - observed (the misfit's residual), or with `migrate` the
   // negated observed data alone (what migrate() back-propagates).
   bool migrate = false;
+  // Instead of checkpoints: keep each step's u on the ring just outside the interior (the
+  // absorbing layers' inner `radius` points), then run the forward field backward in time,
+  // u_{n-1} = 2 u_n - u_{n+1} + c2 Lap u_n + S s_n (the leapfrog read the other way), the
+  // ring put back each step. The interior is right to rounding; inside the absorbing layers
+  // the field is not (their damping does not run backward), so the gradient there is zero.
+  // 2 S forward steps, (S + 1) rings of memory. The CPU backend for now.
+  bool boundary_saving = false;
 };
 
 struct Gradient {
@@ -45,8 +52,9 @@ struct Gradient {
   // What the schedule cost: states kept, their bytes, forward steps run in all (the first
   // sweep included) and per adjoint step (the recomputation factor).
   int checkpoints = 0;
-  double checkpoint_bytes = 0;
-  long long forward_steps = 0;
+  double checkpoint_bytes = 0;   // each kept state (boundary saving: each step's ring)
+  long long forward_steps = 0;   // boundary saving: the forward and the backward sweeps
+  bool boundary_saving = false;  // the strategy that ran
   double recomputation = 0;
   // Where the run's wall time went (s): the forward steps (with the illumination's sum), the
   // adjoint actions (injection, correlation, step back), the kept states' copies, and all of
