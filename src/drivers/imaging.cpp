@@ -72,6 +72,9 @@ Prepared<T> prepare(const ImagingRun& run) {
     throw Error(
         "boundary saving keeps rings, not states: give it, or a memory budget or a "
         "number of kept states, not both");
+  if (run.boundary_saving)
+    if (const std::string why = imaging::boundary_saving_problem(p.setup); !why.empty())
+      throw Error(why);
   if (run.boundary_saving && p.plan.device != Device::cpu)
     throw Error(
         "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backend/wave.hpp"
@@ -68,6 +69,10 @@ struct Gradient {
 // (Backend::save); on the GPU the adjoint's lambda is copied back at each step for the
 // correlation: correct, not yet fast. Throws Error for a shot of the wrong sizes, or a
 // budget that holds no state (with the least that works).
+// Why boundary saving cannot run on this setup ("" : it can): absorbing layers that leave no
+// interior along an axis.
+std::string boundary_saving_problem(const wave::Setup& s);
+
 template <class T>
 Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T> velocity,
                          double dt_over_h, const Shot& shot, const GradientOptions& options = {});
