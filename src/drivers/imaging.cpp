@@ -436,8 +436,8 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   };
   write_grid(f.image, r.image, "the RTM image");
   write_grid(f.compensated, r.compensated, "the illumination-compensated RTM image");
-  write_grid(f.gradient, r.gradient, "the misfit's gradient in m = 1/v^2 (s^2/m^2)");
-  write_grid(f.illumination, r.illumination, "the source side's illumination (sum of u^2)");
+  write_grid(f.gradient, r.gradient, "the misfit's gradient in m = 1/v**2 (s**2/m**2)");
+  write_grid(f.illumination, r.illumination, "the source side's illumination (sum of u**2)");
   if (!f.predicted.empty()) npy_write<double>(f.predicted, r.predicted, rows);
   phase("write");
   f.timing_s.emplace_back("total", std::chrono::duration<double>(Clock::now() - f.start).count());

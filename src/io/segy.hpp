@@ -119,7 +119,8 @@ void write(const std::string& path, std::span<const Trace> traces, std::span<con
 // X and Y the column's position in metres, CDP the trace's number. The binary header's
 // sample interval holds the depth step in millimetres (the depth SEG-Y convention of
 // OpendTect and others; a reader that takes it for microseconds gets spacing x 1000); IEEE
-// float samples. `what` names the field in the textual header.
+// float samples. `what` names the field in the textual header (its first 76 characters, any
+// that a textual header cannot hold as '?').
 void write_volume(const std::string& path, std::span<const double> values, int nx, int ny, int nz,
                   double spacing, const std::string& what);
 // Why write_volume would refuse such a volume ("" : it would not): more than 65535 samples

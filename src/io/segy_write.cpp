@@ -227,8 +227,13 @@ void write_volume(const std::string& path, std::span<const double> values, int n
       for (std::size_t z = 0; z < depth; ++z)
         samples[k * depth + z] = float(values[z * columns + k]);
     }
+  // The caller's words as a textual header line holds them: what EBCDIC code pages disagree
+  // on (or is not printable ASCII) becomes '?', never a refusal after the work is done.
+  std::string label = what.substr(0, 76);
+  for (char& c : label)
+    if (!ebcdic_portable(c)) c = '?';
   WriteOptions o;
-  o.text = {what.substr(0, 76),
+  o.text = {label,
             "a depth volume: " + num(nx) + " x " + num(ny) + " x " + num(nz) + " points, " +
                 format_number(spacing) + " m apart",
             "one trace per (x, y) column, y outer; inline y + 1, crossline x + 1",

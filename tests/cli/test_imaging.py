@@ -136,6 +136,10 @@ with tempfile.TemporaryDirectory() as d:
             "receivers.every", d, out)
     refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
     os.mkdir(p("adir"))
+    r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("g.sgy"), "--illumination",
+                   p("ill.sgy"))
+    check("gradient and illumination as SEG-Y (their labels in the textual header)", r.returncode == 0
+          and os.path.exists(p("g.sgy")) and os.path.exists(p("ill.sgy")), r.stderr)
     r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("gbs.npy"), "--boundary-saving",
                    "--json", p("gbs.json"))
     rep = json.load(open(p("gbs.json"))) if os.path.exists(p("gbs.json")) else {}
