@@ -135,7 +135,8 @@ void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers:
 void add_migrate(CLI::App& app) {
   auto a = std::make_shared<ImagingArgs>();
   auto* mig = app.add_subcommand("migrate",
-                                 "Reverse-time migration of one shot: its reflections (--data: the "
+                                 "Reverse-time migration of one shot (or a stack of several: "
+                                 "--shots): its reflections (--data: the "
                                  "recorded data with the direct wave "
                                  "removed, (steps + 1, receivers) .npy or one SEG-Y trace per "
                                  "receiver, as strata wave writes them) "
@@ -164,7 +165,8 @@ void add_migrate(CLI::App& app) {
   auto g = std::make_shared<ImagingArgs>();
   auto* grad = app.add_subcommand(
       "gradient",
-      "The misfit of one shot and its gradient in m = 1/v^2. The misfit is 1/2 |predicted - "
+      "The misfit of one shot (or of several, summed: --shots) and its gradient in m = 1/v^2. The "
+      "misfit is 1/2 |predicted - "
       "observed|^2; the gradient, with respect to the squared slowness at every point, is the "
       "exact "
       "gradient of the discrete misfit (the wave scheme's adjoint, binomial checkpointing): the "
