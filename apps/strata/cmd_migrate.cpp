@@ -45,8 +45,10 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
          "microsecond (a SEG-Y file carries its own; without time.dt strata chooses dt "
          "from the model's fastest velocity)")
       ->check(number_in(1e-12, 1e6));
-  cmd->add_option("--velocity", a.velocity,
-                  "a .npy model (nz, ny, nx) in m/s to use instead of the configuration's model");
+  cmd->add_option(
+      "--velocity", a.velocity,
+      "a model in m/s to use instead of the configuration's: .npy (nz, ny, nx), or a SEG-Y depth "
+      "volume (.sgy/.segy: one trace per column, the sample interval the spacing in mm)");
   cmd->add_option("--set", a.sets, "override a configuration key: KEY.PATH=VALUE, repeatable");
   cmd->add_option("--device", a.device, "cpu | cuda (default: the configuration's device)");
   cmd->add_option("--memory-budget", a.memory_budget,

@@ -264,15 +264,25 @@ std::string shot_data(const std::string& dir, const std::string& name) {
 
 void read_velocity(ImagingFiles& f) {
   if (f.velocity.empty()) return;
+  const wave::Config& c = f.run.config;
+  if (is_segy(f.velocity)) {  // a depth volume of the configuration's grid
+    try {
+      f.run.velocity =
+          io::segy::read_volume(f.velocity, c.shape.nx, c.shape.ny, c.shape.nz, c.spacing);
+    } catch (const Error& err) {
+      throw Error(std::string("--velocity: ") + err.what());
+    }
+    return;
+  }
   Extent e;
   try {
     f.run.velocity = npy_read_3d<double>(f.velocity, e);
   } catch (const Error& err) {
     throw Error(std::string("--velocity: ") + err.what());
   }
-  if (!(e == f.run.config.shape))
+  if (!(e == c.shape))
     throw Error("--velocity '" + f.velocity + "' is " + e.str() + "; the configuration's grid is " +
-                f.run.config.shape.str());
+                c.shape.str());
 }
 
 // The shots dealt over the ranks (shot i on rank i % ranks), a round of one shot a rank at a

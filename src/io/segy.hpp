@@ -126,6 +126,12 @@ void write_volume(const std::string& path, std::span<const double> values, int n
 // Why write_volume would refuse such a volume ("" : it would not): more than 65535 samples
 // down, a spacing not a whole number of millimetres from 1 to 65535.
 std::string volume_problem(int nz, double spacing);
+// A depth volume of nx x ny x nz points `spacing` metres apart (a velocity model, say) back
+// into dense [z][y][x]: nx ny traces of nz samples whose sample interval is the spacing in
+// millimetres; placed by their inline (y) and crossline (x) numbers where those number the
+// columns once each (any first number), else in file order, y outer (write_volume's). Refused
+// with an Error naming the file and what differs.
+std::vector<double> read_volume(const std::string& path, int nx, int ny, int nz, double spacing);
 
 // The rules write() follows, for callers that check before the work that makes the samples.
 // The sample interval in whole microseconds: dt (s) within 1e-6 relative of a whole number

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 
 #include <bit>
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -313,6 +315,48 @@ Dataset<T> read(const std::string& path) {
          "the binary header (bytes 3513-3520) says " + num(trace_count) +
              " traces; the file holds " + num(d.traces.size()));
   return d;
+}
+
+std::vector<double> read_volume(const std::string& path, int nx, int ny, int nz, double spacing) {
+  const Dataset<double> d = read<double>(path);
+  const std::size_t columns = std::size_t(nx) * std::size_t(ny), depth = std::size_t(nz);
+  auto refuse = [&](const std::string& why) { throw Error("SEG-Y '" + path + "': " + why); };
+  if (d.traces.size() != columns)
+    refuse(num(d.traces.size()) + " traces; a " + num(std::size_t(nx)) + " x " +
+           num(std::size_t(ny)) + " grid has " + num(columns) + " columns (one trace each)");
+  for (std::size_t k = 0; k < columns; ++k)
+    if (d.trace(k).size() != depth)
+      refuse("trace " + num(k + 1) + " has " + num(d.trace(k).size()) + " samples; the grid has " +
+             num(depth) + " points down");
+  const double step_mm = d.header.sample_interval_us;  // a depth volume's: millimetres
+  if (std::fabs(step_mm - spacing * 1e3) > 0.5)
+    refuse("its sample interval says " + num(std::uint64_t(std::llround(step_mm))) +
+           " (mm down, in a depth volume); the grid's spacing is " +
+           num(std::uint64_t(std::llround(spacing * 1e3))) + " mm");
+  // Where each trace goes: by inline and crossline when they number the columns once each.
+  std::int32_t il0 = d.traces[0].inline_number, xl0 = d.traces[0].crossline_number;
+  for (const Trace& t : d.traces)
+    il0 = std::min(il0, t.inline_number), xl0 = std::min(xl0, t.crossline_number);
+  std::vector<std::size_t> column(columns);
+  std::vector<bool> seen(columns, false);
+  bool by_numbers = true;
+  for (std::size_t k = 0; k < columns && by_numbers; ++k) {
+    const long long y = (long long)d.traces[k].inline_number - il0,
+                    x = (long long)d.traces[k].crossline_number - xl0;
+    if (x < 0 || x >= nx || y < 0 || y >= ny || seen[std::size_t(y * nx + x)]) {
+      by_numbers = false;
+      break;
+    }
+    seen[std::size_t(y * nx + x)] = true;
+    column[k] = std::size_t(y * nx + x);
+  }
+  std::vector<double> v(columns * depth);
+  for (std::size_t k = 0; k < columns; ++k) {
+    const std::size_t c = by_numbers ? column[k] : k;
+    const std::span<const double> t = d.trace(k);
+    for (std::size_t z = 0; z < depth; ++z) v[z * columns + c] = t[z];
+  }
+  return v;
 }
 
 template Dataset<float> read(const std::string&);

@@ -140,6 +140,30 @@ with tempfile.TemporaryDirectory() as d:
                    p("ill.sgy"))
     check("gradient and illumination as SEG-Y (their labels in the textual header)", r.returncode == 0
           and os.path.exists(p("g.sgy")) and os.path.exists(p("ill.sgy")), r.stderr)
+    # The model as a SEG-Y depth volume: what --illumination just wrote is a volume of the grid.
+    if os.path.exists(p("ill.sgy")):
+        r = run_strata("gradient", "--config", cfg, "--data", seis, "--velocity", p("ill.sgy"), "--gradient",
+                       p("gv.npy"))
+        check("--velocity as SEG-Y is read (and refused for its values, none of them a velocity)",
+              r.returncode == 1 and "every velocity must be finite and > 0" in r.stderr, r.stderr)
+    try:
+        import numpy as np
+        import segyio
+    except ImportError:
+        print("skip --velocity from a segyio-made cube (numpy or segyio not installed)")
+    else:  # a model cube written by segyio (IBM floats, its own headers): the same run as the .npy
+        nx_, ny_, nz_ = CFG["grid"]["shape"]
+        zz = np.arange(nz_)[:, None, None] * 10.0
+        vel = np.broadcast_to(np.where(zz < 120, 1500.0, 1900.0) + 2.0 * np.arange(nx_)[None, None, :],
+                              (nz_, ny_, nx_)).copy()
+        np.save(p("vel.npy"), vel)
+        segyio.tools.from_array(p("vel.sgy"), np.ascontiguousarray(np.transpose(vel, (1, 2, 0))).astype(np.float32),
+                                dt=10000)
+        a = run_strata("gradient", "--config", cfg, "--data", seis, "--velocity", p("vel.npy"), "--gradient", p("gva.npy"))
+        b = run_strata("gradient", "--config", cfg, "--data", seis, "--velocity", p("vel.sgy"), "--gradient", p("gvb.npy"))
+        check("--velocity from segyio's cube: the same gradient as from the .npy", a.returncode == 0
+              and b.returncode == 0 and os.path.exists(p("gvb.npy"))
+              and np.array_equal(np.load(p("gva.npy")), np.load(p("gvb.npy"))), a.stderr + b.stderr)
     r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("gbs.npy"), "--boundary-saving",
                    "--json", p("gbs.json"))
     rep = json.load(open(p("gbs.json"))) if os.path.exists(p("gbs.json")) else {}

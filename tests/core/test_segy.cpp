@@ -367,3 +367,47 @@ TEST_F(SegyTest, VolumeIsOneTracePerColumnWithItsPlace) {
   EXPECT_NE(m.find("millimetres"), std::string::npos) << m;
   EXPECT_FALSE(std::filesystem::exists(bad));
 }
+
+// A depth volume read back: write_volume's own file, the same traces shuffled (placed by their
+// inline and crossline numbers), traces without numbers (file order), and what is refused.
+TEST_F(SegyTest, VolumeReadsBackWhereverItsTracesSit) {
+  const int nx = 4, ny = 3, nz = 6;
+  const double h = 7.5;
+  std::vector<double> v(std::size_t(nx * ny * nz));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1500.0 + 0.5 * double(i);  // exact in float
+  const std::string path = file("v.sgy");
+  write_volume(path, v, nx, ny, nz, h, "velocity");
+  EXPECT_EQ(read_volume(path, nx, ny, nz, h), v);
+
+  // Shuffled, inline and crossline starting at 100 and 7: placed by the numbers.
+  const Dataset<double> d = read<double>(path);
+  std::vector<std::size_t> order(d.traces.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = (k * 5 + 3) % order.size();
+  std::vector<Trace> traces;
+  std::vector<float> samples;
+  for (std::size_t k : order) {
+    Trace t = d.traces[k];
+    t.inline_number += 99;
+    t.crossline_number += 6;
+    traces.push_back(t);
+    for (double x : d.trace(k)) samples.push_back(float(x));
+  }
+  const std::string shuffled = file("shuffled.sgy");
+  write<float>(shuffled, traces, samples, h * 1e-3);
+  EXPECT_EQ(read_volume(shuffled, nx, ny, nz, h), v);
+
+  // No numbers: file order, y outer.
+  for (Trace& t : traces) t.inline_number = t.crossline_number = 0;
+  std::vector<float> in_order;
+  for (std::size_t k = 0; k < d.traces.size(); ++k)
+    for (double x : d.trace(k)) in_order.push_back(float(x));
+  const std::string plain = file("plain.sgy");
+  write<float>(plain, traces, in_order, h * 1e-3);
+  EXPECT_EQ(read_volume(plain, nx, ny, nz, h), v);
+
+  const auto m = [&](auto&& f) { return test::error_of(f); };
+  EXPECT_NE(m([&] { read_volume(path, nx + 1, ny, nz, h); }).find("15 columns"), std::string::npos);
+  EXPECT_NE(m([&] { read_volume(path, nx, ny, nz + 1, h); }).find("7 points down"),
+            std::string::npos);
+  EXPECT_NE(m([&] { read_volume(path, nx, ny, nz, 10.0); }).find("10000 mm"), std::string::npos);
+}
