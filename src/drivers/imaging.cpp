@@ -338,7 +338,16 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
       mine = migrate_mode ? migrate(shot_run(first + std::size_t(rank)))
                           : gradient(shot_run(first + std::size_t(rank)));
       seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (first == 0 && rank == 0) total = mine;  // shape, device, dt, receivers, checkpoints
+      if (first == 0 && rank == 0) {  // what every shot shares (not its fields: no copies)
+        total.shape = mine.shape;
+        total.device = mine.device;
+        total.dt = mine.dt;
+        total.receivers = mine.receivers;
+        total.rows = mine.rows;
+        total.checkpoints = mine.checkpoints;
+        total.checkpoint_bytes = mine.checkpoint_bytes;
+        total.boundary_saving = mine.boundary_saving;
+      }
     }
     for (std::size_t i = first; i < last; ++i) {
       const int owner = int(i % std::size_t(ranks));
@@ -371,7 +380,6 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   total.adjoint_seconds = times[1];
   total.checkpoint_seconds = times[2];
   total.seconds = times[3];
-  total.predicted.clear();
   if (migrate_mode) {
     total.misfit = 0;  // not a misfit: the data are the adjoint's source
     total.compensated = imaging::compensate(sum, sum_light);
