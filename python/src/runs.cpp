@@ -17,6 +17,8 @@
 #include "bindings.hpp"
 #include "common.hpp"
 #include "drivers/apply.hpp"
+#include "drivers/imaging.hpp"
+#include "drivers/outputs.hpp"
 #include "drivers/poisson.hpp"
 #include "strata/dist.hpp"
 #include "strata/wave.hpp"
@@ -224,6 +226,67 @@ nb::dict wave_dir(const std::string& config, bool is_path,
   return make_dict("root", j.root(), "report", wave::to_json(report));
 }
 
+// strata gradient / strata migrate on files (drivers::run_imaging_files), one shot or a shots
+// file's shots dealt over the ranks. The driver's checks end where it calls on_checked: a rank
+// that fails before says why in the same agreement the others make there, so the failure is
+// every rank's ValueError; after it a failure is the rank's own and ends the job.
+nb::dict imaging_files(bool migrate, const std::string& config, bool is_path,
+                       const std::vector<std::string>& overrides, const std::string& data,
+                       const std::string& shots, const std::string& velocity,
+                       const std::string& image, const std::string& compensated,
+                       const std::string& gradient, const std::string& predicted,
+                       const std::string& illumination, const std::string& json,
+                       double memory_budget, int checkpoints, bool boundary_saving,
+                       double data_dt) {
+  const dist::Job& j = job();
+  drivers::ImagingFiles f;
+  drivers::ImagingResult r;
+  std::string report;
+  bool checked = false;
+  {
+    nb::gil_scoped_release unlocked;
+    f.on_checked = [&] {
+      checked = true;
+      if (j.size() > 1) j.agree("");
+    };
+    try {
+      f.mode =
+          migrate ? drivers::ImagingFiles::Mode::migrate : drivers::ImagingFiles::Mode::gradient;
+      f.run.config = wave_config(config, is_path, overrides);
+      if (!(memory_budget >= 0) || checkpoints < 0 || !(data_dt >= 0))
+        throw Error("memory_budget, checkpoints and data_dt must be >= 0");
+      f.run.memory_budget = memory_budget;
+      f.run.checkpoints = checkpoints;
+      f.run.boundary_saving = boundary_saving;
+      f.run.data_dt = data_dt;
+      f.data = data;
+      f.shots = shots;
+      f.velocity = velocity;
+      f.image = image;
+      f.compensated = compensated;
+      f.gradient = gradient;
+      f.predicted = predicted;
+      f.illumination = illumination;
+      f.json = json;
+      r = drivers::run_imaging_files(f);
+    } catch (const dist::AgreedError&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (j.size() == 1) throw;
+      if (!checked) {
+        const std::string why = *e.what() ? e.what() : "checking the imaging run failed";
+        j.agree(why);  // throws on every rank
+      }
+      std::fprintf(stderr, "strata: rank %d of %d on %s: %s\n(ending all ranks)\n", j.rank(),
+                   j.size(), j.host().c_str(), e.what());
+      drivers::remove_unfinished_outputs();
+      j.abort(1);
+    }
+    if (j.root()) report = drivers::imaging_report(f, r);
+  }
+  return make_dict("root", j.root(), "report", report);
+}
+
 }  // namespace
 
 void bind_runs(nb::module_& m) {
@@ -235,6 +298,10 @@ void bind_runs(nb::module_& m) {
   m.def("_run_poisson", &poisson_file, "shape"_a.none(), "rhs"_a, "out"_a, "bc"_a, "solver"_a,
         "rtol"_a, "atol"_a, "op"_a, "max_iter"_a, "smoother"_a, "pre"_a, "post"_a, "mixed"_a, "h"_a,
         "precision"_a, "device"_a, "grid"_a, "json"_a, "strata poisson. See strata.run.poisson.");
+  m.def("_run_imaging", &imaging_files, "migrate"_a, "config"_a, "is_path"_a, "overrides"_a,
+        "data"_a, "shots"_a, "velocity"_a, "image"_a, "compensated"_a, "gradient"_a, "predicted"_a,
+        "illumination"_a, "json"_a, "memory_budget"_a, "checkpoints"_a, "boundary_saving"_a,
+        "data_dt"_a, "strata gradient / strata migrate on files. See strata.run.gradient.");
   m.def("_run_wave", &wave_dir, "config"_a, "is_path"_a, "overrides"_a, "out_dir"_a, "overwrite"_a,
         "grid"_a, "restart"_a, "on_progress"_a.none(), "progress_interval_s"_a,
         "on_warning"_a.none(), "strata wave into a run directory. See strata.run.wave.");

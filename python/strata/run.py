@@ -124,4 +124,43 @@ def _wave(config, out_dir, overwrite, overrides, grid, restart, on_progress, pro
             "result": _w.load(os.fspath(out_dir), report) if r["root"] else None}
 
 
-__all__ = ["apply", "job", "poisson", "wave"]
+def gradient(config, data: str, gradient: str, shots: str = "", velocity: str = "",
+             predicted: str = "", illumination: str = "", json: str = "",
+             overrides: Sequence[str] = (), memory_budget: float = 0, checkpoints: int = 0,
+             boundary_saving: bool = False, data_dt: float = 0) -> dict:
+    """`strata gradient` on files: the misfit's gradient in m = 1/v^2 of one shot (data: its
+    .npy or SEG-Y) or, with shots (a shots file), of every shot summed in the file's order
+    (data: the directory `strata wave --shots` wrote); under mpirun the shots are dealt over
+    the ranks and the outputs are the same bytes as one process's. Outputs .npy, or SEG-Y depth
+    volumes where the path ends .sgy/.segy; velocity: .npy or a SEG-Y volume. A failure found
+    before the run raises the same ValueError on every rank, with nothing written. Returns a
+    dict: root, report (the CLI's JSON report, on rank 0; {} elsewhere). See docs/imaging.md.
+    """
+    return _imaging(False, config, data, shots, velocity, "", "", gradient, predicted, illumination,
+                    json, overrides, memory_budget, checkpoints, boundary_saving, data_dt)
+
+
+def migrate(config, data: str, image: str, shots: str = "", velocity: str = "",
+            compensated: str = "", illumination: str = "", json: str = "",
+            overrides: Sequence[str] = (), memory_budget: float = 0, checkpoints: int = 0,
+            boundary_saving: bool = False, data_dt: float = 0) -> dict:
+    """`strata migrate` on files: the RTM image of one shot's reflections or, with shots, the
+    stack of every shot's (as strata.run.gradient; compensated: the stack's image over its
+    illumination)."""
+    return _imaging(True, config, data, shots, velocity, image, compensated, "", "", illumination,
+                    json, overrides, memory_budget, checkpoints, boundary_saving, data_dt)
+
+
+def _imaging(migrate_, config, data, shots, velocity, image, compensated, gradient_, predicted,
+             illumination, json_, overrides, memory_budget, checkpoints, boundary_saving, data_dt):
+    job()
+    text, is_path = _w._config_arg(config)
+    p = lambda x: os.fspath(x) if x else ""
+    r = _strata._run_imaging(bool(migrate_), text, is_path, list(overrides), p(data), p(shots),
+                             p(velocity), p(image), p(compensated), p(gradient_), p(predicted),
+                             p(illumination), p(json_), float(memory_budget), int(checkpoints),
+                             bool(boundary_saving), float(data_dt))
+    return {"root": r["root"], "report": _json.loads(r["report"]) if r["report"] else {}}
+
+
+__all__ = ["apply", "gradient", "job", "migrate", "poisson", "wave"]

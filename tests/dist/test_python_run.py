@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """strata.run (the CLI's drivers from Python) under `mpirun -np N python`: every rank calls
-strata.run.apply / strata.run.poisson / strata.run.wave with the same arguments and the job
+strata.run.apply / poisson / wave / gradient / migrate with the same arguments and the job
 writes the same bytes as the CLI (`strata apply` and `strata wave` in one process; `mpirun
 -np N strata poisson`, the same distributed solver), a refusal raises the same ValueError on
 every rank and writes nothing, a script goes on after one (several runs a job), and N = 1
@@ -50,6 +50,21 @@ elif case == "wave":
     # strata.wave.run with out_dir is the same run (a second one in this job)
     res = strata.wave.run(cfg, out_dir=d + "/py_wave2", on_warning=lambda w: None)
     assert (res is not None) == (job["rank"] == 0), res
+elif case == "imaging":
+    # The shots dealt over the ranks, summed in the file's order: the CLI's bytes (one process).
+    r = strata.run.gradient(d + "/img.json", d + "/obs", d + "/py_grad.npy", shots=d + "/shots.json",
+                            overrides=['model.layers.1.velocity=2000'], json=d + "/py_grad.json")
+    assert r["root"] == (job["rank"] == 0), r
+    if r["root"]:
+        assert [s["rank"] for s in r["report"]["shots"]] == [i % job["size"] for i in range(3)], r
+    # A shot without data: the same ValueError on every rank, nothing written; the job goes on.
+    try:
+        strata.run.migrate(d + "/img.json", d + "/obs", d + "/py_refused.npy", shots=d + "/holey.json")
+        sys.exit("rank %d: a shot without data was not refused" % job["rank"])
+    except ValueError as e:
+        with open("%s/imaging_refused.%d" % (d, job["rank"]), "w") as f:
+            f.write(str(e))
+    r = strata.run.migrate(d + "/img.json", d + "/obs", d + "/py_image.sgy", shots=d + "/shots.json")
 elif case == "refused":
     try:
         strata.run.apply(d + "/u.npy", d + "/adir", device="cpu")  # a directory
@@ -146,6 +161,38 @@ with tempfile.TemporaryDirectory() as d:
         for name in ("seismogram.npy", "receivers.npy"):
             same_bytes("wave %s/%s" % (out, name), os.path.join(d, "cli_wave", name),
                        os.path.join(d, out, name))
+
+    img_cfg = dict(wave_cfg, receivers=dict(wave_cfg["receivers"], every=1), time={"steps": 40})
+    with open(os.path.join(d, "img.json"), "w") as f:
+        json.dump(img_cfg, f)
+    shots = [{"position": [35.0 + 20.0 * i, 52.0, 60.0]} for i in range(3)]
+    with open(os.path.join(d, "shots.json"), "w") as f:
+        json.dump(shots, f)
+    with open(os.path.join(d, "holey.json"), "w") as f:
+        json.dump(shots + [{"name": "ghost", "position": [50.0, 52.0, 60.0]}], f)
+    cli = subprocess.run([strata, "wave", "--config", os.path.join(d, "img.json"), "--shots",
+                          os.path.join(d, "shots.json"), "--out-dir", os.path.join(d, "obs"), "--progress", "off"],
+                         capture_output=True, text=True, timeout=300)
+    if cli.returncode:
+        failures.append("cli wave --shots: " + cli.stderr)
+    r = python_ranks(d, "imaging")
+    if r.returncode:
+        failures.append("imaging: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+    cli = subprocess.run([strata, "gradient", "--config", os.path.join(d, "img.json"), "--shots",
+                          os.path.join(d, "shots.json"), "--data", os.path.join(d, "obs"), "--set",
+                          "model.layers.1.velocity=2000", "--gradient", os.path.join(d, "cli_grad.npy")],
+                         capture_output=True, text=True, timeout=300)
+    if cli.returncode:
+        failures.append("cli gradient --shots: " + cli.stderr)
+    same_bytes("imaging gradient", os.path.join(d, "cli_grad.npy"), os.path.join(d, "py_grad.npy"))
+    said = [open(os.path.join(d, "imaging_refused.%d" % k)).read()
+            for k in range(np_) if os.path.exists(os.path.join(d, "imaging_refused.%d" % k))]
+    if len(said) != np_ or len(set(said)) != 1 or "ghost" not in said[0]:
+        failures.append("imaging: a shot without data must raise the same ValueError on every rank: %r" % said)
+    if os.path.exists(os.path.join(d, "py_refused.npy")):
+        failures.append("imaging: the refused run wrote its image")
+    if not os.path.exists(os.path.join(d, "py_image.sgy")):
+        failures.append("imaging: the run after the refusal wrote no image")
 
     os.mkdir(os.path.join(d, "adir"))
     r = python_ranks(d, "refused")
