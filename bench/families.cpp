@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "bench/dist.hpp"
+#include "bench/imaging.hpp"
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/steps.hpp"
@@ -19,6 +20,7 @@ const std::vector<Family>& families() {
       {"wave", {}, wave_cpu, wave_cuda, false},
       {"steps", {}, steps_cpu, steps_cuda, false},
       {"poisson", {}, poisson_cpu, poisson_cuda, false},
+      {"imaging", {}, imaging_cpu, imaging_cuda, false},
       {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;
@@ -36,7 +38,8 @@ std::vector<Selection> select(const std::string& names, int ranks,
     for (std::size_t f = 0; f < fams.size(); ++f) {
       const Family& fam = fams[f];
       if (k == "all" && fam.name == "dist" && ranks == 1) {
-        skipped.push_back("dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)");
+        skipped.push_back(
+            "dist skipped: it times several ranks (mpirun -np N strata bench --kernel dist)");
         known = true;
       } else if (k == "all" || k == fam.name) {
         pick[f].run = whole[f] = known = true;

@@ -55,18 +55,22 @@ void add_bench(CLI::App& app) {
       "the optimal footprint (read + write once), effective bytes per point and the ratio to the "
       "2.5D copy kernel of the same run. Every GPU kernel is checked against the CPU reference "
       "before it is timed.");
-  cmd->add_option("--kernel", a->kernels,
-                  "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
-                  "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
-                  "poisson (V-cycles, Dirichlet solves by each method, the periodic problem by FFT "
-                  "and by multigrid: 511^3 with cuFFT on the GPU, 127^3 with KissFFT on the CPU "
-                  "unless --size/--shape); wave (the fused acoustic update, radius 4); steps (12 "
-                  "heat steps u <- u + c A u per pass count: one pass per step, then 2..4 fused "
-                  "steps where strata has them (GPU); rates per step against the copy-bound rate); "
-                  "dist (under mpirun -np N: halo exchange beside "
-                  "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
-                  "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
-                  "several ranks)")
+  cmd->add_option(
+         "--kernel", a->kernels,
+         "comma-separated: stencils (all of copy, copy_halo, 7pt, star2, star3, star4, "
+         "sym27, box27) or any of them; reduce (all of sum, dot, max_abs) or any of them; "
+         "poisson (V-cycles, Dirichlet solves by each method, the periodic problem by FFT "
+         "and by multigrid: 511^3 with cuFFT on the GPU, 127^3 with KissFFT on the CPU "
+         "unless --size/--shape); wave (the fused acoustic update, radius 4); steps (12 "
+         "heat steps u <- u + c A u per pass count: one pass per step, then 2..4 fused "
+         "steps where strata has them (GPU); rates per step against the copy-bound rate); "
+         "imaging (one order-8 CPML shot run forward alone, then its misfit gradient "
+         "with kept states, and on the CPU with boundary saving: the cost in forward "
+         "runs; 256^3 x 400 steps on the GPU, 64^3 x 100 on the CPU unless --size/--shape); "
+         "dist (under mpirun -np N: halo exchange beside "
+         "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
+         "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
+         "several ranks)")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU")
@@ -75,8 +79,11 @@ void add_bench(CLI::App& app) {
   cmd->add_flag("--sweep", a->sweep, "128^3 .. 768^3 plus non-cubic shapes");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--reps", a->reps, "timed repetitions per kernel (median reported)")
-      ->capture_default_str()->check(whole_number_in(1, 100000));
-  cmd->add_option("--warmup", a->warmup, "untimed runs first")->capture_default_str()->check(whole_number_in(0, 1000));
+      ->capture_default_str()
+      ->check(whole_number_in(1, 100000));
+  cmd->add_option("--warmup", a->warmup, "untimed runs first")
+      ->capture_default_str()
+      ->check(whole_number_in(0, 1000));
   cmd->add_option("--variants", a->variants,
                   "default | all (every compiled tile configuration; needs "
                   "-DSTRATA_STENCIL_VARIANTS=ON for more than the tuning candidates)")
@@ -85,7 +92,8 @@ void add_bench(CLI::App& app) {
                   "auto | measure | cached | off: where the GPU kernels' launch shapes come from "
                   "(overrides STRATA_TUNE; the table's last column says which each row took)");
   cmd->add_option("--zchunks", a->zchunks, "split z into this many chunks (0: automatic)")
-      ->capture_default_str()->check(whole_number_in(0, 1 << 20));
+      ->capture_default_str()
+      ->check(whole_number_in(0, 1 << 20));
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the benchmark, not after it
@@ -127,12 +135,14 @@ void add_bench(CLI::App& app) {
         std::fflush(stderr);
       };
     if (job.root())
-      std::cerr << "strata bench on " << to_string(dev) << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "")
-                << " (" << opt.reps << " timed runs each)\n";
+      std::cerr << "strata bench on " << to_string(dev)
+                << (job.size() > 1 ? " x " + std::to_string(job.size()) + " ranks" : "") << " ("
+                << opt.reps << " timed runs each)\n";
     std::vector<Extent> explicit_shapes;
     for (int n : a->sizes) explicit_shapes.push_back({n, n, n});
     for (const auto& sh : a->shapes) explicit_shapes.push_back(parse_shape(sh));
-    const std::vector<bench::Result> results = bench::run(pick, opt, explicit_shapes, dev == Device::cuda);
+    const std::vector<bench::Result> results =
+        bench::run(pick, opt, explicit_shapes, dev == Device::cuda);
     if (!job.root()) return;
     if (terminal) std::fprintf(stderr, "\r\033[K");
     bench::print_table(std::cout, results);

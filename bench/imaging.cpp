@@ -1,0 +1,100 @@
+// The imaging benchmark (bench/imaging.hpp): through the drivers, so one file serves both
+// devices; the forward run is the wave solver's own stepping.
+#include "bench/imaging.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "bench/wave.hpp"
+#include "drivers/imaging.hpp"
+#include "strata/wave.hpp"
+
+namespace strata::bench {
+
+namespace {
+
+wave::Config shot_config(Extent shape, Precision p, Device d, int steps) {
+  wave::Config c;
+  c.shape = shape;
+  c.order = 8;
+  c.precision = p;
+  c.device = d;
+  c.steps = steps;
+  for (auto& f : c.faces) f = wave::FaceKind::pml;
+  c.faces[wave::zmin] = wave::FaceKind::free;
+  c.pml_width = bench_pml_width(shape, 4);
+  const double h = c.spacing;
+  c.sources = {{{shape.nx * h / 2, shape.ny * h / 2, 4 * h}, 10.0, 1.0, std::nullopt}};
+  c.receiver_lines = {{{(c.pml_width + 1) * h, shape.ny * h / 2, 3 * h},
+                       {(shape.nx - c.pml_width - 2) * h, shape.ny * h / 2, 3 * h},
+                       std::max(2, shape.nx - 2 * c.pml_width - 2)}};
+  c.receiver_every = 1;
+  return c;
+}
+
+std::vector<Result> imaging_on(const Options& opt, Device device, Extent default_shape, int steps) {
+  std::vector<Result> out;
+  const std::string dev = device == Device::cpu ? "cpu" : "cuda";
+  const int reps = std::max(1, std::min(opt.reps, 3));  // whole shots: seconds each
+  for_each_case(opt, {default_shape}, {Precision::f32}, [&](auto tag, const Extent& shape) {
+    using T = decltype(tag);
+    if (bench_pml_width(shape, 4) == 0) {
+      if (!opt.quiet)
+        std::fprintf(stderr, "  imaging    skipped: %s is too small for absorbing layers\n",
+                     shape.str().c_str());
+      return;
+    }
+    const wave::Config c = shot_config(shape, precision_of<T>, device, steps);
+    const double point_steps = double(shape.points()) * steps;
+    auto row = [&](const std::string& kernel, const std::string& variant, const Timing& t) {
+      Result r = result_row(dev, kernel, variant, precision_of<T>, shape, 0, point_steps);
+      set_rates(r, t);
+      r.extra["steps"] = steps;
+      return r;
+    };
+    // The forward run alone: the solver's steps, as strata wave runs them.
+    const Timing fwd = time_host(
+        [&] {
+          wave::Solver s(c);
+          s.advance(steps);
+          s.synchronize();
+        },
+        0, reps);
+    Result f = row("imaging_forward", "solver", fwd);
+    row_done(opt, f);
+    out.push_back(f);
+    // Its gradient: the shot's own data as observed (a zero residual costs the same work).
+    drivers::ImagingRun run;
+    run.config = c;
+    for (bool boundary : {false, true}) {
+      if (boundary && device != Device::cpu) continue;  // the CPU's alone for now
+      run.boundary_saving = boundary;
+      drivers::ImagingResult last;
+      const Timing t = time_host([&] { last = drivers::gradient(run); }, 0, reps);
+      Result g = row("imaging_gradient", boundary ? "boundary-saving" : "checkpoints", t);
+      g.extra["ratio_to_forward"] = t.median_ms / fwd.median_ms;  // the cost in forward runs
+      g.ratio_to_copy = fwd.median_ms / t.median_ms;  // the table's ratio: rate over the forward's
+      g.reference = "imaging_forward";
+      g.extra["forward_steps"] = last.forward_steps;
+      g.extra["checkpoints"] = last.checkpoints;
+      g.extra["forward_s"] = last.forward_seconds;
+      g.extra["adjoint_s"] = last.adjoint_seconds;
+      g.extra["checkpoints_s"] = last.checkpoint_seconds;
+      row_done(opt, g);
+      out.push_back(g);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<Result> imaging_cpu(const Options& opt) {
+  return imaging_on(opt, Device::cpu, {64, 64, 64}, 100);
+}
+std::vector<Result> imaging_cuda(const Options& opt) {
+  return imaging_on(opt, Device::cuda, {256, 256, 256}, 400);
+}
+
+}  // namespace strata::bench

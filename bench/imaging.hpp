@@ -1,0 +1,19 @@
+// The imaging benchmark behind `strata bench --kernel imaging` (issue 40, item 5): one shot of
+// the order-8 wave (16-point CPML on five faces, free top) run forward alone, as `strata wave`
+// steps it, then its misfit gradient (forward, adjoint and the imaging condition, with the
+// kept states a default budget holds), and on the CPU with boundary saving: each row's time
+// over the forward run's (extra.ratio_to_forward), its Gpts/s over the shot's steps.
+#pragma once
+
+#include <vector>
+
+#include "bench/bench.hpp"
+
+namespace strata::bench {
+
+// 64^3 and 100 steps on the CPU, 256^3 and 400 on the GPU by default (opt.shapes, and
+// opt.precisions, default f32, override).
+std::vector<Result> imaging_cpu(const Options& opt);
+std::vector<Result> imaging_cuda(const Options& opt);
+
+}  // namespace strata::bench
