@@ -59,7 +59,7 @@ def slab(section):  # one x-z section at every y: (nz, ny, nx)
 # One time step for every model the inversion may try: strata chooses dt from the fastest
 # velocity of the model, so without this a model faster than the last would be sampled at
 # another dt and its misfit would jump. The stable step of vmax everywhere:
-dt = strata.imaging.gradient(config, velocity=slab(np.full((nz, nx), vmax)))["dt"]
+dt = strata.imaging.dt(config, velocity=slab(np.full((nz, nx), vmax)))
 steps = int(np.ceil(seconds_recorded / dt))
 config["time"] = {"steps": steps, "dt": dt}
 zs = np.linspace(ztop, zbot, shots)  # the shots down the left well

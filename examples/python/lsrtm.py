@@ -56,7 +56,7 @@ config = {
     "boundary": {"ymin": "periodic", "ymax": "periodic", "pml": {"width": pml}},
 }
 # One dt for both models (strata would choose each model's own from its fastest velocity).
-dt = strata.imaging.gradient(config, velocity=slab(np.full((nz, nx), true.max())))["dt"]
+dt = strata.imaging.dt(config, velocity=slab(np.full((nz, nx), true.max())))
 config["time"] = {"steps": int(np.ceil(seconds_recorded / dt)), "dt": dt}
 xs = np.linspace((pml + 4) * h, (nx - pml - 5) * h, shots)
 

@@ -109,9 +109,18 @@ nb::dict born(const std::string& config, bool is_path, const std::vector<std::st
   return to_dict(std::move(r));
 }
 
+double plan_dt(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
+               const std::optional<Array>& velocity) {
+  const drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, std::nullopt, 0, 0);
+  nb::gil_scoped_release unlocked;
+  return drivers::plan_dt(run);
+}
+
 }  // namespace
 
 void bind_imaging(nb::module_& m) {
+  m.def("_imaging_dt", &plan_dt, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(),
+        "See strata.imaging.dt.");
   m.def("_imaging_gradient", &adjoint_run<drivers::gradient>, "config"_a, "is_path"_a,
         "overrides"_a, "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
         "data_dt"_a, "boundary_saving"_a, "See strata.imaging.gradient.");

@@ -90,4 +90,14 @@ def born(config, dm, velocity=None, overrides: Sequence[str] = ()) -> dict:
     return _strata._imaging_born(text, is_path, list(overrides), _grid(velocity, "velocity"), d)
 
 
-__all__ = ["born", "gradient", "migrate"]
+def dt(config, velocity=None, overrides: Sequence[str] = ()) -> float:
+    """The time step (s) a run of this configuration takes through this model: time.dt where
+    the configuration gives it, else the stable step of the model's fastest velocity. Runs
+    through different models (an inversion's trials) step alike only with time.dt set: set it
+    to dt(config, velocity=<the fastest model they may meet>). Checks as a run does; runs
+    nothing."""
+    text, is_path = _config_arg(config)
+    return _strata._imaging_dt(text, is_path, list(overrides), _grid(velocity, "velocity"))
+
+
+__all__ = ["born", "dt", "gradient", "migrate"]

@@ -119,3 +119,17 @@ def test_boundary_saving_gives_the_interiors_gradient():
     assert np.all(b["gradient"][:, :, :2] == 0.0)  # deeper in the x layer than the ring: zero
     with pytest.raises(ValueError, match="not both"):
         strata.imaging.gradient(CFG, boundary_saving=True, checkpoints=3)
+
+
+def test_dt_is_the_runs_and_follows_the_fastest_velocity():
+    rng = np.random.default_rng(3)
+    v = rng.uniform(1400.0, 2600.0, (24, 20, 26))  # odd sizes, random model
+    dt = strata.imaging.dt(CFG, velocity=v)
+    assert dt == strata.imaging.gradient(CFG, velocity=v, checkpoints=2)["dt"]
+    faster = v.copy()
+    faster[5, 7, 11] = 1.5 * v.max()
+    assert strata.imaging.dt(CFG, velocity=faster) < dt  # the stable step shrinks with v max
+    fixed = strata.imaging.dt(CFG, velocity=faster, overrides=[f"time.dt={dt / 2}"])
+    assert fixed == pytest.approx(dt / 2, rel=1e-12)  # time.dt given: that one
+    with pytest.raises(ValueError, match="velocity"):
+        strata.imaging.dt(CFG, velocity=-v)

@@ -187,6 +187,11 @@ ImagingResult born_t(const ImagingRun& run, std::span<const double> dm) {
 
 }  // namespace
 
+double plan_dt(const ImagingRun& run) {
+  return run.config.precision == Precision::f32 ? prepare<float>(run).plan.dt
+                                                : prepare<double>(run).plan.dt;
+}
+
 ImagingResult gradient(const ImagingRun& run) {
   return run.config.precision == Precision::f32 ? gradient_t<float>(run) : gradient_t<double>(run);
 }

@@ -61,6 +61,10 @@ struct ImagingResult {
   int ranks = 1;
 };
 
+// The time step the run would take: time.dt where the configuration gives it, else the stable
+// step of the model's fastest velocity (so one dt for several models: this of the fastest one
+// they may have, set as time.dt). Every check the run makes first; nothing is run.
+double plan_dt(const ImagingRun& run);
 // The misfit of the model's data against run.data and its gradient in m = 1 / v^2.
 ImagingResult gradient(const ImagingRun& run);
 // Reverse-time migration of run.data (the reflections: the direct wave removed) through the
