@@ -208,6 +208,12 @@ void* graph_capture(void* stream, const std::function<void()>& enqueue) {
   const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
   if (err != cudaSuccess) cuda::throw_cuda_error(err, "cudaGraphInstantiate", __FILE__, __LINE__);
+  // Its work onto the device now, not at the first launch.
+  const cudaError_t up = cudaGraphUpload(exec, s);
+  if (up != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    cuda::throw_cuda_error(up, "cudaGraphUpload", __FILE__, __LINE__);
+  }
   return exec;
 }
 
