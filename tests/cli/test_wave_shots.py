@@ -67,6 +67,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("both position and sources", [{"position": [25, 40, 30], "sources": [{"position": [25, 40, 30]}]}],
             "not both")
     refused("neither position nor sources", [{"name": "x"}], "key '0.position' is required")
+    refused("a misspelt position", [{"name": "x", "positon": [25, 40, 30]}],
+            "unknown key '0.positon': allowed keys in '0': name, position, sources")
     refused("empty sources", [{"sources": []}], "must hold at least one source")
     refused("position with two configured sources", [{"position": [25, 40, 30]}],
             "the configuration has 2 sources", ["--set", "sources.1={\"position\": [40, 40, 30]}"])

@@ -108,9 +108,11 @@ std::vector<Shot> parse_shots(std::string_view text, const Config& cfg, const st
       r.fail_at("shot " + std::to_string(i),
                 "gives both \"position\" and \"sources\": give \"position\" to move the configuration's source, or "
                 "\"sources\" to replace the configuration's sources, not both");
-    if (!has_position && !has_sources)
+    if (!has_position && !has_sources) {
+      r.finish();  // a misspelt "position" is named as such, not reported as missing
       r.missing("position", "each shot needs \"position\": [x, y, z] (the configuration's source moved there) or "
                             "\"sources\": [{\"position\": [x, y, z], ...}, ...]");
+    }
     if (has_position) {
       if (cfg.sources.size() != 1)
         r.fail("position", "moves the configuration's one source, but the configuration has " +
