@@ -73,7 +73,10 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   d["checkpoint_seconds"] = r.checkpoint_seconds;
   d["seconds"] = r.seconds;
   d["cost_in_forward_runs"] = r.cost_in_forward_runs();
-  d["predicted"] = numpy(std::move(r.predicted), {std::size_t(r.rows), std::size_t(r.receivers)});
+  if (r.predicted.empty())
+    d["predicted"] = nb::none();  // several shots: the caller lists theirs
+  else
+    d["predicted"] = numpy(std::move(r.predicted), {std::size_t(r.rows), std::size_t(r.receivers)});
   d["gradient"] = grid(std::move(r.gradient));
   d["image"] = grid(std::move(r.image));
   d["compensated"] = grid(std::move(r.compensated));
@@ -95,6 +98,44 @@ nb::dict adjoint_run(const std::string& config, bool is_path,
     r = Driver(run);
   }
   return to_dict(std::move(r));
+}
+
+// gradient and migrate over shots: every shot in this process, the sums as the CLI's.
+template <bool Migrate>
+nb::dict shots_run(const std::string& config, bool is_path,
+                   const std::vector<std::string>& overrides, const std::optional<Array>& velocity,
+                   const std::vector<Array>& data, double memory_budget, int checkpoints,
+                   double data_dt, bool boundary_saving, const std::string& shots,
+                   bool shots_is_path) {
+  const drivers::ImagingRun base = run_of(config, is_path, overrides, velocity, std::nullopt,
+                                          memory_budget, checkpoints, data_dt, boundary_saving);
+  std::vector<std::vector<double>> rows;
+  for (const Array& a : data) rows.emplace_back(a.data(), a.data() + a.size());
+  std::vector<std::vector<double>> predicted;
+  drivers::ImagingResult r;
+  {
+    nb::gil_scoped_release unlocked;
+    r = drivers::image_shots(Migrate, base, shots, shots_is_path, rows, &predicted);
+  }
+  const std::size_t nrows = std::size_t(r.rows), nrec = std::size_t(r.receivers);
+  std::vector<std::string> names;
+  std::vector<double> misfits;
+  for (const auto& s : r.shots) names.push_back(s.name), misfits.push_back(s.misfit);
+  nb::dict d = to_dict(std::move(r));
+  nb::list p;
+  for (std::vector<double>& v : predicted) p.append(numpy(std::move(v), {nrows, nrec}));
+  d["predicted"] = p;
+  d["shots"] = names;
+  d["shot_misfits"] = misfits;
+  return d;
+}
+
+std::vector<std::string> shot_names(const std::string& config, bool is_path,
+                                    const std::vector<std::string>& overrides,
+                                    const std::optional<Array>& velocity, const std::string& shots,
+                                    bool shots_is_path) {
+  const drivers::ImagingRun base = run_of(config, is_path, overrides, velocity, std::nullopt, 0, 0);
+  return drivers::shot_names(base, shots, shots_is_path);
 }
 
 nb::dict born(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
@@ -127,6 +168,14 @@ void bind_imaging(nb::module_& m) {
   m.def("_imaging_migrate", &adjoint_run<drivers::migrate>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
         "boundary_saving"_a, "See strata.imaging.migrate.");
+  m.def("_imaging_shot_names", &shot_names, "config"_a, "is_path"_a, "overrides"_a,
+        "velocity"_a.none(), "shots"_a, "shots_is_path"_a, "See strata.imaging.gradient.");
+  m.def("_imaging_gradient_shots", &shots_run<false>, "config"_a, "is_path"_a, "overrides"_a,
+        "velocity"_a.none(), "data"_a, "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
+        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.gradient.");
+  m.def("_imaging_migrate_shots", &shots_run<true>, "config"_a, "is_path"_a, "overrides"_a,
+        "velocity"_a.none(), "data"_a, "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
+        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.migrate.");
   m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,
         "See strata.imaging.born.");
 }

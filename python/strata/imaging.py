@@ -22,6 +22,8 @@ layers' inner edge and runs the forward field backward in time: two forward runs
 step of memory, the same gradient to rounding in the interior and zero inside the absorbing
 layers (the CPU for now).
 """
+import json
+import os
 from typing import Optional, Sequence
 
 import numpy as np
@@ -47,8 +49,40 @@ def _rows(a, what):
     return _array(a, what, 2, "(steps + 1, receivers)")
 
 
+def _shots_arg(shots):
+    """A shots file's path, or its list (of {"name", "position"} or {"name", "sources"} dicts)."""
+    if isinstance(shots, (str, os.PathLike)):
+        return os.fspath(shots), True
+    if isinstance(shots, (list, tuple)):
+        return json.dumps(list(shots)), False
+    raise TypeError(f"strata.imaging: shots must be a shots file's path or a list of shots, got {type(shots).__name__}")
+
+
+def _shot_rows(data, what, count):
+    """One (steps + 1, receivers) array per shot (None: zeros for every shot)."""
+    if data is None:
+        return [np.empty(0)] * count
+    if isinstance(data, np.ndarray) and data.ndim == 3:
+        data = list(data)
+    data = list(data)
+    if len(data) != count:
+        raise ValueError(f"strata.imaging: {count} shots but {len(data)} {what} arrays: give one per shot, "
+                         "in the shots' order")
+    return [np.empty(0) if d is None else _rows(d, what) for d in data]
+
+
+def _shots(fn, config, data, what, velocity, overrides, memory_budget, checkpoints, data_dt, boundary_saving,
+           shots):
+    text, is_path = _config_arg(config)
+    shots_text, shots_is_path = _shots_arg(shots)
+    v = _grid(velocity, "velocity")
+    names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
+    return fn(text, is_path, list(overrides), v, _shot_rows(data, what, len(names)), float(memory_budget),
+              int(checkpoints), float(data_dt), bool(boundary_saving), shots_text, shots_is_path)
+
+
 def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-             checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False) -> dict:
+             checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None) -> dict:
     """The least-squares misfit J = 1/2 |predicted - observed|^2 of the configuration's shot
     and its gradient dJ/dm with respect to the squared slowness m = 1/v^2 at every point.
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
@@ -59,7 +93,17 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     interval (s), refused unless it is the run's dt to half a microsecond (0: not checked).
     Without time.dt in the configuration strata chooses dt from the model's fastest velocity:
     set time.dt where models differ (an inversion's trials), or the data would be compared
-    at another sampling."""
+    at another sampling.
+
+    shots: several shots of one model, a shots file's path or its list ({"name", "position"}:
+    the configuration's one source moved; or {"name", "sources": [...]}), as `strata wave
+    --shots` takes; observed is then one array per shot (or None). The runs go one after the
+    other in this process; misfit, gradient and illumination are summed in the shots' order
+    (the bits of `strata gradient --shots` and of strata.run.gradient), predicted is a list of
+    each shot's, shots their names and shot_misfits each one's misfit."""
+    if shots is not None:
+        return _shots(_strata._imaging_gradient_shots, config, observed, "observed", velocity, overrides,
+                      memory_budget, checkpoints, data_dt, boundary_saving, shots)
     text, is_path = _config_arg(config)
     return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                      _rows(observed, "observed"), float(memory_budget), int(checkpoints),
@@ -67,13 +111,18 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
 
 
 def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-            checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False) -> dict:
+            checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None) -> dict:
     """Reverse-time migration of one shot's reflections (data: (steps + 1, receivers), the
     recorded data with the direct wave removed) through the migration model. Returns a dict:
     image (nz, ny, nx: the zero-lag correlation of the back-propagated data with the source
     side's second time difference; a velocity step shows as a lobe of each sign around it, the
     reflector where d image / dz peaks), compensated (divided by the illumination), and the
-    cost fields as for gradient; data_dt as for gradient."""
+    cost fields as for gradient; data_dt as for gradient. shots: as for gradient (data one
+    array per shot): the images and illuminations summed in the shots' order, compensated the
+    stack's image over its illumination."""
+    if shots is not None:
+        return _shots(_strata._imaging_migrate_shots, config, data, "data", velocity, overrides, memory_budget,
+                      checkpoints, data_dt, boundary_saving, shots)
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                     _rows(data, "data"), float(memory_budget), int(checkpoints),

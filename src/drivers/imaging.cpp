@@ -290,6 +290,86 @@ void read_velocity(ImagingFiles& f) {
                 c.shape.str());
 }
 
+// The runs of shots 0 .. names.size() - 1 (shot_run(i): shot i's run), shot i on rank
+// i % ranks, their fields, illuminations and misfits summed on rank 0 in the list's order
+// from zero: the same bits on any number of ranks. One process (ranks 1) exchanges nothing
+// and may keep each shot's predicted data.
+ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names,
+                        const std::function<ImagingRun(std::size_t)>& shot_run,
+                        const wave::Config& base, int ranks, int rank,
+                        std::vector<std::vector<double>>* predicted) {
+  const dist::Job& job = dist::Job::get();
+  using Clock = std::chrono::steady_clock;
+  const std::size_t points = base.shape.points();
+  const int steps = base.steps;
+  std::vector<double> sum, sum_light, field(points), light(points);
+  if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
+  ImagingResult total;
+  double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
+  for (std::size_t first = 0; first < names.size(); first += std::size_t(ranks)) {
+    const std::size_t last = std::min(names.size(), first + std::size_t(ranks));
+    ImagingResult mine;
+    double seconds = 0;
+    if (first + std::size_t(rank) < last) {
+      const Clock::time_point t0 = Clock::now();
+      mine = migrate_mode ? migrate(shot_run(first + std::size_t(rank)))
+                          : gradient(shot_run(first + std::size_t(rank)));
+      seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (first == 0 && rank == 0) {  // what every shot shares (not its fields: no copies)
+        total.shape = mine.shape;
+        total.device = mine.device;
+        total.dt = mine.dt;
+        total.receivers = mine.receivers;
+        total.rows = mine.rows;
+        total.checkpoints = mine.checkpoints;
+        total.checkpoint_bytes = mine.checkpoint_bytes;
+        total.boundary_saving = mine.boundary_saving;
+      }
+    }
+    for (std::size_t i = first; i < last; ++i) {
+      const int owner = int(i % std::size_t(ranks));
+      std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
+      std::vector<double>& b = owner == rank ? mine.illumination : light;
+      double meta[7] = {mine.misfit,          double(mine.forward_steps), seconds,
+                        mine.forward_seconds, mine.adjoint_seconds,       mine.checkpoint_seconds,
+                        mine.seconds};
+      if (ranks > 1) {
+        job.broadcast(a.data(), points * sizeof(double), owner);
+        job.broadcast(b.data(), points * sizeof(double), owner);
+        job.broadcast(meta, sizeof meta, owner);
+      }
+      if (rank != 0) continue;
+      if (predicted) predicted->push_back(mine.predicted);  // one process: every shot is its own
+      for (std::size_t k = 0; k < points; ++k) sum[k] += a[k];
+      for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
+      total.shots.push_back({names[i], owner, meta[0], meta[2], (long long)meta[1]});
+      times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
+    }
+  }
+  total.ranks = ranks;
+  if (rank != 0) return total;
+  total.misfit = 0;
+  total.forward_steps = 0;
+  for (const ImagingResult::ShotDone& d : total.shots) {  // in the file's order
+    total.misfit += d.misfit;
+    total.forward_steps += d.forward_steps;
+  }
+  total.recomputation = double(total.forward_steps) / (double(steps) * double(names.size()));
+  total.forward_seconds = times[0];
+  total.adjoint_seconds = times[1];
+  total.checkpoint_seconds = times[2];
+  total.seconds = times[3];
+  if (migrate_mode) {
+    total.misfit = 0;  // not a misfit: the data are the adjoint's source
+    total.compensated = imaging::compensate(sum, sum_light);
+    total.image = std::move(sum);
+  } else {
+    total.gradient = std::move(sum);
+  }
+  total.illumination = std::move(sum_light);
+  return total;
+}
+
 // The shots dealt over the ranks (shot i on rank i % ranks), a round of one shot a rank at a
 // time; after each round every shot's field goes out from its rank and rank 0 adds them in
 // the shots file's order: the same bits on any number of ranks, one shot's fields a rank.
@@ -328,75 +408,50 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   phase("read");
   if (f.on_checked) f.on_checked();
 
-  using Clock = std::chrono::steady_clock;
-  const std::size_t points = f.run.config.shape.points();
-  std::vector<double> sum, sum_light, field(points), light(points);
-  if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
-  ImagingResult total;
-  double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
-  for (std::size_t first = 0; first < shots.size(); first += std::size_t(ranks)) {
-    const std::size_t last = std::min(shots.size(), first + std::size_t(ranks));
-    ImagingResult mine;
-    double seconds = 0;
-    if (first + std::size_t(rank) < last) {
-      const Clock::time_point t0 = Clock::now();
-      mine = migrate_mode ? migrate(shot_run(first + std::size_t(rank)))
-                          : gradient(shot_run(first + std::size_t(rank)));
-      seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (first == 0 && rank == 0) {  // what every shot shares (not its fields: no copies)
-        total.shape = mine.shape;
-        total.device = mine.device;
-        total.dt = mine.dt;
-        total.receivers = mine.receivers;
-        total.rows = mine.rows;
-        total.checkpoints = mine.checkpoints;
-        total.checkpoint_bytes = mine.checkpoint_bytes;
-        total.boundary_saving = mine.boundary_saving;
-      }
-    }
-    for (std::size_t i = first; i < last; ++i) {
-      const int owner = int(i % std::size_t(ranks));
-      std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
-      std::vector<double>& b = owner == rank ? mine.illumination : light;
-      double meta[7] = {mine.misfit,          double(mine.forward_steps), seconds,
-                        mine.forward_seconds, mine.adjoint_seconds,       mine.checkpoint_seconds,
-                        mine.seconds};
-      job.broadcast(a.data(), points * sizeof(double), owner);
-      job.broadcast(b.data(), points * sizeof(double), owner);
-      job.broadcast(meta, sizeof meta, owner);
-      if (rank != 0) continue;
-      for (std::size_t k = 0; k < points; ++k) sum[k] += a[k];
-      for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
-      total.shots.push_back({shots[i].name, owner, meta[0], meta[2], (long long)meta[1]});
-      times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
-    }
-  }
-  total.ranks = ranks;
-  if (rank != 0) return total;
-  total.misfit = 0;
-  total.forward_steps = 0;
-  for (const ImagingResult::ShotDone& d : total.shots) {  // in the file's order
-    total.misfit += d.misfit;
-    total.forward_steps += d.forward_steps;
-  }
-  total.recomputation =
-      double(total.forward_steps) / (double(f.run.config.steps) * double(shots.size()));
-  total.forward_seconds = times[0];
-  total.adjoint_seconds = times[1];
-  total.checkpoint_seconds = times[2];
-  total.seconds = times[3];
-  if (migrate_mode) {
-    total.misfit = 0;  // not a misfit: the data are the adjoint's source
-    total.compensated = imaging::compensate(sum, sum_light);
-    total.image = std::move(sum);
-  } else {
-    total.gradient = std::move(sum);
-  }
-  total.illumination = std::move(sum_light);
-  return total;
+  std::vector<std::string> names;
+  for (const wave::Shot& shot : shots) names.push_back(shot.name);
+  return sum_shots(migrate_mode, names, shot_run, f.run.config, ranks, rank, nullptr);
+}
+
+std::vector<wave::Shot> parse_shots_arg(const ImagingRun& base, const std::string& shots,
+                                        bool is_path) {
+  return is_path ? wave::parse_shots_file(shots, base.config)
+                 : wave::parse_shots(shots, base.config);
 }
 
 }  // namespace
+
+std::vector<std::string> shot_names(const ImagingRun& base, const std::string& shots,
+                                    bool is_path) {
+  std::vector<std::string> names;
+  for (const wave::Shot& shot : parse_shots_arg(base, shots, is_path)) names.push_back(shot.name);
+  return names;
+}
+
+ImagingResult image_shots(bool migrate_mode, const ImagingRun& base, const std::string& shots,
+                          bool is_path, const std::vector<std::vector<double>>& data,
+                          std::vector<std::vector<double>>* predicted) {
+  const std::vector<wave::Shot> list = parse_shots_arg(base, shots, is_path);
+  if (data.size() != list.size())
+    throw Error(std::to_string(list.size()) + " shots but " + std::to_string(data.size()) +
+                " data arrays: give one per shot, in the shots' order");
+  auto shot_run = [&](std::size_t i) {
+    ImagingRun run = base;
+    run.config = wave::shot_config(base.config, list[i]);
+    run.data = data[i];
+    return run;
+  };
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < list.size(); ++i) {  // every shot checked before any work
+    try {
+      check_run(shot_run(i));
+    } catch (const Error& e) {
+      throw Error("shot " + list[i].name + ": " + e.what());
+    }
+    names.push_back(list[i].name);
+  }
+  return sum_shots(migrate_mode, names, shot_run, base.config, 1, 0, predicted);
+}
 
 ImagingResult run_imaging_files(ImagingFiles& f) {
   using Clock = std::chrono::steady_clock;

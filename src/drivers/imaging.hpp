@@ -74,6 +74,17 @@ ImagingResult migrate(const ImagingRun& run);
 // rows x receivers, in result.predicted.
 ImagingResult born(const ImagingRun& run, std::span<const double> dm);
 
+// Many shots in this process, from arrays (Python's strata.imaging.gradient / migrate with
+// shots): `shots` a shots file's JSON text (or its path, with is_path), shot i's run the base
+// run with the shot's sources and data[i] (empty: zeros); every shot checked before any work;
+// the fields, illuminations and misfits summed in the shots' order from zero, as
+// run_imaging_files sums a shots file (the same bits). `predicted` (if given) gets each shot's
+// predicted data, in order. shot_names: the shots' names, the file checked as a run checks it.
+std::vector<std::string> shot_names(const ImagingRun& base, const std::string& shots, bool is_path);
+ImagingResult image_shots(bool migrate, const ImagingRun& base, const std::string& shots,
+                          bool is_path, const std::vector<std::vector<double>>& data,
+                          std::vector<std::vector<double>>* predicted = nullptr);
+
 // `strata migrate` and `strata gradient`: the data and the model read from files, the
 // outputs checked before any work and each written whole (.npy, atomically), the report as
 // JSON. Data: .npy of (steps + 1, receivers), or SEG-Y (.sgy, .segy) with one trace per
