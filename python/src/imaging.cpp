@@ -150,6 +150,25 @@ nb::dict born(const std::string& config, bool is_path, const std::vector<std::st
   return to_dict(std::move(r));
 }
 
+nb::list born_shots(const std::string& config, bool is_path,
+                    const std::vector<std::string>& overrides, const std::optional<Array>& velocity,
+                    const Array& dm, const std::string& shots, bool shots_is_path) {
+  const drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, std::nullopt, 0, 0);
+  const std::vector<double> d(dm.data(), dm.data() + dm.size());
+  std::vector<std::vector<double>> rows;
+  {
+    nb::gil_scoped_release unlocked;
+    rows = drivers::born_shots(run, shots, shots_is_path, d);
+  }
+  const std::size_t steps = std::size_t(run.config.steps) + 1;
+  nb::list out;
+  for (std::vector<double>& r : rows) {
+    const std::size_t receivers = steps ? r.size() / steps : 0;
+    out.append(numpy(std::move(r), {steps, receivers}));
+  }
+  return out;
+}
+
 double plan_dt(const std::string& config, bool is_path, const std::vector<std::string>& overrides,
                const std::optional<Array>& velocity) {
   const drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, std::nullopt, 0, 0);
@@ -176,6 +195,8 @@ void bind_imaging(nb::module_& m) {
   m.def("_imaging_migrate_shots", &shots_run<true>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a, "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
         "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.migrate.");
+  m.def("_imaging_born_shots", &born_shots, "config"_a, "is_path"_a, "overrides"_a,
+        "velocity"_a.none(), "dm"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.born.");
   m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,
         "See strata.imaging.born.");
 }

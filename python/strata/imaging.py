@@ -129,14 +129,21 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
                                     float(data_dt), bool(boundary_saving))
 
 
-def born(config, dm, velocity=None, overrides: Sequence[str] = ()) -> dict:
+def born(config, dm, velocity=None, overrides: Sequence[str] = (), shots=None) -> dict:
     """The Born (linearised) data of a change dm (nz, ny, nx; s^2/m^2) of m = 1/v^2 about the
-    model: result["predicted"], (steps + 1, receivers)."""
+    model: result["predicted"], (steps + 1, receivers). shots: as for gradient; predicted is
+    then a list of each shot's data, in the shots' order, and shots their names."""
     text, is_path = _config_arg(config)
     d = _grid(dm, "dm")
     if d is None:
         raise ValueError("strata.imaging.born: dm is required")
-    return _strata._imaging_born(text, is_path, list(overrides), _grid(velocity, "velocity"), d)
+    v = _grid(velocity, "velocity")
+    if shots is not None:
+        shots_text, shots_is_path = _shots_arg(shots)
+        names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
+        rows = _strata._imaging_born_shots(text, is_path, list(overrides), v, d, shots_text, shots_is_path)
+        return {"predicted": rows, "shots": names}
+    return _strata._imaging_born(text, is_path, list(overrides), v, d)
 
 
 def dt(config, velocity=None, overrides: Sequence[str] = ()) -> float:

@@ -177,3 +177,11 @@ def test_shots_refusals_name_what_is_wrong():
         strata.imaging.gradient(CFG, shots=[{"position": [95.0, 95.0, 6000.0]}])
     with pytest.raises(TypeError, match="shots must be"):
         strata.imaging.gradient(CFG, shots=3)
+
+
+def test_born_over_shots_is_each_shots_born():
+    dm = np.random.default_rng(13).standard_normal((24, 20, 26)) * 1e-8
+    r = strata.imaging.born(CFG, dm, shots=SHOTS)
+    assert r["shots"] == ["west", "east"] and len(r["predicted"]) == 2
+    for shot, pred in zip(SHOTS, r["predicted"]):
+        assert np.array_equal(pred, strata.imaging.born(_moved(shot["position"]), dm)["predicted"])

@@ -413,6 +413,18 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   return sum_shots(migrate_mode, names, shot_run, f.run.config, ranks, rank, nullptr);
 }
 
+// Every shot's run checked before any work, a refusal naming its shot.
+void check_each_shot(const std::vector<wave::Shot>& list,
+                     const std::function<ImagingRun(std::size_t)>& shot_run) {
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    try {
+      check_run(shot_run(i));
+    } catch (const Error& e) {
+      throw Error("shot " + list[i].name + ": " + e.what());
+    }
+  }
+}
+
 std::vector<wave::Shot> parse_shots_arg(const ImagingRun& base, const std::string& shots,
                                         bool is_path) {
   return is_path ? wave::parse_shots_file(shots, base.config)
@@ -441,16 +453,24 @@ ImagingResult image_shots(bool migrate_mode, const ImagingRun& base, const std::
     run.data = data[i];
     return run;
   };
+  check_each_shot(list, shot_run);
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < list.size(); ++i) {  // every shot checked before any work
-    try {
-      check_run(shot_run(i));
-    } catch (const Error& e) {
-      throw Error("shot " + list[i].name + ": " + e.what());
-    }
-    names.push_back(list[i].name);
-  }
+  for (const wave::Shot& shot : list) names.push_back(shot.name);
   return sum_shots(migrate_mode, names, shot_run, base.config, 1, 0, predicted);
+}
+
+std::vector<std::vector<double>> born_shots(const ImagingRun& base, const std::string& shots,
+                                            bool is_path, std::span<const double> dm) {
+  const std::vector<wave::Shot> list = parse_shots_arg(base, shots, is_path);
+  auto shot_run = [&](std::size_t i) {
+    ImagingRun run = base;
+    run.config = wave::shot_config(base.config, list[i]);
+    return run;
+  };
+  check_each_shot(list, shot_run);
+  std::vector<std::vector<double>> out;
+  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(born(shot_run(i), dm).predicted);
+  return out;
 }
 
 ImagingResult run_imaging_files(ImagingFiles& f) {

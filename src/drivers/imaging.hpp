@@ -84,6 +84,10 @@ std::vector<std::string> shot_names(const ImagingRun& base, const std::string& s
 ImagingResult image_shots(bool migrate, const ImagingRun& base, const std::string& shots,
                           bool is_path, const std::vector<std::vector<double>>& data,
                           std::vector<std::vector<double>>* predicted = nullptr);
+// The Born data of dm for each shot (the base run with the shot's sources), in the shots'
+// order; every shot checked before any work.
+std::vector<std::vector<double>> born_shots(const ImagingRun& base, const std::string& shots,
+                                            bool is_path, std::span<const double> dm);
 
 // `strata migrate` and `strata gradient`: the data and the model read from files, the
 // outputs checked before any work and each written whole (.npy, atomically), the report as
