@@ -30,6 +30,7 @@ struct Options {
   std::function<void(const Result&)> on_row;
   bool all_variants = false;          // every compiled tile configuration, not only defaults
   int zchunks = 0;                    // z split of the stencil grid (0: the launcher chooses)
+  int steps = 0;                      // the imaging family's shot length (0: its default)
 };
 
 // The kernels of the stencil family, in report order.

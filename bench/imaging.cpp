@@ -91,10 +91,10 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
 }  // namespace
 
 std::vector<Result> imaging_cpu(const Options& opt) {
-  return imaging_on(opt, Device::cpu, {64, 64, 64}, 100);
+  return imaging_on(opt, Device::cpu, {64, 64, 64}, opt.steps > 0 ? opt.steps : 100);
 }
 std::vector<Result> imaging_cuda(const Options& opt) {
-  return imaging_on(opt, Device::cuda, {256, 256, 256}, 400);
+  return imaging_on(opt, Device::cuda, {256, 256, 256}, opt.steps > 0 ? opt.steps : 400);
 }
 
 }  // namespace strata::bench
