@@ -19,6 +19,10 @@ using wave::FaceKind;
 
 namespace {
 
+// CPML on five faces, a free surface on top: the imaging runs' usual box.
+constexpr std::array<FaceKind, 6> kCpmlFreeTop = {FaceKind::pml, FaceKind::pml,  FaceKind::pml,
+                                                  FaceKind::pml, FaceKind::free, FaceKind::pml};
+
 std::vector<double> velocity_of(const std::vector<double>& m) {
   std::vector<double> v(m.size());
   for (std::size_t i = 0; i < m.size(); ++i) v[i] = 1.0 / std::sqrt(m[i]);
@@ -80,10 +84,7 @@ void expect_orders(const Taylor& t, const char* what) {
 }  // namespace
 
 TEST(ImagingGradient, TaylorTestWithCpmlAndAFreeSurface) {
-  const Taylor t = taylor(
-      8,
-      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
-      120);
+  const Taylor t = taylor(8, kCpmlFreeTop, 120);
   expect_orders(t, "order 8, CPML on five faces, free top");
 }
 
@@ -96,10 +97,7 @@ TEST(ImagingGradient, TaylorTestWithMirrorAndPeriodicFaces) {
 }
 
 TEST(ImagingGradient, RefusesShotsOfTheWrongSize) {
-  const test::AdjointProblem p = test::adjoint_problem(
-      4,
-      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
-      10);
+  const test::AdjointProblem p = test::adjoint_problem(4, kCpmlFreeTop, 10);
   imaging::Shot shot;
   shot.steps = 10;
   shot.wavelets.assign(10 * 2 - 1, 0.0);
@@ -121,10 +119,7 @@ TEST(ImagingGradient, RefusesShotsOfTheWrongSize) {
 // the schedule's optimum for the S + 1 states the correlation reverses.
 TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
   const int steps = 90;
-  const test::AdjointProblem p = test::adjoint_problem(
-      8,
-      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
-      steps);
+  const test::AdjointProblem p = test::adjoint_problem(8, kCpmlFreeTop, steps);
   imaging::Shot shot;
   shot.steps = steps;
   for (int n = 0; n < steps; ++n)
@@ -231,10 +226,7 @@ TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
 }
 
 TEST(ImagingGradient, BoundarySavingIsRefusedOnTheGpuForNow) {
-  const test::AdjointProblem p = test::adjoint_problem(
-      4,
-      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
-      10);
+  const test::AdjointProblem p = test::adjoint_problem(4, kCpmlFreeTop, 10);
   imaging::Shot shot;
   shot.steps = 10;
   shot.wavelets.assign(10 * p.setup.sources.size(), 1.0);
