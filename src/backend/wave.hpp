@@ -105,6 +105,8 @@ public:
   // u(n) with its ghost layers, where it lives, for a distributed run's halo exchange
   // (between steps; the backend's stream is the default one).
   virtual Field<T>& wavefield() = 0;
+  // u(n-1), the same way: what the imaging condition reads beside u where both live.
+  virtual Field<T>& previous_wavefield() = 0;
   // A distributed run's exchange of u's ghost layers (Setup::exchanged faces), called with
   // a stream: the backend calls it once per step, ordered so that every read of those
   // ghosts (the update next to them, the receivers) sees u's current values. The CPU calls

@@ -20,6 +20,7 @@
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_adjoint.cuh"
+#include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
@@ -175,6 +176,93 @@ class CudaAdjoint final : public AdjointBackend<T> {
     return adjoint_u_;
   }
 
+  void begin_imaging(std::span<const double> wavelets) override {
+    const std::size_t n = s_.n.points(), ns = s_.sources.size();
+    require(ns == 0 || wavelets.size() % ns == 0,
+            "internal: the wavelets are not whole rows of one value per source");
+    require_device_memory(
+        n * (2 * sizeof(double) + sizeof(T) + 1) + wavelets.size() * sizeof(double),
+        "the imaging condition's sums (correlation, illumination), the state it "
+        "keeps and the sources' mask (" +
+            s_.n.str() + ")");
+    Imaging im;
+    const Layout& L = q_.layout();
+    im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
+    im.corr = DeviceArray<double>(n);
+    im.ill = DeviceArray<double>(n);
+    im.next = DeviceArray<T>(n);
+    zero(im.corr.get(), n * sizeof(double));
+    zero(im.ill.get(), n * sizeof(double));
+    zero(im.next.get(), n * sizeof(T));
+    if (!wavelets.empty())
+      im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
+    im.rows = ns ? wavelets.size() / ns : 0;
+    // The sources' points, each with its taps in source order (the CPU subtracts them so).
+    std::map<std::size_t, std::vector<std::pair<int, double>>> nodes;
+    for (std::size_t j = 0; j < ns; ++j)
+      for (const Tap& t : s_.sources[j]) nodes[dense(t.x, t.y, t.z)].push_back({int(j), t.w});
+    std::vector<unsigned char> mask(n, 0);
+    std::vector<std::int64_t> at;
+    std::vector<int> first = {0}, src;
+    std::vector<double> w;
+    for (const auto& [i, list] : nodes) {
+      mask[i] = 1;
+      at.push_back(std::int64_t(i));
+      for (const auto& [j, wt] : list) src.push_back(j), w.push_back(wt);
+      first.push_back(int(src.size()));
+    }
+    im.mask = DeviceArray<unsigned char>(mask);
+    im.points = int(at.size());
+    if (im.points) {
+      im.dense = DeviceArray<std::int64_t>(at);
+      im.first = DeviceArray<int>(first);
+      im.src = DeviceArray<int>(src);
+      im.w = DeviceArray<double>(w);
+    }
+    im_.emplace(std::move(im));
+  }
+
+  void illuminate(const Field<T>& u) override {
+    Imaging& im = imaging(u, "illuminate");
+    kernels::image_illuminate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        u.origin(), im.grid, im.ill.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  void keep(const Field<T>& u) override {
+    Imaging& im = imaging(u, "keep");
+    kernels::image_keep<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        u.origin(), im.grid, im.next.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  void correlate(const Field<T>& now, const Field<T>& prev, int n) override {
+    Imaging& im = imaging(now, "correlate");
+    imaging(prev, "correlate");
+    require(n >= 0 && (s_.sources.empty() || std::size_t(n) < im.rows),
+            "internal: no wavelet row for the step");
+    if (im.points) {  // first: they read `next` before the pass below moves it
+      const double* amps = im.wavelets.get() + std::size_t(n) * s_.sources.size();
+      kernels::image_correlate_sources<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+          now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next.get(), im.grid,
+          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr.get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    kernels::image_correlate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
+        im.next.get(), im.corr.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  std::vector<double> correlation() const override {
+    require(im_.has_value(), "internal: correlation before begin_imaging");
+    return im_->corr.download(s_.n.points());
+  }
+  std::vector<double> illumination() const override {
+    require(im_.has_value(), "internal: illumination before begin_imaging");
+    return im_->ill.download(s_.n.points());
+  }
+
   void step_back() override {
     const cudaStream_t st = stream();
     if (mirror_.faces > 0) {
@@ -205,6 +293,31 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
  private:
+  // The imaging condition's state (begin_imaging): sums, the kept state, the sources' points.
+  struct Imaging {
+    kernels::ImagingGrid grid;
+    DeviceArray<double> corr, ill, wavelets, w;
+    DeviceArray<T> next;
+    DeviceArray<unsigned char> mask;
+    DeviceArray<std::int64_t> dense;
+    DeviceArray<int> first, src;
+    int points = 0;
+    std::size_t rows = 0;
+  };
+
+  // The imaging state, after checking that `f` is a forward field it can read.
+  Imaging& imaging(const Field<T>& f, const char* what) {
+    require(im_.has_value(), std::string("internal: ") + what + " before begin_imaging");
+    require(f.memory() == Memory::device && f.extent() == s_.n &&
+                std::int64_t(f.layout().pitch) == im_->grid.pitch &&
+                std::int64_t(f.layout().plane) == im_->grid.plane,
+            std::string("internal: ") + what + " needs a device field of the adjoint's layout");
+    return *im_;
+  }
+  static void zero(void* p, std::size_t bytes) {
+    if (bytes) STRATA_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream()));
+  }
+
   static cudaStream_t stream() { return nullptr; }
   static void synchronize() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
@@ -319,6 +432,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   DeviceArray<T> amps_;
   mutable DeviceArray<T> row_;
   mutable std::vector<double> adjoint_u_;
+  std::optional<Imaging> im_;
 };
 
 }  // namespace

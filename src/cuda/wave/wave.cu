@@ -275,6 +275,7 @@ public:
   }
 
   Field<T>& wavefield() override { return u_; }
+  Field<T>& previous_wavefield() override { return up_; }
 
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
