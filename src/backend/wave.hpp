@@ -118,6 +118,28 @@ public:
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;
+
+  // Kept copies of the whole state (the imaging runs' checkpoints) in slots 0 .. count-1,
+  // where kept_state_memory() says: here on the host through save() and load(); a GPU
+  // backend keeps them in its device memory, so that no copy crosses to the host.
+  // reserve_states throws before the run when they do not fit there. restore_state with
+  // `release` may free the slot (its last use).
+  virtual Memory kept_state_memory() const { return Memory::host; }
+  // Bytes one kept state takes where it is kept (`s`: this backend's setup).
+  virtual double kept_state_bytes(const Setup& s) const {
+    double values = 0;
+    for (const StateSlot& slot : state_slots(s)) values += double(state_size(slot, s));
+    return values * double(sizeof(T));
+  }
+  virtual void reserve_states(int count) { kept_.assign(std::size_t(count), {}); }
+  virtual void store_state(int slot) { kept_.at(std::size_t(slot)) = save(); }
+  virtual void restore_state(int slot, bool release) {
+    load(kept_.at(std::size_t(slot)));
+    if (release) kept_[std::size_t(slot)].clear();
+  }
+
+ private:
+  std::vector<std::vector<NamedArray<T>>> kept_;
 };
 
 }  // namespace strata::wave

@@ -12,17 +12,11 @@
 #include "base/host_memory.hpp"
 #include "solvers/imaging/backends.hpp"
 #include "solvers/imaging/checkpointing.hpp"
+#include "strata/device.hpp"
 
 namespace strata::imaging {
 
 namespace {
-
-double state_bytes(const wave::Setup& s, std::size_t value_bytes) {
-  double values = 0;
-  for (const wave::StateSlot& slot : wave::state_slots(s))
-    values += double(wave::state_size(slot, s));
-  return values * double(value_bytes);
-}
 
 // The points boundary saving keeps: the grid less the absorbing layers is the interior; the
 // ring is what lies within `radius` of it outside (what a step of the interior reads), as
@@ -108,7 +102,6 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  g.checkpoint_bytes = state_bytes(s, sizeof(T));
   int slots = 0;
   Ring ring;
   if (o.adjoint && o.boundary_saving) {
@@ -123,22 +116,12 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         double(shot.steps + 1) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
         "the rings boundary saving keeps (" + std::to_string(shot.steps + 1) + " of " +
             std::to_string(ring.points.size()) + " points)");
-  } else if (o.adjoint) {
-    const double budget =
-        o.memory_budget > 0 ? o.memory_budget : 0.5 * host::available_memory().bytes;
-    slots = o.checkpoints > 0
-                ? o.checkpoints
-                : checkpoints_for_budget(std::uint64_t(g.checkpoint_bytes), std::uint64_t(budget));
-    slots = std::min(slots, shot.steps);  // the schedule reverses S + 1 states
-    g.checkpoints = slots_used(shot.steps + 1, slots);
-    host::require_host_memory(
-        double(g.checkpoints) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
-        "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
   }
 
   std::unique_ptr<wave::Backend<T>> fwd = forward_backend<T>(device, s);
   fwd->set_velocity(velocity, dt_over_h);
   if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
+  if (!g.boundary_saving) g.checkpoint_bytes = fwd->kept_state_bytes(s);
   // The adjoint is made before the forward sweep: the imaging condition (the illumination
   // during the sweep, the correlation after) is summed where the fields live, so on a GPU no
   // field leaves the device until the end.
@@ -147,7 +130,26 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     adj = adjoint_backend<T>(device, s);
     adj->set_velocity(velocity, dt_over_h);
     adj->begin_imaging(shot.wavelets);
-  } else {
+  }
+  if (o.adjoint && !o.boundary_saving) {
+    // The kept states live where the backend keeps them (a GPU's own memory), so the budget
+    // (by default half of what is free there, the run's fields made) is of that memory.
+    const bool on_device = fwd->kept_state_memory() == Memory::device;
+    const double budget = o.memory_budget > 0 ? o.memory_budget
+                          : on_device         ? 0.5 * double(cuda_current_device().free_memory)
+                                              : 0.5 * host::available_memory().bytes;
+    slots = o.checkpoints > 0
+                ? o.checkpoints
+                : checkpoints_for_budget(std::uint64_t(g.checkpoint_bytes), std::uint64_t(budget));
+    slots = std::min(slots, shot.steps);  // the schedule reverses S + 1 states
+    g.checkpoints = slots_used(shot.steps + 1, slots);
+    host::require_host_memory(
+        (on_device ? 0.0 : double(g.checkpoints) * g.checkpoint_bytes) +
+            8.0 * double(points) * sizeof(double),
+        "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
+    fwd->reserve_states(g.checkpoints);
+  }
+  if (!o.adjoint) {
     g.illumination.assign(points, 0.0);
   }
   std::vector<T> u(o.adjoint ? 0 : points);
@@ -274,7 +276,6 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     finish();
     return g;
   }
-  std::vector<std::vector<wave::NamedArray<T>>> kept(std::size_t(std::max(1, slots)));
   int live = 0;
   for (CheckpointSchedule plan(shot.steps + 1, slots); const auto a = plan.next();) {
     switch (a->kind) {
@@ -287,14 +288,13 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       case CheckpointAction::store: {
         require(live == a->step, "internal: the checkpoint schedule stores a state not live");
         const Clock::time_point t = Clock::now();
-        kept.at(std::size_t(a->slot)) = fwd->save();
+        fwd->store_state(a->slot);
         g.checkpoint_seconds += since(t);
         break;
       }
       case CheckpointAction::restore: {
         const Clock::time_point t = Clock::now();
-        fwd->load(kept.at(std::size_t(a->slot)));
-        if (a->release) kept[std::size_t(a->slot)].clear();
+        fwd->restore_state(a->slot, a->release);
         g.checkpoint_seconds += since(t);
         live = a->step;
         break;

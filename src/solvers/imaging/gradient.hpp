@@ -31,7 +31,8 @@ struct Shot {
 // is kept, and nothing recomputed, when the budget holds them all.
 struct GradientOptions {
   bool adjoint = true;       // false: the forward run and the misfit alone
-  double memory_budget = 0;  // bytes for the kept states (0: half the host memory available)
+  double memory_budget = 0;  // bytes for the kept states (0: half the memory free where
+                             // the backend keeps them: the host's, or the GPU's own)
   int checkpoints = 0;       // > 0: this many kept states, whatever the budget
   // The adjoint's source: predicted - observed (the misfit's residual), or with `migrate` the
   // negated observed data alone (what migrate() back-propagates).
