@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <tuple>
 
 #include "backend/wave_adjoint.hpp"
 #include "base/device_array.hpp"
@@ -33,6 +32,32 @@ namespace kernels = cuda::kernels;
 
 unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
+}
+
+// Taps grouped by grid point, the points in dense [z][y][x] order and each point's taps in
+// the order of their sets (sources or receivers): what one thread per point walks, so taps
+// sharing a point neither race nor change the order of their terms.
+struct PointTaps {
+  std::vector<std::size_t> dense;  // the points
+  std::vector<int> first = {0};    // point k's taps: [first[k], first[k + 1])
+  std::vector<int> set;            // each tap's source or receiver
+  std::vector<Tap> tap;            // and the tap itself
+};
+
+PointTaps point_taps(const Extent& n, const std::vector<std::vector<Tap>>& sets) {
+  std::map<std::size_t, std::vector<std::pair<int, Tap>>> nodes;
+  for (std::size_t j = 0; j < sets.size(); ++j)
+    for (const Tap& t : sets[j])
+      nodes[(std::size_t(t.z) * std::size_t(n.ny) + std::size_t(t.y)) * std::size_t(n.nx) +
+            std::size_t(t.x)]
+          .push_back({int(j), t});
+  PointTaps p;
+  for (const auto& [i, list] : nodes) {
+    p.dense.push_back(i);
+    for (const auto& [j, t] : list) p.set.push_back(j), p.tap.push_back(t);
+    p.first.push_back(int(p.set.size()));
+  }
+  return p;
 }
 
 template <class T>
@@ -198,25 +223,18 @@ class CudaAdjoint final : public AdjointBackend<T> {
       im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
     im.rows = ns ? wavelets.size() / ns : 0;
     // The sources' points, each with its taps in source order (the CPU subtracts them so).
-    std::map<std::size_t, std::vector<std::pair<int, double>>> nodes;
-    for (std::size_t j = 0; j < ns; ++j)
-      for (const Tap& t : s_.sources[j]) nodes[dense(t.x, t.y, t.z)].push_back({int(j), t.w});
+    const PointTaps p = point_taps(s_.n, s_.sources);
     std::vector<unsigned char> mask(n, 0);
-    std::vector<std::int64_t> at;
-    std::vector<int> first = {0}, src;
-    std::vector<double> w;
-    for (const auto& [i, list] : nodes) {
-      mask[i] = 1;
-      at.push_back(std::int64_t(i));
-      for (const auto& [j, wt] : list) src.push_back(j), w.push_back(wt);
-      first.push_back(int(src.size()));
-    }
+    for (std::size_t i : p.dense) mask[i] = 1;
     im.mask = DeviceArray<unsigned char>(mask);
-    im.points = int(at.size());
+    im.points = int(p.dense.size());
     if (im.points) {
-      im.dense = DeviceArray<std::int64_t>(at);
-      im.first = DeviceArray<int>(first);
-      im.src = DeviceArray<int>(src);
+      std::vector<double> w;
+      for (const Tap& t : p.tap) w.push_back(t.w);
+      im.dense =
+          DeviceArray<std::int64_t>(std::vector<std::int64_t>(p.dense.begin(), p.dense.end()));
+      im.first = DeviceArray<int>(p.first);
+      im.src = DeviceArray<int>(p.set);
       im.w = DeviceArray<double>(w);
     }
     im_.emplace(std::move(im));
@@ -375,25 +393,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (receivers_in_) return *receivers_in_;
     require(c2_host_.size() == s_.n.points(),
             "the adjoint needs the velocity model first (set_velocity)");
-    std::map<std::tuple<int, int, int>, std::vector<std::pair<int, double>>> nodes;
-    for (std::size_t j = 0; j < s_.receivers.size(); ++j)
-      for (const Tap& t : s_.receivers[j]) nodes[{t.z, t.y, t.x}].push_back({int(j), t.w});
+    const PointTaps p = point_taps(s_.n, s_.receivers);
     std::vector<std::int64_t> off;
-    std::vector<int> first = {0}, src;
     std::vector<T> w;
-    for (const auto& [zyx, list] : nodes) {
-      const auto [z, y, x] = zyx;
-      off.push_back(offset(x, y, z));
-      const double c2 = double(c2_host_[dense(x, y, z)]);
-      for (const auto& [j, wt] : list) src.push_back(j), w.push_back(T(wt * c2));
-      first.push_back(int(src.size()));
+    for (std::size_t k = 0; k < p.dense.size(); ++k) {
+      const Tap& at = p.tap[std::size_t(p.first[k])];  // the point's coordinates
+      off.push_back(offset(at.x, at.y, at.z));
+      for (int t = p.first[k]; t < p.first[k + 1]; ++t)
+        w.push_back(T(p.tap[std::size_t(t)].w * double(c2_host_[p.dense[k]])));
     }
     Injection in;
     in.nodes = int(off.size());
     if (in.nodes) {
       in.off = DeviceArray<std::int64_t>(off);
-      in.first = DeviceArray<int>(first);
-      in.src = DeviceArray<int>(src);
+      in.first = DeviceArray<int>(p.first);
+      in.src = DeviceArray<int>(p.set);
       in.w = DeviceArray<T>(w);
     }
     amps_ = DeviceArray<T>(std::max<std::size_t>(1, s_.receivers.size()));
