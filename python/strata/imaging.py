@@ -21,7 +21,7 @@ the others on a binomial (revolve) schedule; each result says how many were kept
 boundary_saving=True it keeps instead each step's wavefield on the ring at the absorbing
 layers' inner edge and runs the forward field backward in time: two forward runs, a ring a
 step of memory, the same gradient to rounding in the interior and zero inside the absorbing
-layers (the CPU for now).
+layers (on a GPU its rings stay in the GPU's memory).
 """
 import json
 import os

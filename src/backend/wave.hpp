@@ -138,8 +138,43 @@ public:
     if (release) kept_[std::size_t(slot)].clear();
   }
 
+  // Boundary saving's rings, kept where kept_state_memory() says: `rows` copies of u at
+  // `points` (dense [z][y][x] indices), all zero to begin with. keep_ring(row) copies u's
+  // values at the points into row `row`; put_ring(row) writes row `row` back into u (a row
+  // < 0: zeros). swap_time() trades u and u_prev (a field run backward holds them the other
+  // way round).
+  virtual void reserve_rings(std::span<const std::size_t> points, int rows) {
+    ring_points_.assign(points.begin(), points.end());
+    rings_.assign(std::size_t(rows) * ring_points_.size(), T(0));
+  }
+  virtual void keep_ring(int row) {
+    Field<T>& u = wavefield();
+    T* dst = rings_.data() + std::size_t(row) * ring_points_.size();
+    for (std::size_t k = 0; k < ring_points_.size(); ++k) dst[k] = at(u, ring_points_[k]);
+  }
+  virtual void put_ring(int row) {
+    Field<T>& u = wavefield();
+    const T* src = row < 0 ? nullptr : rings_.data() + std::size_t(row) * ring_points_.size();
+    for (std::size_t k = 0; k < ring_points_.size(); ++k) at(u, ring_points_[k]) = src ? src[k] : T(0);
+  }
+  virtual void swap_time() {
+    std::vector<NamedArray<T>> state = save();
+    for (NamedArray<T>& a : state)
+      if (a.name == "u")
+        a.name = "u_prev";
+      else if (a.name == "u_prev")
+        a.name = "u";
+    load(state);
+  }
+
  private:
+  static T& at(Field<T>& f, std::size_t i) {  // a dense index's point of a host field
+    const std::size_t nx = std::size_t(f.extent().nx), ny = std::size_t(f.extent().ny);
+    return f(int(i % nx), int(i / nx % ny), int(i / (nx * ny)));
+  }
   std::vector<std::vector<NamedArray<T>>> kept_;
+  std::vector<std::size_t> ring_points_;
+  std::vector<T> rings_;
 };
 
 }  // namespace strata::wave

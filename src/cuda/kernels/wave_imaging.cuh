@@ -82,4 +82,24 @@ __global__ void image_correlate(const T* __restrict__ now, const T* __restrict__
   }
 }
 
+// Boundary saving's ring: u's values at the ring's points (field offsets) into a row, and
+// back (row == nullptr: zeros).
+template <class T>
+__global__ void ring_gather(const T* __restrict__ u, const std::int64_t* __restrict__ off,
+                            std::int64_t points, T* __restrict__ row) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < points;
+       k += stride)
+    row[k] = u[off[k]];
+}
+
+template <class T>
+__global__ void ring_scatter(T* __restrict__ u, const std::int64_t* __restrict__ off,
+                             std::int64_t points, const T* __restrict__ row) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < points;
+       k += stride)
+    u[off[k]] = row ? row[k] : T(0);
+}
+
 }  // namespace strata::cuda::kernels

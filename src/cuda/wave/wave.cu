@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <tuple>
 #include <type_traits>
 
@@ -17,6 +19,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
+#include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
@@ -309,6 +312,42 @@ public:
       copy(st.zeta[f].get(), zeta_[f].get(), zeta_[f].size());
     }
   }
+  void reserve_rings(std::span<const std::size_t> points, int rows) override {
+    ring_rows_.reset();
+    ring_off_.reset();
+    ring_points_ = std::int64_t(points.size());
+    const std::size_t bytes = points.size() * (std::size_t(rows) * sizeof(T) + sizeof(std::int64_t));
+    require_device_memory(bytes, std::to_string(rows) + " rings of " + std::to_string(points.size()) +
+                                     " points (boundary saving) on the GPU");
+    std::vector<std::int64_t> off;
+    const std::size_t nx = std::size_t(s_.n.nx), ny = std::size_t(s_.n.ny);
+    for (std::size_t i : points)
+      off.push_back(std::int64_t(u_.layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
+                    std::int64_t(u_.layout().index(0, 0, 0)));
+    if (points.empty()) return;
+    ring_off_.emplace(off);
+    ring_rows_.emplace(points.size() * std::size_t(rows));
+    STRATA_CUDA_CHECK(cudaMemsetAsync(ring_rows_->get(), 0, ring_rows_->size() * sizeof(T), stream()));
+  }
+  void keep_ring(int row) override {
+    if (!ring_points_) return;
+    kernels::ring_gather<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
+        u_.origin(), ring_off_->get(), ring_points_, ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_));
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+  void put_ring(int row) override {
+    if (!ring_points_) return;
+    const T* src = row < 0 ? nullptr : ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_);
+    kernels::ring_scatter<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(u_.origin(), ring_off_->get(),
+                                                                                 ring_points_, src);
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+  void swap_time() override {
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    pending_row_ = -1;
+    std::swap(u_, up_);
+  }
+
   void restore_state(int slot, bool) override {
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     pending_row_ = -1;  // the state it would sample is replaced
@@ -542,6 +581,9 @@ private:
   Setup s_;
   Field<T> u_, up_, c2_;
   std::vector<KeptState> device_kept_;  // reserve_states
+  std::int64_t ring_points_ = 0;         // reserve_rings: the points, their offsets, the rows
+  std::optional<DeviceArray<std::int64_t>> ring_off_;
+  std::optional<DeviceArray<T>> ring_rows_;
   kernels::MirrorArgs mirror_{};
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face

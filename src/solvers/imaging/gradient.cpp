@@ -105,15 +105,13 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   int slots = 0;
   Ring ring;
   if (o.adjoint && o.boundary_saving) {
-    if (device != Device::cpu)
-      throw Error(
-          "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "
-          "(a memory budget or a number of kept states)");
     ring = ring_of(s);
     g.boundary_saving = true;
     g.checkpoint_bytes = double(ring.points.size()) * sizeof(T);
+    // The rings live where the backend keeps its states (a GPU's own memory, checked there).
     host::require_host_memory(
-        double(shot.steps + 1) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
+        (device == Device::cpu ? double(shot.steps + 1) * g.checkpoint_bytes : 0.0) +
+            8.0 * double(points) * sizeof(double),
         "the rings boundary saving keeps (" + std::to_string(shot.steps + 1) + " of " +
             std::to_string(ring.points.size()) + " points)");
   }
@@ -223,38 +221,26 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.seconds = since(t_start);
   };
   if (g.boundary_saving) {
-    // One forward sweep keeping each u's ring (u_0 = u_{-1} = 0: the rest before step 0).
-    const std::size_t nring = ring.points.size();
-    std::vector<T> rings(std::size_t(shot.steps + 1) * nring, T(0));
-    const std::size_t nx = std::size_t(s.n.nx), ny = std::size_t(s.n.ny);
-    auto at = [&](Field<T>& f, std::size_t i) -> T& {  // a dense index's point of a host field
-      return f(int(i % nx), int(i / nx % ny), int(i / (nx * ny)));
-    };
+    // One forward sweep keeping each u's ring in row n + 1 (row 0, u_0 = 0: the rest before
+    // step 0), where the backend keeps its states.
+    fwd->reserve_rings(ring.points, shot.steps + 1);
     for (int n = 0; n < shot.steps; ++n) {
       forward_step(n);  // u holds u_{n+1}
-      T* dst = rings.data() + std::size_t(n + 1) * nring;
-      Field<T>& w = fwd->wavefield();
-      for (std::size_t k = 0; k < nring; ++k) dst[k] = at(w, ring.points[k]);
+      fwd->keep_ring(n + 1);
     }
     adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
     // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
     // ring's values are put back. The backend's u and u_prev trade places once.
     const Clock::time_point t_swap = Clock::now();
-    std::vector<wave::NamedArray<T>> state = fwd->save();
-    for (wave::NamedArray<T>& a : state)
-      if (a.name == "u")
-        a.name = "u_prev";
-      else if (a.name == "u_prev")
-        a.name = "u";
-    fwd->load(state);
+    fwd->swap_time();
+    fwd->synchronize();
     g.checkpoint_seconds += since(t_swap);
     for (int m = shot.steps - 1; m >= 0; --m) {
       const Clock::time_point t = Clock::now();
       fwd->step(m);  // u: u_{m-1}; u_prev: u_m
       ++g.forward_steps;
-      Field<T>& w = fwd->wavefield();  // u after the step, wherever the backend keeps it
-      const T* src = rings.data() + std::size_t(m > 0 ? m - 1 : 0) * nring;
-      for (std::size_t k = 0; k < nring; ++k) at(w, ring.points[k]) = m > 0 ? src[k] : T(0);
+      fwd->put_ring(m - 1);  // u_{m-1}'s ring; u_{-1} = 0
+      fwd->synchronize();
       g.forward_seconds += since(t);
       const Clock::time_point ta = Clock::now();
       adjoint_at(m, true);

@@ -42,7 +42,7 @@ struct GradientOptions {
   // u_{n-1} = 2 u_n - u_{n+1} + c2 Lap u_n + S s_n (the leapfrog read the other way), the
   // ring put back each step. The interior is right to rounding; inside the absorbing layers
   // the field is not (their damping does not run backward), so the gradient there is zero.
-  // 2 S forward steps, (S + 1) rings of memory. The CPU backend for now.
+  // 2 S forward steps, (S + 1) rings of memory, kept where the backend keeps its states.
   bool boundary_saving = false;
 };
 
