@@ -159,11 +159,12 @@ public:
   }
   virtual void swap_time() {
     std::vector<NamedArray<T>> state = save();
-    for (NamedArray<T>& a : state)
-      if (a.name == "u")
-        a.name = "u_prev";
-      else if (a.name == "u_prev")
-        a.name = "u";
+    NamedArray<T>*u = nullptr, *u_prev = nullptr;
+    for (NamedArray<T>& a : state) {
+      if (a.name == "u") u = &a;
+      if (a.name == "u_prev") u_prev = &a;
+    }
+    if (u && u_prev) std::swap(u->data, u_prev->data);
     load(state);
   }
 
