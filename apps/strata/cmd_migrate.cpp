@@ -52,8 +52,8 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
   cmd->add_option("--set", a.sets, "override a configuration key: KEY.PATH=VALUE, repeatable");
   cmd->add_option("--device", a.device, "cpu | cuda (default: the configuration's device)");
   cmd->add_option("--memory-budget", a.memory_budget,
-                  "bytes for the forward states the adjoint run keeps (default: half the host "
-                  "memory available); "
+                  "bytes for the forward states the adjoint run keeps, where they are kept (the "
+                  "host; on the GPU its own memory; default: half of what is free there); "
                   "the others are recomputed on a binomial checkpointing schedule")
       ->check(number_in(1, 1e18));
   cmd->add_option("--checkpoints", a.checkpoints,

@@ -14,13 +14,14 @@ derivative, whose adjoint is the gradient's correlation. One process; the CPU or
     dd = strata.imaging.born(cfg, dm)["predicted"]      # the data's first-order change
 
 The adjoint needs the forward states backward in time: it keeps as many as `memory_budget`
-bytes hold (default half the host memory available; or `checkpoints` of them) and recomputes
+bytes hold (default half the memory free where they are kept: the host's, or on the GPU the
+device's own; or `checkpoints` of them) and recomputes
 the others on a binomial (revolve) schedule; each result says how many were kept
 (checkpoints, checkpoint_bytes) and what it cost (forward_steps, recomputation). With
 boundary_saving=True it keeps instead each step's wavefield on the ring at the absorbing
 layers' inner edge and runs the forward field backward in time: two forward runs, a ring a
 step of memory, the same gradient to rounding in the interior and zero inside the absorbing
-layers (the CPU for now).
+layers (on a GPU its rings stay in the GPU's memory).
 """
 import json
 import os

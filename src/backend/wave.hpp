@@ -105,6 +105,8 @@ public:
   // u(n) with its ghost layers, where it lives, for a distributed run's halo exchange
   // (between steps; the backend's stream is the default one).
   virtual Field<T>& wavefield() = 0;
+  // u(n-1), the same way: what the imaging condition reads beside u where both live.
+  virtual Field<T>& previous_wavefield() = 0;
   // A distributed run's exchange of u's ghost layers (Setup::exchanged faces), called with
   // a stream: the backend calls it once per step, ordered so that every read of those
   // ghosts (the update next to them, the receivers) sees u's current values. The CPU calls
@@ -116,6 +118,64 @@ public:
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;
+
+  // Kept copies of the whole state (the imaging runs' checkpoints) in slots 0 .. count-1,
+  // where kept_state_memory() says: here on the host through save() and load(); a GPU
+  // backend keeps them in its device memory, so that no copy crosses to the host.
+  // reserve_states throws before the run when they do not fit there. restore_state with
+  // `release` may free the slot (its last use).
+  virtual Memory kept_state_memory() const { return Memory::host; }
+  // Bytes one kept state takes where it is kept (`s`: this backend's setup).
+  virtual double kept_state_bytes(const Setup& s) const {
+    double values = 0;
+    for (const StateSlot& slot : state_slots(s)) values += double(state_size(slot, s));
+    return values * double(sizeof(T));
+  }
+  virtual void reserve_states(int count) { kept_.assign(std::size_t(count), {}); }
+  virtual void store_state(int slot) { kept_.at(std::size_t(slot)) = save(); }
+  virtual void restore_state(int slot, bool release) {
+    load(kept_.at(std::size_t(slot)));
+    if (release) kept_[std::size_t(slot)].clear();
+  }
+
+  // Boundary saving's rings, kept where kept_state_memory() says: `rows` copies of u at
+  // `points` (dense [z][y][x] indices), all zero to begin with. keep_ring(row) copies u's
+  // values at the points into row `row`; put_ring(row) writes row `row` back into u (a row
+  // < 0: zeros). swap_time() trades u and u_prev (a field run backward holds them the other
+  // way round).
+  virtual void reserve_rings(std::span<const std::size_t> points, int rows) {
+    ring_points_.assign(points.begin(), points.end());
+    rings_.assign(std::size_t(rows) * ring_points_.size(), T(0));
+  }
+  virtual void keep_ring(int row) {
+    Field<T>& u = wavefield();
+    T* dst = rings_.data() + std::size_t(row) * ring_points_.size();
+    for (std::size_t k = 0; k < ring_points_.size(); ++k) dst[k] = at(u, ring_points_[k]);
+  }
+  virtual void put_ring(int row) {
+    Field<T>& u = wavefield();
+    const T* src = row < 0 ? nullptr : rings_.data() + std::size_t(row) * ring_points_.size();
+    for (std::size_t k = 0; k < ring_points_.size(); ++k) at(u, ring_points_[k]) = src ? src[k] : T(0);
+  }
+  virtual void swap_time() {
+    std::vector<NamedArray<T>> state = save();
+    NamedArray<T>*u = nullptr, *u_prev = nullptr;
+    for (NamedArray<T>& a : state) {
+      if (a.name == "u") u = &a;
+      if (a.name == "u_prev") u_prev = &a;
+    }
+    if (u && u_prev) std::swap(u->data, u_prev->data);
+    load(state);
+  }
+
+ private:
+  static T& at(Field<T>& f, std::size_t i) {  // a dense index's point of a host field
+    const std::size_t nx = std::size_t(f.extent().nx), ny = std::size_t(f.extent().ny);
+    return f(int(i % nx), int(i / nx % ny), int(i / (nx * ny)));
+  }
+  std::vector<std::vector<NamedArray<T>>> kept_;
+  std::vector<std::size_t> ring_points_;
+  std::vector<T> rings_;
 };
 
 }  // namespace strata::wave

@@ -41,6 +41,24 @@ class AdjointBackend {
   // step's new u (what the gradient of (v dt / h)^2 correlates with the step's Lap u + CPML
   // terms), after it that of the step's input u.
   virtual std::span<const double> adjoint_u() const = 0;
+
+  // The imaging condition, computed where the state lives (on a GPU no field leaves it). The
+  // fields are the forward backend's u or u_prev (wavefield(), previous_wavefield()), in this
+  // backend's memory. begin_imaging zeroes the sums and takes the forward run's source
+  // amplitudes (steps x sources, row-major, as Backend::set_wavelets); then
+  //   illuminate(u):           illumination += u^2 at every point
+  //   keep(u):                 u becomes `next`, the state after the one correlate sees
+  //   correlate(now, prev, n): correlation += lambda * (next - 2 now + prev - the sources'
+  //                            injection of step n), lambda the adjoint of u in the current
+  //                            state (call it before step_back); then now becomes `next`.
+  // Sums in double; the second difference and each product rounded as the CPU's, in that
+  // order (the sources' amplitudes subtracted source by source).
+  virtual void begin_imaging(std::span<const double> wavelets) = 0;
+  virtual void illuminate(const Field<T>& u) = 0;
+  virtual void keep(const Field<T>& u) = 0;
+  virtual void correlate(const Field<T>& now, const Field<T>& prev, int n) = 0;
+  virtual std::vector<double> correlation() const = 0;   // dense [z][y][x]
+  virtual std::vector<double> illumination() const = 0;  // dense [z][y][x]
 };
 
 }  // namespace strata::wave

@@ -118,6 +118,7 @@ public:
   }
 
   Field<T>& wavefield() override { return u_; }
+  Field<T>& previous_wavefield() override { return up_; }
   void set_halo_exchange(std::function<void(void*)> exchange) override { exchange_ = std::move(exchange); }
 
   void synchronize() override {}

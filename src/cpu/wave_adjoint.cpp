@@ -87,6 +87,47 @@ class CpuAdjoint final : public AdjointBackend<T> {
 
   std::span<const double> adjoint_u() const override { return u_; }
 
+  void begin_imaging(std::span<const double> wavelets) override {
+    require(s_.sources.empty() || wavelets.size() % s_.sources.size() == 0,
+            "internal: the wavelets are not whole rows of one value per source");
+    wavelets_.assign(wavelets.begin(), wavelets.end());
+    corr_.assign(n_, 0.0);
+    ill_.assign(n_, 0.0);
+    second_.assign(n_, 0.0);
+    next_.assign(n_, T(0));
+  }
+
+  void illuminate(const Field<T>& u) override {
+    require(ill_.size() == n_, "internal: illuminate before begin_imaging");
+    for_points([&](std::size_t i, int x, int y, int z) {
+      const double v = double(u(x, y, z));
+      ill_[i] += v * v;
+    });
+  }
+
+  void keep(const Field<T>& u) override {
+    require(next_.size() == n_, "internal: keep before begin_imaging");
+    for_points([&](std::size_t i, int x, int y, int z) { next_[i] = u(x, y, z); });
+  }
+
+  void correlate(const Field<T>& now, const Field<T>& prev, int n) override {
+    require(corr_.size() == n_, "internal: correlate before begin_imaging");
+    const std::size_t ns = s_.sources.size();
+    require((std::size_t(n) + 1) * ns <= wavelets_.size(), "internal: no wavelet row for the step");
+    for_points([&](std::size_t i, int x, int y, int z) {
+      second_[i] = double(next_[i]) - 2.0 * double(now(x, y, z)) + double(prev(x, y, z));
+    });
+    for (std::size_t j = 0; j < ns; ++j)
+      for (const Tap& t : s_.sources[j])
+        second_[(std::size_t(t.z) * s_.n.ny + std::size_t(t.y)) * s_.n.nx + std::size_t(t.x)] -=
+            t.w * wavelets_[std::size_t(n) * ns + j];
+    for (std::size_t i = 0; i < n_; ++i) corr_[i] += u_[i] * second_[i];
+    keep(now);
+  }
+
+  std::vector<double> correlation() const override { return corr_; }
+  std::vector<double> illumination() const override { return ill_; }
+
   // The forward step, with w its new u and h = Lap g + sum over layers of (D1 psi' + zeta'),
   // g being u with its ghosts filled:
   //   psi' = b psi + a D1 g;  zeta' = b zeta + a (D2 g + D1 psi');  w = 2u - u_prev + c2 h;
@@ -108,6 +149,15 @@ class CpuAdjoint final : public AdjointBackend<T> {
   }
 
  private:
+  // f(dense index, x, y, z) over the grid's points in [z][y][x] order.
+  template <class F>
+  void for_points(F&& f) const {
+    std::size_t i = 0;
+    for (int z = 0; z < s_.n.nz; ++z)
+      for (int y = 0; y < s_.n.ny; ++y)
+        for (int x = 0; x < s_.n.nx; ++x) f(i++, x, y, z);
+  }
+
   std::vector<double> array(const StateSlot& slot) const {
     switch (slot.kind) {
       case StateSlot::u:
@@ -262,6 +312,9 @@ class CpuAdjoint final : public AdjointBackend<T> {
   std::array<int, 3> ext_{};
   std::vector<double> u_, up_, c2_, g_;
   std::vector<std::vector<double>> psi_, zeta_;
+  // The imaging condition's sums and what it keeps between calls (begin_imaging).
+  std::vector<double> wavelets_, corr_, ill_, second_;
+  std::vector<T> next_;
 };
 
 }  // namespace

@@ -75,10 +75,6 @@ Prepared<T> prepare(const ImagingRun& run) {
   if (run.boundary_saving)
     if (const std::string why = imaging::boundary_saving_problem(p.setup); !why.empty())
       throw Error(why);
-  if (run.boundary_saving && p.plan.device != Device::cpu)
-    throw Error(
-        "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "
-        "(a memory budget or a number of kept states)");
   if (run.data_dt > 0 && std::fabs(run.data_dt - p.plan.dt) > 0.5e-6)
     throw Error("the data's sample interval " + std::to_string(run.data_dt * 1e6) +
                 " us is not the configuration's dt " + std::to_string(p.plan.dt * 1e6) +

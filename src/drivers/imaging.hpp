@@ -23,7 +23,7 @@ struct ImagingRun {
   std::vector<double> data;      // (steps + 1) x receivers: observed data (gradient) or the
                                  // reflections to migrate (migrate); empty: zeros
   double memory_budget = 0;      // bytes for the forward states the adjoint keeps (0: half
-                                 // the host memory available)
+                                 // the memory free where they are kept: host or GPU)
   int checkpoints = 0;           // > 0: this many kept states, whatever the budget
   bool boundary_saving = false;  // instead: each step's ring at the absorbing layers' inner
                                  // edge, the forward field run backward (imaging::GradientOptions)

@@ -224,17 +224,3 @@ TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
         exact.checkpoint_bytes);
   }
 }
-
-TEST(ImagingGradient, BoundarySavingIsRefusedOnTheGpuForNow) {
-  const test::AdjointProblem p = test::adjoint_problem(4, kCpmlFreeTop, 10);
-  imaging::Shot shot;
-  shot.steps = 10;
-  shot.wavelets.assign(10 * p.setup.sources.size(), 1.0);
-  try {
-    imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot,
-                                     {.boundary_saving = true});
-    ADD_FAILURE() << "boundary saving on the GPU was not refused";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("CPU backend for now"), std::string::npos) << e.what();
-  }
-}

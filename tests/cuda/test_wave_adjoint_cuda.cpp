@@ -148,6 +148,94 @@ TEST(WaveAdjointCuda, GradientAgreesWithTheCpu) {
   EXPECT_LT(err / scale, 1e-10);
 }
 
+// The imaging condition summed on the device (begin_imaging .. correlate) against the CPU's
+// sums, in both precisions: the gradient and the illumination, with a second source on the
+// first one's points (their injections are subtracted source by source) and with the states
+// recomputed from a few checkpoints (the sums see every state once, in the schedule's order).
+TEST(WaveAdjointCuda, ImagingConditionOnTheDeviceAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  const int steps = 70;
+  test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps);
+  ASSERT_FALSE(p.setup.sources.empty());
+  p.setup.sources.push_back(p.setup.sources.front());  // the same points again
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.23 * n + double(j)) * (1.0 + 0.5 * double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.02);
+  auto worst = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double err = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      err = std::max(err, std::fabs(a[i] - b[i]));
+      scale = std::max(scale, std::fabs(a[i]));
+    }
+    EXPECT_GT(scale, 0.0);
+    return err / scale;
+  };
+  for (const int checkpoints : {0, 5}) {
+    imaging::GradientOptions o;
+    o.checkpoints = checkpoints;
+    const auto cpu =
+        imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, o);
+    const auto gpu =
+        imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot, o);
+    ASSERT_EQ(gpu.gradient.size(), cpu.gradient.size());
+    ASSERT_EQ(gpu.illumination.size(), cpu.illumination.size());
+    EXPECT_LT(worst(cpu.gradient, gpu.gradient), 1e-10) << checkpoints << " checkpoints, f64";
+    EXPECT_LT(worst(cpu.illumination, gpu.illumination), 1e-12)
+        << checkpoints << " checkpoints, f64";
+    std::vector<float> v32(p.velocity.begin(), p.velocity.end());
+    const auto c32 =
+        imaging::misfit_gradient<float>(p.setup, Device::cpu, v32, p.dt_over_h, shot, o);
+    const auto g32 =
+        imaging::misfit_gradient<float>(p.setup, Device::cuda, v32, p.dt_over_h, shot, o);
+    EXPECT_LT(worst(c32.gradient, g32.gradient), 1e-3) << checkpoints << " checkpoints, f32";
+    EXPECT_LT(worst(c32.illumination, g32.illumination), 1e-4)
+        << checkpoints << " checkpoints, f32";
+  }
+}
+
+// Boundary saving on the GPU (its rings in device memory, the field run backward there)
+// against the CPU's, and against checkpointing on the GPU in the interior.
+TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  const int steps = 90;
+  const test::AdjointProblem p = test::adjoint_problem(
+      8,
+      {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
+      steps, {30, 26, 28}, 7);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.21 * n) * (1.0 + double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
+  const imaging::GradientOptions bs{.boundary_saving = true};
+  const auto cpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, bs);
+  const auto gpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot, bs);
+  const auto kept =
+      imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot, {});
+  EXPECT_TRUE(gpu.boundary_saving);
+  EXPECT_EQ(gpu.forward_steps, 2 * steps);
+  ASSERT_EQ(gpu.gradient.size(), cpu.gradient.size());
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < cpu.gradient.size(); ++i) {
+    err = std::max(err, std::fabs(gpu.gradient[i] - cpu.gradient[i]));
+    scale = std::max(scale, std::fabs(cpu.gradient[i]));
+  }
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(err / scale, 1e-10) << "boundary saving, GPU against CPU";
+  // Where boundary saving gives a value (not zeroed in the layers), checkpointing's agrees.
+  double worst = 0;
+  for (std::size_t i = 0; i < gpu.gradient.size(); ++i)
+    if (gpu.gradient[i] != 0.0)
+      worst = std::max(worst, std::fabs(gpu.gradient[i] - kept.gradient[i]));
+  EXPECT_LT(worst / scale, 1e-10) << "boundary saving against kept states, both on the GPU";
+}
+
 TEST(WaveAdjointCuda, BornAgreesWithTheCpu) {
   REQUIRE_GPU();
   const int steps = 60;

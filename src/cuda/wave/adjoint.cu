@@ -13,13 +13,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <tuple>
 
 #include "backend/wave_adjoint.hpp"
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_adjoint.cuh"
+#include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
@@ -32,6 +32,32 @@ namespace kernels = cuda::kernels;
 
 unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
+}
+
+// Taps grouped by grid point, the points in dense [z][y][x] order and each point's taps in
+// the order of their sets (sources or receivers): what one thread per point walks, so taps
+// sharing a point neither race nor change the order of their terms.
+struct PointTaps {
+  std::vector<std::size_t> dense;  // the points
+  std::vector<int> first = {0};    // point k's taps: [first[k], first[k + 1])
+  std::vector<int> set;            // each tap's source or receiver
+  std::vector<Tap> tap;            // and the tap itself
+};
+
+PointTaps point_taps(const Extent& n, const std::vector<std::vector<Tap>>& sets) {
+  std::map<std::size_t, std::vector<std::pair<int, Tap>>> nodes;
+  for (std::size_t j = 0; j < sets.size(); ++j)
+    for (const Tap& t : sets[j])
+      nodes[(std::size_t(t.z) * std::size_t(n.ny) + std::size_t(t.y)) * std::size_t(n.nx) +
+            std::size_t(t.x)]
+          .push_back({int(j), t});
+  PointTaps p;
+  for (const auto& [i, list] : nodes) {
+    p.dense.push_back(i);
+    for (const auto& [j, t] : list) p.set.push_back(j), p.tap.push_back(t);
+    p.first.push_back(int(p.set.size()));
+  }
+  return p;
 }
 
 template <class T>
@@ -175,6 +201,86 @@ class CudaAdjoint final : public AdjointBackend<T> {
     return adjoint_u_;
   }
 
+  void begin_imaging(std::span<const double> wavelets) override {
+    const std::size_t n = s_.n.points(), ns = s_.sources.size();
+    require(ns == 0 || wavelets.size() % ns == 0,
+            "internal: the wavelets are not whole rows of one value per source");
+    require_device_memory(
+        n * (2 * sizeof(double) + sizeof(T) + 1) + wavelets.size() * sizeof(double),
+        "the imaging condition's sums (correlation, illumination), the state it "
+        "keeps and the sources' mask (" +
+            s_.n.str() + ")");
+    Imaging im;
+    const Layout& L = q_.layout();
+    im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
+    im.corr = DeviceArray<double>(n);
+    im.ill = DeviceArray<double>(n);
+    im.next = DeviceArray<T>(n);
+    zero(im.corr.get(), n * sizeof(double));
+    zero(im.ill.get(), n * sizeof(double));
+    zero(im.next.get(), n * sizeof(T));
+    if (!wavelets.empty())
+      im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
+    im.rows = ns ? wavelets.size() / ns : 0;
+    // The sources' points, each with its taps in source order (the CPU subtracts them so).
+    const PointTaps p = point_taps(s_.n, s_.sources);
+    std::vector<unsigned char> mask(n, 0);
+    for (std::size_t i : p.dense) mask[i] = 1;
+    im.mask = DeviceArray<unsigned char>(mask);
+    im.points = int(p.dense.size());
+    if (im.points) {
+      std::vector<double> w;
+      for (const Tap& t : p.tap) w.push_back(t.w);
+      im.dense =
+          DeviceArray<std::int64_t>(std::vector<std::int64_t>(p.dense.begin(), p.dense.end()));
+      im.first = DeviceArray<int>(p.first);
+      im.src = DeviceArray<int>(p.set);
+      im.w = DeviceArray<double>(w);
+    }
+    im_.emplace(std::move(im));
+  }
+
+  void illuminate(const Field<T>& u) override {
+    Imaging& im = imaging(u, "illuminate");
+    kernels::image_illuminate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        u.origin(), im.grid, im.ill.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  void keep(const Field<T>& u) override {
+    Imaging& im = imaging(u, "keep");
+    kernels::image_keep<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        u.origin(), im.grid, im.next.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  void correlate(const Field<T>& now, const Field<T>& prev, int n) override {
+    Imaging& im = imaging(now, "correlate");
+    imaging(prev, "correlate");
+    require(n >= 0 && (s_.sources.empty() || std::size_t(n) < im.rows),
+            "internal: no wavelet row for the step");
+    if (im.points) {  // first: they read `next` before the pass below moves it
+      const double* amps = im.wavelets.get() + std::size_t(n) * s_.sources.size();
+      kernels::image_correlate_sources<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+          now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next.get(), im.grid,
+          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr.get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    kernels::image_correlate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+        now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
+        im.next.get(), im.corr.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  std::vector<double> correlation() const override {
+    require(im_.has_value(), "internal: correlation before begin_imaging");
+    return im_->corr.download(s_.n.points());
+  }
+  std::vector<double> illumination() const override {
+    require(im_.has_value(), "internal: illumination before begin_imaging");
+    return im_->ill.download(s_.n.points());
+  }
+
   void step_back() override {
     const cudaStream_t st = stream();
     if (mirror_.faces > 0) {
@@ -205,6 +311,31 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
  private:
+  // The imaging condition's state (begin_imaging): sums, the kept state, the sources' points.
+  struct Imaging {
+    kernels::ImagingGrid grid;
+    DeviceArray<double> corr, ill, wavelets, w;
+    DeviceArray<T> next;
+    DeviceArray<unsigned char> mask;
+    DeviceArray<std::int64_t> dense;
+    DeviceArray<int> first, src;
+    int points = 0;
+    std::size_t rows = 0;
+  };
+
+  // The imaging state, after checking that `f` is a forward field it can read.
+  Imaging& imaging(const Field<T>& f, const char* what) {
+    require(im_.has_value(), std::string("internal: ") + what + " before begin_imaging");
+    require(f.memory() == Memory::device && f.extent() == s_.n &&
+                std::int64_t(f.layout().pitch) == im_->grid.pitch &&
+                std::int64_t(f.layout().plane) == im_->grid.plane,
+            std::string("internal: ") + what + " needs a device field of the adjoint's layout");
+    return *im_;
+  }
+  static void zero(void* p, std::size_t bytes) {
+    if (bytes) STRATA_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream()));
+  }
+
   static cudaStream_t stream() { return nullptr; }
   static void synchronize() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
@@ -262,25 +393,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (receivers_in_) return *receivers_in_;
     require(c2_host_.size() == s_.n.points(),
             "the adjoint needs the velocity model first (set_velocity)");
-    std::map<std::tuple<int, int, int>, std::vector<std::pair<int, double>>> nodes;
-    for (std::size_t j = 0; j < s_.receivers.size(); ++j)
-      for (const Tap& t : s_.receivers[j]) nodes[{t.z, t.y, t.x}].push_back({int(j), t.w});
+    const PointTaps p = point_taps(s_.n, s_.receivers);
     std::vector<std::int64_t> off;
-    std::vector<int> first = {0}, src;
     std::vector<T> w;
-    for (const auto& [zyx, list] : nodes) {
-      const auto [z, y, x] = zyx;
-      off.push_back(offset(x, y, z));
-      const double c2 = double(c2_host_[dense(x, y, z)]);
-      for (const auto& [j, wt] : list) src.push_back(j), w.push_back(T(wt * c2));
-      first.push_back(int(src.size()));
+    for (std::size_t k = 0; k < p.dense.size(); ++k) {
+      const Tap& at = p.tap[std::size_t(p.first[k])];  // the point's coordinates
+      off.push_back(offset(at.x, at.y, at.z));
+      for (int t = p.first[k]; t < p.first[k + 1]; ++t)
+        w.push_back(T(p.tap[std::size_t(t)].w * double(c2_host_[p.dense[k]])));
     }
     Injection in;
     in.nodes = int(off.size());
     if (in.nodes) {
       in.off = DeviceArray<std::int64_t>(off);
-      in.first = DeviceArray<int>(first);
-      in.src = DeviceArray<int>(src);
+      in.first = DeviceArray<int>(p.first);
+      in.src = DeviceArray<int>(p.set);
       in.w = DeviceArray<T>(w);
     }
     amps_ = DeviceArray<T>(std::max<std::size_t>(1, s_.receivers.size()));
@@ -319,6 +446,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   DeviceArray<T> amps_;
   mutable DeviceArray<T> row_;
   mutable std::vector<double> adjoint_u_;
+  std::optional<Imaging> im_;
 };
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <tuple>
 #include <type_traits>
 
@@ -17,6 +19,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels/wave.cuh"
+#include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
 #include "strata/device.hpp"
@@ -275,10 +278,103 @@ public:
   }
 
   Field<T>& wavefield() override { return u_; }
+  Field<T>& previous_wavefield() override { return up_; }
 
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
+  // Kept states in device memory: u and u_prev whole (ghost layers too) and the layers'
+  // psi and zeta, copied device to device on the backend's stream.
+  Memory kept_state_memory() const override { return Memory::device; }
+  double kept_state_bytes(const Setup&) const override { return double(state_bytes()); }
+  void reserve_states(int count) override {
+    require(count >= 0, "internal: a negative number of kept states");
+    device_kept_.clear();
+    require_device_memory(std::size_t(count) * state_bytes(),
+                          std::to_string(count) + " kept forward states on the GPU (" +
+                              std::to_string(state_bytes() >> 20) +
+                              " MiB each): give a smaller memory budget or fewer checkpoints");
+    for (int k = 0; k < count; ++k) {
+      KeptState st{DeviceArray<T>(u_.layout().size), DeviceArray<T>(up_.layout().size), {}, {}};
+      for (std::size_t f = 0; f < psi_.size(); ++f) {
+        st.psi.emplace_back(psi_[f].size());
+        st.zeta.emplace_back(zeta_[f].size());
+      }
+      device_kept_.push_back(std::move(st));
+    }
+  }
+  void store_state(int slot) override {
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    KeptState& st = device_kept_.at(std::size_t(slot));
+    copy(st.u.get(), u_.data(), u_.layout().size);
+    copy(st.up.get(), up_.data(), up_.layout().size);
+    for (std::size_t f = 0; f < psi_.size(); ++f) {
+      copy(st.psi[f].get(), psi_[f].get(), psi_[f].size());
+      copy(st.zeta[f].get(), zeta_[f].get(), zeta_[f].size());
+    }
+  }
+  void reserve_rings(std::span<const std::size_t> points, int rows) override {
+    ring_rows_.reset();
+    ring_off_.reset();
+    ring_points_ = std::int64_t(points.size());
+    const std::size_t bytes = points.size() * (std::size_t(rows) * sizeof(T) + sizeof(std::int64_t));
+    require_device_memory(bytes, std::to_string(rows) + " rings of " + std::to_string(points.size()) +
+                                     " points (boundary saving) on the GPU");
+    std::vector<std::int64_t> off;
+    const std::size_t nx = std::size_t(s_.n.nx), ny = std::size_t(s_.n.ny);
+    for (std::size_t i : points)
+      off.push_back(std::int64_t(u_.layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
+                    std::int64_t(u_.layout().index(0, 0, 0)));
+    if (points.empty()) return;
+    ring_off_.emplace(off);
+    ring_rows_.emplace(points.size() * std::size_t(rows));
+    STRATA_CUDA_CHECK(cudaMemsetAsync(ring_rows_->get(), 0, ring_rows_->size() * sizeof(T), stream()));
+  }
+  void keep_ring(int row) override {
+    if (!ring_points_) return;
+    kernels::ring_gather<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
+        u_.origin(), ring_off_->get(), ring_points_, ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_));
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+  void put_ring(int row) override {
+    if (!ring_points_) return;
+    const T* src = row < 0 ? nullptr : ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_);
+    kernels::ring_scatter<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(u_.origin(), ring_off_->get(),
+                                                                                 ring_points_, src);
+    STRATA_CUDA_CHECK_LAUNCH();
+  }
+  void swap_time() override {
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    pending_row_ = -1;
+    std::swap(u_, up_);
+  }
+
+  void restore_state(int slot, bool) override {
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    pending_row_ = -1;  // the state it would sample is replaced
+    const KeptState& st = device_kept_.at(std::size_t(slot));
+    copy(u_.data(), st.u.get(), u_.layout().size);
+    copy(up_.data(), st.up.get(), up_.layout().size);
+    for (std::size_t f = 0; f < psi_.size(); ++f) {
+      copy(psi_[f].get(), st.psi[f].get(), psi_[f].size());
+      copy(zeta_[f].get(), st.zeta[f].get(), zeta_[f].size());
+    }
+  }
+
 private:
+  struct KeptState {
+    DeviceArray<T> u, up;
+    std::vector<DeviceArray<T>> psi, zeta;
+  };
+  std::size_t state_bytes() const {
+    std::size_t values = u_.layout().size + up_.layout().size;
+    for (std::size_t f = 0; f < psi_.size(); ++f) values += psi_[f].size() + zeta_[f].size();
+    return values * sizeof(T);
+  }
+  static void copy(T* dst, const T* src, std::size_t values) {
+    if (values)
+      STRATA_CUDA_CHECK(cudaMemcpyAsync(dst, src, values * sizeof(T), cudaMemcpyDeviceToDevice, stream()));
+  }
+
   static cudaStream_t stream() { return nullptr; }  // the legacy default stream
   cudaStream_t halo_stream() const { return halo_stream_.get(); }
 
@@ -484,6 +580,10 @@ private:
 
   Setup s_;
   Field<T> u_, up_, c2_;
+  std::vector<KeptState> device_kept_;  // reserve_states
+  std::int64_t ring_points_ = 0;         // reserve_rings: the points, their offsets, the rows
+  std::optional<DeviceArray<std::int64_t>> ring_off_;
+  std::optional<DeviceArray<T>> ring_rows_;
   kernels::MirrorArgs mirror_{};
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face

@@ -12,17 +12,11 @@
 #include "base/host_memory.hpp"
 #include "solvers/imaging/backends.hpp"
 #include "solvers/imaging/checkpointing.hpp"
+#include "strata/device.hpp"
 
 namespace strata::imaging {
 
 namespace {
-
-double state_bytes(const wave::Setup& s, std::size_t value_bytes) {
-  double values = 0;
-  for (const wave::StateSlot& slot : wave::state_slots(s))
-    values += double(wave::state_size(slot, s));
-  return values * double(value_bytes);
-}
 
 // The points boundary saving keeps: the grid less the absorbing layers is the interior; the
 // ring is what lies within `radius` of it outside (what a step of the interior reads), as
@@ -108,39 +102,55 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  g.checkpoint_bytes = state_bytes(s, sizeof(T));
   int slots = 0;
   Ring ring;
   if (o.adjoint && o.boundary_saving) {
-    if (device != Device::cpu)
-      throw Error(
-          "boundary saving runs on the CPU backend for now: use checkpoints on the GPU "
-          "(a memory budget or a number of kept states)");
     ring = ring_of(s);
     g.boundary_saving = true;
     g.checkpoint_bytes = double(ring.points.size()) * sizeof(T);
+    // The rings live where the backend keeps its states (a GPU's own memory, checked there).
     host::require_host_memory(
-        double(shot.steps + 1) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
+        (device == Device::cpu ? double(shot.steps + 1) * g.checkpoint_bytes : 0.0) +
+            8.0 * double(points) * sizeof(double),
         "the rings boundary saving keeps (" + std::to_string(shot.steps + 1) + " of " +
             std::to_string(ring.points.size()) + " points)");
-  } else if (o.adjoint) {
-    const double budget =
-        o.memory_budget > 0 ? o.memory_budget : 0.5 * host::available_memory().bytes;
+  }
+
+  std::unique_ptr<wave::Backend<T>> fwd = forward_backend<T>(device, s);
+  fwd->set_velocity(velocity, dt_over_h);
+  if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
+  if (!g.boundary_saving) g.checkpoint_bytes = fwd->kept_state_bytes(s);
+  // The adjoint is made before the forward sweep: the imaging condition (the illumination
+  // during the sweep, the correlation after) is summed where the fields live, so on a GPU no
+  // field leaves the device until the end.
+  std::unique_ptr<wave::AdjointBackend<T>> adj;
+  if (o.adjoint) {
+    adj = adjoint_backend<T>(device, s);
+    adj->set_velocity(velocity, dt_over_h);
+    adj->begin_imaging(shot.wavelets);
+  }
+  if (o.adjoint && !o.boundary_saving) {
+    // The kept states live where the backend keeps them (a GPU's own memory), so the budget
+    // (by default half of what is free there, the run's fields made) is of that memory.
+    const bool on_device = fwd->kept_state_memory() == Memory::device;
+    const double budget = o.memory_budget > 0 ? o.memory_budget
+                          : on_device         ? 0.5 * double(cuda_current_device().free_memory)
+                                              : 0.5 * host::available_memory().bytes;
     slots = o.checkpoints > 0
                 ? o.checkpoints
                 : checkpoints_for_budget(std::uint64_t(g.checkpoint_bytes), std::uint64_t(budget));
     slots = std::min(slots, shot.steps);  // the schedule reverses S + 1 states
     g.checkpoints = slots_used(shot.steps + 1, slots);
     host::require_host_memory(
-        double(g.checkpoints) * g.checkpoint_bytes + 8.0 * double(points) * sizeof(double),
+        (on_device ? 0.0 : double(g.checkpoints) * g.checkpoint_bytes) +
+            8.0 * double(points) * sizeof(double),
         "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
+    fwd->reserve_states(g.checkpoints);
   }
-
-  std::unique_ptr<wave::Backend<T>> fwd = forward_backend<T>(device, s);
-  fwd->set_velocity(velocity, dt_over_h);
-  if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
-  g.illumination.assign(points, 0.0);
-  std::vector<T> u(points);
+  if (!o.adjoint) {
+    g.illumination.assign(points, 0.0);
+  }
+  std::vector<T> u(o.adjoint ? 0 : points);
   int reached = 0;  // the furthest step run: each one's u counts once in the illumination
   auto forward_step = [&](int n) {
     const Clock::time_point t = Clock::now();
@@ -149,10 +159,15 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     ++g.forward_steps;
     if (n + 1 > reached) {
       reached = n + 1;
-      fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, u.data());
-      for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(u[i]) * double(u[i]);
+      if (adj) {
+        adj->illuminate(fwd->wavefield());
+      } else {
+        fwd->read_state(wave::StateSlot{wave::StateSlot::u, 0}, 0, points, u.data());
+        for (std::size_t i = 0; i < points; ++i) g.illumination[i] += double(u[i]) * double(u[i]);
+      }
     }
-    g.forward_seconds += since(t);  // read_state waits for the step on a GPU
+    fwd->synchronize();  // the step's time, not its launch's
+    g.forward_seconds += since(t);
   };
   std::vector<double> residual;
   auto take_traces = [&] {  // every row is final once step S - 1 has run
@@ -175,33 +190,30 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     return g;
   }
 
-  std::unique_ptr<wave::AdjointBackend<T>> adj = adjoint_backend<T>(device, s);
-  adj->set_velocity(velocity, dt_over_h);
   // The schedule reverses the S + 1 states x_0 .. x_S (x_m holds u_m and u_{m-1}); its adjoint
   // action for x_m reads them. At x_S the data are final (the residual); at x_n, n < S, the
   // gradient's step n: lambda_{n+1} gains row n + 1's residual and is correlated with
   // u_{n+1} (kept from the action before) - 2 u_n + u_{n-1}, less what step n injected; then
   // the adjoint steps back. Nothing is run twice when every state is kept.
-  std::vector<double> corr(points, 0.0), second(points);
-  std::vector<T> next(points), now(points), prev(points);
   // `swapped`: the backend holds u_m in u_prev and u_{m-1} in u (a field run backward).
   auto adjoint_at = [&](int m, bool swapped = false) {
-    using K = wave::StateSlot::Kind;
-    fwd->read_state(wave::StateSlot{swapped ? K::u_prev : K::u, 0}, 0, points, now.data());
-    fwd->read_state(wave::StateSlot{swapped ? K::u : K::u_prev, 0}, 0, points, prev.data());
+    const Field<T>& now = swapped ? fwd->previous_wavefield() : fwd->wavefield();
+    const Field<T>& prev = swapped ? fwd->wavefield() : fwd->previous_wavefield();
     if (m == shot.steps) {
       take_traces();
+      adj->keep(now);  // u_S is the next action's u_{n+1}
     } else {
       const int n = m;
       adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
-      second_difference(s, shot, n, next.data(), now.data(), prev.data(), second);
-      const std::span<const double> lambda = adj->adjoint_u();
-      for (std::size_t i = 0; i < points; ++i) corr[i] += lambda[i] * second[i];
+      adj->correlate(now, prev, n);  // and u_m becomes the next action's u_{n+1}
       adj->step_back();
     }
-    std::swap(next, now);  // u_m is the next action's u_{n+1}
+    fwd->synchronize();  // the adjoint's time, not its launches'
   };
+  std::vector<double> corr;
   auto finish = [&] {  // the gradient from the correlation
+    if (corr.empty()) corr = adj->correlation();
+    g.illumination = adj->illumination();
     g.recomputation = double(g.forward_steps) / double(shot.steps);
     g.gradient.resize(points);
     for (std::size_t i = 0; i < points; ++i)
@@ -209,44 +221,33 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.seconds = since(t_start);
   };
   if (g.boundary_saving) {
-    // One forward sweep keeping each u's ring (u_0 = u_{-1} = 0: the rest before step 0).
-    const std::size_t nring = ring.points.size();
-    std::vector<T> rings(std::size_t(shot.steps + 1) * nring, T(0));
+    // One forward sweep keeping each u's ring in row n + 1 (row 0, u_0 = 0: the rest before
+    // step 0), where the backend keeps its states.
+    fwd->reserve_rings(ring.points, shot.steps + 1);
     for (int n = 0; n < shot.steps; ++n) {
       forward_step(n);  // u holds u_{n+1}
-      T* dst = rings.data() + std::size_t(n + 1) * nring;
-      for (std::size_t k = 0; k < nring; ++k) dst[k] = u[ring.points[k]];
+      fwd->keep_ring(n + 1);
     }
     adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
     // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
     // ring's values are put back. The backend's u and u_prev trade places once.
     const Clock::time_point t_swap = Clock::now();
-    std::vector<wave::NamedArray<T>> state = fwd->save();
-    for (wave::NamedArray<T>& a : state)
-      if (a.name == "u")
-        a.name = "u_prev";
-      else if (a.name == "u_prev")
-        a.name = "u";
-    fwd->load(state);
+    fwd->swap_time();
+    fwd->synchronize();
     g.checkpoint_seconds += since(t_swap);
-    const int nx = s.n.nx, ny = s.n.ny;
     for (int m = shot.steps - 1; m >= 0; --m) {
       const Clock::time_point t = Clock::now();
       fwd->step(m);  // u: u_{m-1}; u_prev: u_m
       ++g.forward_steps;
-      Field<T>& w = fwd->wavefield();  // u after the step, wherever the backend keeps it
-      const T* src = rings.data() + std::size_t(m > 0 ? m - 1 : 0) * nring;
-      for (std::size_t k = 0; k < nring; ++k) {
-        const std::size_t i = ring.points[k];
-        w(int(i % std::size_t(nx)), int(i / std::size_t(nx) % std::size_t(ny)),
-          int(i / (std::size_t(nx) * std::size_t(ny)))) = m > 0 ? src[k] : T(0);
-      }
+      fwd->put_ring(m - 1);  // u_{m-1}'s ring; u_{-1} = 0
+      fwd->synchronize();
       g.forward_seconds += since(t);
       const Clock::time_point ta = Clock::now();
       adjoint_at(m, true);
       g.adjoint_seconds += since(ta);
     }
     // Outside the interior and its ring the field run backward is not the forward one.
+    corr = adj->correlation();
     const int n3[3] = {s.n.nx, s.n.ny, s.n.nz};
     for (std::size_t i = 0; i < points; ++i) {
       const int c[3] = {int(i % std::size_t(n3[0])),
@@ -261,7 +262,6 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     finish();
     return g;
   }
-  std::vector<std::vector<wave::NamedArray<T>>> kept(std::size_t(std::max(1, slots)));
   int live = 0;
   for (CheckpointSchedule plan(shot.steps + 1, slots); const auto a = plan.next();) {
     switch (a->kind) {
@@ -274,14 +274,13 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       case CheckpointAction::store: {
         require(live == a->step, "internal: the checkpoint schedule stores a state not live");
         const Clock::time_point t = Clock::now();
-        kept.at(std::size_t(a->slot)) = fwd->save();
+        fwd->store_state(a->slot);
         g.checkpoint_seconds += since(t);
         break;
       }
       case CheckpointAction::restore: {
         const Clock::time_point t = Clock::now();
-        fwd->load(kept.at(std::size_t(a->slot)));
-        if (a->release) kept[std::size_t(a->slot)].clear();
+        fwd->restore_state(a->slot, a->release);
         g.checkpoint_seconds += since(t);
         live = a->step;
         break;

@@ -31,7 +31,8 @@ struct Shot {
 // is kept, and nothing recomputed, when the budget holds them all.
 struct GradientOptions {
   bool adjoint = true;       // false: the forward run and the misfit alone
-  double memory_budget = 0;  // bytes for the kept states (0: half the host memory available)
+  double memory_budget = 0;  // bytes for the kept states (0: half the memory free where
+                             // the backend keeps them: the host's, or the GPU's own)
   int checkpoints = 0;       // > 0: this many kept states, whatever the budget
   // The adjoint's source: predicted - observed (the misfit's residual), or with `migrate` the
   // negated observed data alone (what migrate() back-propagates).
@@ -41,7 +42,7 @@ struct GradientOptions {
   // u_{n-1} = 2 u_n - u_{n+1} + c2 Lap u_n + S s_n (the leapfrog read the other way), the
   // ring put back each step. The interior is right to rounding; inside the absorbing layers
   // the field is not (their damping does not run backward), so the gradient there is zero.
-  // 2 S forward steps, (S + 1) rings of memory. The CPU backend for now.
+  // 2 S forward steps, (S + 1) rings of memory, kept where the backend keeps its states.
   bool boundary_saving = false;
 };
 
