@@ -23,8 +23,9 @@ template <class T>
 void apply_interior(const Stencil& stencil, const Field<T>& in, Field<T>& out,
                     Stream stream = {});
 
-// fill_ghosts(in, bc, stencil.radius()) then apply_interior: in's ghost layers are
-// overwritten, its interior is only read.
+// fill_ghosts(in, bc, stencil.radius()) then apply_interior: in's interior is only read; its
+// ghost layers are overwritten, except with Dirichlet 0 on a GPU, whose pass reads +0 beyond
+// the interior without them (the same bits; in's ghosts are then left as they were).
 template <class T>
 void apply(const Stencil& stencil, Field<T>& in, Field<T>& out, const Boundary& bc,
            Stream stream = {});

@@ -72,6 +72,12 @@ void relax_interior(Tag, const Stencil& s, double c, const Field<T>& in, Field<T
     apply_box(s.as_box27(), in, out, r, Relax{c});
 }
 
+// The CPU's ghost fill is a small part of its pass: it fills and applies.
+template <class T>
+bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*) {
+  return false;
+}
+
 // The CPU takes its steps one at a time (its passes are the reference, not a rate).
 template <class T>
 bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&, const Field<T>&,
@@ -101,6 +107,8 @@ template void relax_interior(Tag, const Stencil&, double, const Field<float>&, F
                              Region);
 template void relax_interior(Tag, const Stencil&, double, const Field<double>&, Field<double>&,
                              void*, Region);
+template bool apply_zero_ghosts(Tag, const Stencil&, const Field<float>&, Field<float>&, void*);
+template bool apply_zero_ghosts(Tag, const Stencil&, const Field<double>&, Field<double>&, void*);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
                           const Field<float>&, Field<float>&, void*);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,

@@ -45,10 +45,16 @@ CUtensorMapL2promotion l2_promotion() {
 
 CUtensorMap make_plane_tensor_map(const void* base, std::size_t elem_bytes, std::int64_t pitch,
                                   std::int64_t rows, std::int64_t planes, int box_w, int box_rows) {
+  return make_box_tensor_map(base, elem_bytes, pitch, rows, planes, pitch, pitch * rows, box_w,
+                             box_rows);
+}
+
+CUtensorMap make_box_tensor_map(const void* base, std::size_t elem_bytes, std::int64_t nx,
+                                std::int64_t ny, std::int64_t nz, std::int64_t pitch,
+                                std::int64_t plane, int box_w, int box_rows) {
   CUtensorMap map{};
-  const cuuint64_t dims[3] = {cuuint64_t(pitch), cuuint64_t(rows), cuuint64_t(planes)};
-  const cuuint64_t strides[2] = {cuuint64_t(pitch) * elem_bytes,
-                                 cuuint64_t(pitch * rows) * elem_bytes};
+  const cuuint64_t dims[3] = {cuuint64_t(nx), cuuint64_t(ny), cuuint64_t(nz)};
+  const cuuint64_t strides[2] = {cuuint64_t(pitch) * elem_bytes, cuuint64_t(plane) * elem_bytes};
   const cuuint32_t box[3] = {cuuint32_t(box_w), cuuint32_t(box_rows), 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   const CUtensorMapDataType type =
@@ -59,8 +65,8 @@ CUtensorMap make_plane_tensor_map(const void* base, std::size_t elem_bytes, std:
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +
-                ") for a " + std::to_string(pitch) + "x" + std::to_string(rows) + "x" +
-                std::to_string(planes) + " tensor with a " + std::to_string(box_w) + "x" +
+                ") for a " + std::to_string(nx) + "x" + std::to_string(ny) + "x" +
+                std::to_string(nz) + " tensor with a " + std::to_string(box_w) + "x" +
                 std::to_string(box_rows) + " box");
   return map;
 }

@@ -1,5 +1,7 @@
 // The public stencil API: validates the request once, then hands it to the backend that
 // owns the fields' memory (on_backend) through the seam in backend/stencil.hpp.
+#include <cmath>
+
 #include "backend/stencil.hpp"
 #include "dispatch/backend.hpp"
 #include "strata/apply.hpp"
@@ -42,6 +44,14 @@ void apply_interior(const Stencil& s, const Field<T>& in, Field<T>& out, Stream 
 template <class T>
 void apply(const Stencil& s, Field<T>& in, Field<T>& out, const Boundary& bc, Stream stream) {
   check_pair(s, in, out);
+  // Dirichlet +0: a backend that can read zeros beyond the interior skips the fill (on the
+  // GPU the fill cost 11% of a 512^3 7-point pass); -0 and other values are filled.
+  const bool zeros =
+      bc.kind == BoundaryKind::dirichlet && bc.value == 0.0 && !std::signbit(bc.value);
+  if (zeros && on_backend(in.memory(), [&](auto tag) {
+        return apply_zero_ghosts(tag, s, in, out, stream.handle);
+      }))
+    return;
   fill_ghosts(in, bc, s.radius(), stream);
   apply_interior(s, in, out, stream);
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "common/test_util.hpp"
@@ -113,6 +114,65 @@ TEST(StencilCuda, DifferentGhostWidthsAndLargerGhosts) {
                                [&](Field<float>& i, Field<float>& o) { apply_interior(s, i, o); },
                                "ghost " + std::to_string(in_ghost) + "->" + std::to_string(out_ghost));
     }
+}
+
+// apply with Dirichlet +0 on the GPU reads +0 beyond the interior instead of filling in's
+// ghosts (the TMA loaders' zero fill): the same bits as the fill and the pass, in's ghosts
+// left as they were (garbage here, so that reading one would show); -0 takes the fill.
+template <class T>
+void zero_ghosts(const Extent& n, const Stencil& s, std::uint64_t seed) {
+  const std::string what = s.describe() + " " + n.str() + " " + to_string(precision_of<T>);
+  Field<T> in(n);
+  test::poison(in);  // ghosts 0xA5 bytes
+  test::fill_random(in, seed, -2.0, 3.0);
+  Field<T> din(n, in.ghost(), Memory::device), filled(n, in.ghost(), Memory::device);
+  copy(in, din);
+  copy(in, filled);
+  Field<T> reference(n, in.ghost());
+  copy(in, reference);
+  fill_ghosts(reference, Boundary::dirichlet(0.0), s.radius());
+  const Field<T> got = check_device_pass<T>(
+      s, reference, din, 1, [&](Field<T>& i, Field<T>& o) { apply(s, i, o, Boundary::dirichlet(0.0)); },
+      what + " dirichlet 0");
+  const Field<T> want = check_device_pass<T>(
+      s, reference, filled, 1,
+      [&](Field<T>& i, Field<T>& o) {
+        fill_ghosts(i, Boundary::dirichlet(0.0), s.radius());
+        apply_interior(s, i, o);
+      },
+      what + " fill then pass");
+  EXPECT_EQ(test::interior_bit_diffs(want, got), "") << what << ": against the fill and the pass";
+  Field<T> back(n, in.ghost());
+  copy(din, back);
+  EXPECT_EQ(std::memcmp(back.data(), in.data(), in.layout().bytes()), 0)
+      << what << ": in's ghosts or interior were written";
+  // -0 is filled: a ghost of -0 and one of +0 can give sums of different signs.
+  Field<T> negative(n, in.ghost());
+  copy(in, negative);
+  fill_ghosts(negative, Boundary::dirichlet(-0.0), s.radius());
+  check_device_pass<T>(s, negative, din, 1,
+                       [&](Field<T>& i, Field<T>& o) { apply(s, i, o, Boundary::dirichlet(-0.0)); },
+                       what + " dirichlet -0");
+  copy(din, back);
+  EXPECT_EQ(test::outside_interior_diffs(back, negative), 0u) << what << ": -0 was not filled";
+}
+
+TEST(StencilCuda, DirichletZeroReadsZerosBeyondTheInteriorWithoutItsGhosts) {
+  REQUIRE_GPU();
+  std::uint64_t seed = 900;
+  std::vector<Extent> shapes = test_shapes();
+  shapes.push_back({129, 33, 2});
+  for (const Extent& n : shapes) {
+    for (int r = 1; r <= 4; ++r, seed += 2) {
+      zero_ghosts<float>(n, test::random_stencil(StencilKind::star, r, seed), seed);
+      zero_ghosts<double>(n, test::random_stencil(StencilKind::star, r, seed + 1), seed + 1);
+    }
+    for (StencilKind k : {StencilKind::sym27, StencilKind::box27}) {
+      seed += 2;
+      zero_ghosts<float>(n, test::random_stencil(k, 1, seed), seed);
+      zero_ghosts<double>(n, test::random_stencil(k, 1, seed + 1), seed + 1);
+    }
+  }
 }
 
 #if STRATA_HAVE_CUDA

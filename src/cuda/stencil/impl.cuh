@@ -53,9 +53,20 @@ void launch_impl(const Stencil* s, const Field<typename Op::value_type>& in,
 }
 
 template <class Op, class Cfg>
+void launch_impl_zero_ghosts(const Stencil* s, const Field<typename Op::value_type>& in,
+                             Field<typename Op::value_type>& out, void* stream) {
+  launch_25d<Op, Cfg>(make_op(OpTag<Op>{}, s), in.data(), in.layout(), out.origin(),
+                      out.layout(), static_cast<cudaStream_t>(stream), 0, {}, {}, true);
+}
+
+template <class Op, class Cfg>
 StencilImpl<typename Op::value_type> make_impl(const char* kernel, bool is_default,
                                                bool candidate = false) {
-  return {kernel, Cfg::name(), is_default, candidate, &launch_impl<Op, Cfg>};
+  StencilImpl<typename Op::value_type> impl{kernel, Cfg::name(), is_default, candidate,
+                                            &launch_impl<Op, Cfg>};
+  if constexpr (Cfg::loader == Loader::tma)
+    impl.launch_zero_ghosts = &launch_impl_zero_ghosts<Op, Cfg>;
+  return impl;
 }
 
 // The implementations of one family for every configuration in Cfgs (tuning/variants/).

@@ -62,11 +62,14 @@ inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
 
 // Launches out = epi(op(in), ...) on the interior, or on a region of it. Auxiliary fields
 // an epilogue reads must share the output's layout (it indexes them with the output offset
-// from the interior origin, whatever the region).
+// from the interior origin, whatever the region). `zero_ghosts` (TMA loaders only): the
+// input is read as +0 beyond its interior, its ghost layers neither read nor needed (the
+// tensor map covers the interior alone, and the kernel's coordinates become the interior's).
 template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
 void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
                 typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
-                int zchunks = 0, const Epi& epi = {}, Region region = {}) {
+                int zchunks = 0, const Epi& epi = {}, Region region = {},
+                bool zero_ghosts = false) {
   using T = typename Op::value_type;
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
@@ -74,17 +77,24 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   const LaunchFacts facts = launch_facts<kernel, Cfg::THREADS, G::SMEM_BYTES>();
 
   kernels::StencilArgs<Op, Epi> a{};
-  if constexpr (Cfg::loader == Loader::tma)
-    a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
-                                     G::ROWS);  // one sub-tile box; NSUB are issued per plane
+  require(!zero_ghosts || Cfg::loader == Loader::tma,
+          "internal: a pass reading zeros beyond the interior needs a TMA loader");
+  if constexpr (Cfg::loader == Loader::tma) {
+    if (zero_ghosts)
+      a.in_map = make_box_tensor_map(in_base + lin.index(0, 0, 0), sizeof(T), lin.n.nx, lin.n.ny,
+                                     lin.n.nz, lin.pitch, lin.plane, G::W, G::ROWS);
+    else
+      a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
+                                       G::ROWS);  // one sub-tile box; NSUB are issued per plane
+  }
   a.in = in_base;
   a.out = out_origin;
   a.in_pitch = lin.pitch;
   a.in_plane = lin.plane;
   a.out_pitch = lout.pitch;
   a.out_plane = lout.plane;
-  a.in_xoff = int(lin.xoff);
-  a.in_ghost = lin.ghost;
+  a.in_xoff = zero_ghosts ? 0 : int(lin.xoff);  // the box's coordinates: the interior's
+  a.in_ghost = zero_ghosts ? 0 : lin.ghost;
   a.in_rows = int(lin.rows);
   if (region.whole()) region = {0, 0, 0, lin.n.nx, lin.n.ny, lin.n.nz};
   // Both loaders start the tile's rows on 16 bytes: the cp.async loader copies 16-byte

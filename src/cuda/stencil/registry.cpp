@@ -1,5 +1,7 @@
 // The registry of compiled stencil implementations and the public API's CUDA dispatch: each
 // kernel runs the shape tuning chose for the current device (strata/tuning.hpp).
+#include <cstdint>
+
 #include "cuda/stencil/impl.hpp"
 #include "cuda/stencil/tuning.hpp"
 #include "cuda/tuning/families.hpp"
@@ -59,11 +61,22 @@ void apply_interior(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, vo
   chosen_impl<T>(kernel_name(s), stream).launch(&s, in, out, stream, 0, region);
 }
 
-#define STRATA_INSTANTIATE(T)                                                      \
-  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                  \
-  template const StencilImpl<T>& default_impl<T>(std::string_view);                \
-  template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);          \
-  template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view); \
+template <class T>
+bool apply_zero_ghosts(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void* stream) {
+  const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), stream);
+  // The interior's first element is the tensor's base: it must lie on 16 bytes.
+  const auto origin = reinterpret_cast<std::uintptr_t>(in.data() + in.layout().index(0, 0, 0));
+  if (!impl.launch_zero_ghosts || origin % 16 != 0) return false;
+  impl.launch_zero_ghosts(&s, in, out, stream);
+  return true;
+}
+
+#define STRATA_INSTANTIATE(T)                                                              \
+  template bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*); \
+  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                          \
+  template const StencilImpl<T>& default_impl<T>(std::string_view);                        \
+  template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);                  \
+  template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view);         \
   template void apply_interior(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)

@@ -27,6 +27,11 @@ struct StencilImpl {
   bool is_default = false;  // the policy table's choice for this kernel and precision
   bool candidate = false;   // one of the shapes tuning chooses between (not a tile variant)
   StencilLaunchFn<T> launch = nullptr;
+  // The same pass reading +0 beyond the interior instead of in's ghost layers (the TMA
+  // loaders: the tensor map covers the interior alone and the hardware fills the rest with
+  // zeros); nullptr where the loader cannot (cp.async). Whole interior, launcher's z split.
+  void (*launch_zero_ghosts)(const Stencil* stencil, const Field<T>& in, Field<T>& out,
+                             void* stream) = nullptr;
 };
 
 // Every compiled implementation (defaults first per kernel; the tile variants of

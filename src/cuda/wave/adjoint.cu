@@ -34,6 +34,14 @@ unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
 }
 
+// The launch shape of kernels::each_point: x in blocks of kImageThreads, rows (y, z) over
+// blockIdx.y (at most 65535: a block then takes every 65535th row).
+dim3 image_points(const kernels::ImagingGrid& g) {
+  const int rows = g.ny * g.nz;
+  return dim3(unsigned((g.nx + kernels::kImageThreads - 1) / kernels::kImageThreads),
+              unsigned(std::clamp(rows, 1, 65535)));
+}
+
 // Taps grouped by grid point, the points in dense [z][y][x] order and each point's taps in
 // the order of their sets (sources or receivers): what one thread per point walks, so taps
 // sharing a point neither race nor change the order of their terms.
@@ -242,14 +250,14 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   void illuminate(const Field<T>& u) override {
     Imaging& im = imaging(u, "illuminate");
-    kernels::image_illuminate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+    kernels::image_illuminate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         u.origin(), im.grid, im.ill.get());
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
   void keep(const Field<T>& u) override {
     Imaging& im = imaging(u, "keep");
-    kernels::image_keep<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+    kernels::image_keep<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         u.origin(), im.grid, im.next.get());
     STRATA_CUDA_CHECK_LAUNCH();
   }
@@ -266,7 +274,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
           im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr.get());
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    kernels::image_correlate<T><<<blocks_for(im.grid.points(), 256), 256, 0, stream()>>>(
+    kernels::image_correlate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
         im.next.get(), im.corr.get());
     STRATA_CUDA_CHECK_LAUNCH();
