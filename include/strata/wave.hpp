@@ -269,6 +269,9 @@ struct Report {
   // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;
+  // With STRATA_WAVE_TIMELINE=1 on a GPU (a diagnostic): rank 0's median step, in ms from its
+  // start, at the halo's end, the far interior's, the shell's and the step's (docs/multigpu.md).
+  std::vector<std::pair<std::string, double>> step_timeline_ms;
   std::vector<std::string> outputs;  // files written
   std::vector<std::string> warnings;
   Plan plan;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/tag.hpp"
@@ -118,6 +119,11 @@ public:
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;
+  // Where a step's time goes on the device (a diagnostic, STRATA_WAVE_TIMELINE=1): medians
+  // over a few steps, in ms from each step's start, of the milestones the backend marks
+  // ("halo_done", "far_interior_done", "shell_joined", "step_done"); empty when not asked
+  // or on the CPU. Waits for the device.
+  virtual std::vector<std::pair<std::string, double>> step_timeline() { return {}; }
 
   // Kept copies of the whole state (the imaging runs' checkpoints) in slots 0 .. count-1,
   // where kept_state_memory() says: here on the host through save() and load(); a GPU

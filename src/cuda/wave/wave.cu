@@ -6,11 +6,13 @@
 // orders, so restarts are bit-identical.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -130,6 +132,8 @@ public:
   void step(int n) override {
     const cudaStream_t st = stream();
     const bool halo = bool(exchange_);
+    Marks* mk = mark_step();
+    if (mk) mark(mk->start, st);
     if (halo) {
       // u(n)'s ghosts from the neighbours on the halo stream (and the receivers' row of u(n)
       // after them), beside the points that do not read them. u_prev, written below, was
@@ -141,6 +145,7 @@ public:
       if (pending_row_ >= 0) launch_record(pending_row_, halo_stream());
       pending_row_ = -1;
       STRATA_CUDA_CHECK(cudaEventRecord(halo_done_.get(), halo_stream()));
+      if (mk) mark(mk->halo, halo_stream());
       halo_started_ = true;
     }
     // The update's points next to the exchanged faces wait for the halo (the far ones, and
@@ -158,6 +163,7 @@ public:
     if (s_.pml.empty()) {
       if (!halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
       else if (!far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+      if (mk) mark(mk->far, st);
       near();
     } else {
       // The shell runs beside the interior, each kind of box on a stream of its own: the
@@ -172,12 +178,14 @@ public:
       }
       if (has_interior_ && !halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
       if (has_interior_ && halo && !far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+      if (mk) mark(mk->far, st);
       dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(); });
       if (has_interior_) near();
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaEventRecord(joins_[k].get(), shell_streams_[k].get()));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, joins_[k].get(), 0));
       }
+      if (mk) mark(mk->joined, st);
       std::swap(psi_, psi_next_);
     }
     if (inject_nodes_ > 0) {
@@ -187,7 +195,33 @@ public:
           up_.origin(), inject_off_.get(), inject_first_.get(), inject_src_.get(), inject_w_.get(), row, inject_nodes_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
+    if (mk) mark(mk->end, st);
     std::swap(u_, up_);
+  }
+
+  std::vector<std::pair<std::string, double>> step_timeline() override {
+    std::vector<std::pair<std::string, double>> out;
+    if (marks_.empty()) return out;
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
+    const std::pair<const char*, EventPtr Marks::*> milestones[] = {
+        {"halo_done", &Marks::halo},
+        {"far_interior_done", &Marks::far},
+        {"shell_joined", &Marks::joined},
+        {"step_done", &Marks::end}};
+    for (const auto& [name, member] : milestones) {
+      std::vector<double> ms;
+      for (const Marks& m : marks_) {
+        if (!m.used || !(m.*member)) continue;
+        float t = 0;
+        if (cudaEventElapsedTime(&t, m.start.get(), (m.*member).get()) == cudaSuccess)
+          ms.push_back(double(t));
+      }
+      if (ms.empty()) continue;
+      std::nth_element(ms.begin(), ms.begin() + std::ptrdiff_t(ms.size() / 2), ms.end());
+      out.emplace_back(name, ms[ms.size() / 2]);
+    }
+    return out;
   }
 
   void record(int row) override {
@@ -596,6 +630,36 @@ private:
   };
   std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete> shell_streams_[4], halo_stream_;
   std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete> fork_, joins_[4], ready_, halo_done_;
+  // STRATA_WAVE_TIMELINE=1 (a diagnostic, docs/multigpu.md): steps kTimelineFirst ..
+  // kTimelineFirst + kTimelineSteps - 1 of this backend's life carry timed events at their
+  // milestones; step_timeline() reads them. Off, a step costs one counter increment.
+  using EventPtr = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete>;
+  struct Marks {
+    EventPtr start, halo, far, joined, end;
+    bool used = false;
+  };
+  static constexpr int kTimelineFirst = 20, kTimelineSteps = 32;
+  std::vector<Marks> marks_;
+  int steps_taken_ = 0;
+  Marks* mark_step() {
+    static const bool on = [] {
+      const char* e = std::getenv("STRATA_WAVE_TIMELINE");
+      return e && std::string(e) == "1";
+    }();
+    const int k = steps_taken_++ - kTimelineFirst;
+    if (!on || k < 0 || k >= kTimelineSteps) return nullptr;
+    if (marks_.empty()) marks_.resize(kTimelineSteps);
+    marks_[std::size_t(k)].used = true;
+    return &marks_[std::size_t(k)];
+  }
+  static void mark(EventPtr& e, cudaStream_t s) {
+    if (!e) {
+      cudaEvent_t ev = nullptr;
+      STRATA_CUDA_CHECK(cudaEventCreate(&ev));  // timed
+      e.reset(ev);
+    }
+    STRATA_CUDA_CHECK(cudaEventRecord(e.get(), s));
+  }
   int shell_streams_used_ = 0;
   std::function<void(void*)> exchange_;  // a distributed run's (set_halo_exchange)
   bool halo_started_ = false;

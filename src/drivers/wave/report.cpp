@@ -90,6 +90,10 @@ std::string to_json(const Report& r) {
   j["compute_s"] = r.compute_s;
   j["phases_s"] = nlohmann::ordered_json::object();
   for (const auto& [name, v] : r.phases_s) j["phases_s"][name] = v;
+  if (!r.step_timeline_ms.empty()) {
+    j["step_timeline_ms"] = nlohmann::ordered_json::object();
+    for (const auto& [name, v] : r.step_timeline_ms) j["step_timeline_ms"][name] = v;
+  }
   j["gpts_per_s"] = r.gpts_per_s;
   j["gb_per_s"] = r.gb_per_s;
   j["bytes_per_point"] = r.bytes_per_point;

@@ -174,6 +174,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, const Ranks& ranks, io::RunDi
   rep.last_step = n;
   rep.steps_run = n - rep.first_step;
   rep.compute_s = compute;
+  rep.step_timeline_ms = s.step_timeline();
   if (!ranks.root) return rep;  // the results are rank 0's to write
   write_results(c, p, traces, s.rows(), out);
   finish_rates(rep, points);

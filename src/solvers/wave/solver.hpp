@@ -63,6 +63,8 @@ public:
 
   // Whether u is finite everywhere, checked where it lives (no copy).
   bool wavefield_finite() { return backend_->wavefield_finite(); }
+  // The backend's step timeline (Backend::step_timeline; STRATA_WAVE_TIMELINE=1).
+  std::vector<std::pair<std::string, double>> step_timeline() { return backend_->step_timeline(); }
   // In the run's precision, for the output writers: u dense (this rank's box), and the
   // traces (rows x this rank's receivers).
   std::vector<T> field_values() const;
