@@ -27,26 +27,33 @@ struct AdjointLayer {
   }
 };
 
-__device__ __forceinline__ void box_point(const AdjointLayer& L, std::int64_t li, int p[3]) {
-  const std::int64_t wx = L.width(0), wy = L.width(1);
-  p[0] = L.lo[0] + int(li % wx);
-  p[1] = L.lo[1] + int(li / wx % wy);
-  p[2] = L.lo[2] + int(li / (wx * wy));
+// A box index's point. I, the index type, is 32-bit unsigned wherever the box (or the
+// correction's reach) has fewer than 2^32 points, which the launches check (adjoint.cu):
+// three 64-bit divisions per point are long subroutines on the GPU, 32-bit ones a few
+// instructions. The point, and so every sum, is the same whatever I.
+template <class I>
+__device__ __forceinline__ void box_point(const AdjointLayer& L, I li, int p[3]) {
+  const I wx = I(L.width(0)), wy = I(L.width(1));
+  const I row = li / wx;
+  p[0] = L.lo[0] + int(li - row * wx);
+  p[1] = L.lo[1] + int(row % wy);
+  p[2] = L.lo[2] + int(row / wy);
 }
 
 // zeta' = b zeta + a (...), and h's share of zeta' (h = q in the adjoint's variables):
 // zn = zeta_bar' + q; t = a zn; zeta_bar = b zn.
-template <class T>
+template <class T, class I>
 __global__ void adjoint_layer_zeta(const T* __restrict__ q, AdjointLayer L, const T* __restrict__ a,
                                    const T* __restrict__ b, T* __restrict__ zeta,
                                    T* __restrict__ t) {
-  const std::int64_t n = L.points();
-  for (std::int64_t li = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; li < n;
-       li += std::int64_t(gridDim.x) * blockDim.x) {
+  const I n = I(L.points());
+  for (I li = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); li < n;
+       li += I(gridDim.x) * I(blockDim.x)) {
     int p[3];
     box_point(L, li, p);
     const int i = p[L.axis] - L.lo[L.axis];
-    const double zn = double(zeta[li]) + double(q[p[2] * L.plane + p[1] * L.pitch + p[0]]);
+    const double zn =
+        double(zeta[li]) + double(q[p[2] * L.plane + p[1] * L.pitch + std::int64_t(p[0])]);
     t[li] = T(double(a[i]) * zn);
     zeta[li] = T(double(b[i]) * zn);
   }
@@ -55,22 +62,23 @@ __global__ void adjoint_layer_zeta(const T* __restrict__ q, AdjointLayer L, cons
 // psi' = b psi + a D1 u, and the D1 of psi' that h and zeta' read (psi is 0 outside the box):
 // pn = psi_bar' + sum_r d1_r ((q + t)[k - r] - (q + t)[k + r]) over box points k +- r;
 // s = a pn; psi_bar = b pn.
-template <class T>
+template <class T, class I>
 __global__ void adjoint_layer_psi(const T* __restrict__ q, AdjointLayer L, const T* __restrict__ a,
                                   const T* __restrict__ b, T* __restrict__ psi,
                                   const T* __restrict__ t, T* __restrict__ s) {
-  const std::int64_t n = L.points(), sb = L.box_stride();
+  const I n = I(L.points());
+  const std::int64_t sb = L.box_stride();
   const std::int64_t sq = L.axis == 0 ? 1 : L.axis == 1 ? L.pitch : L.plane;
-  for (std::int64_t li = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; li < n;
-       li += std::int64_t(gridDim.x) * blockDim.x) {
+  for (I li = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); li < n;
+       li += I(gridDim.x) * I(blockDim.x)) {
     int p[3];
     box_point(L, li, p);
     const int k = p[L.axis], i = k - L.lo[L.axis];
-    const std::int64_t off = p[2] * L.plane + p[1] * L.pitch + p[0];
+    const std::int64_t off = p[2] * L.plane + p[1] * L.pitch + p[0], l = std::int64_t(li);
     double pn = double(psi[li]);
     for (int r = 1; r <= L.radius; ++r) {
-      if (k - r >= L.lo[L.axis]) pn += L.d1[r] * (double(q[off - r * sq]) + double(t[li - r * sb]));
-      if (k + r < L.hi[L.axis]) pn -= L.d1[r] * (double(q[off + r * sq]) + double(t[li + r * sb]));
+      if (k - r >= L.lo[L.axis]) pn += L.d1[r] * (double(q[off - r * sq]) + double(t[l - r * sb]));
+      if (k + r < L.hi[L.axis]) pn -= L.d1[r] * (double(q[off + r * sq]) + double(t[l + r * sb]));
     }
     s[li] = T(double(a[i]) * pn);
     psi[li] = T(double(b[i]) * pn);
@@ -80,16 +88,18 @@ __global__ void adjoint_layer_psi(const T* __restrict__ q, AdjointLayer L, const
 // The layer's share of the new q at every point within the stencil's reach of its box along
 // its axis (clipped to the grid: beyond a pml face the ghosts are 0 and take nothing):
 // q_new += c2 * (D2 t + d2_0 t - D1 s), t and s 0 outside the box.
-template <class T>
+template <class T, class I>
 __global__ void adjoint_layer_correct(T* __restrict__ q_new, const T* __restrict__ c2,
                                       AdjointLayer L, int reach_lo, int reach_hi,
                                       const T* __restrict__ t, const T* __restrict__ s) {
   int w[3] = {L.width(0), L.width(1), L.width(2)};
   w[L.axis] = reach_hi - reach_lo;
-  const std::int64_t n = std::int64_t(w[0]) * w[1] * w[2], sb = L.box_stride();
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
-       j += std::int64_t(gridDim.x) * blockDim.x) {
-    int p[3] = {int(j % w[0]), int(j / w[0] % w[1]), int(j / (std::int64_t(w[0]) * w[1]))};
+  const I n = I(w[0]) * I(w[1]) * I(w[2]);
+  const std::int64_t sb = L.box_stride();
+  for (I j = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); j < n;
+       j += I(gridDim.x) * I(blockDim.x)) {
+    const I row = j / I(w[0]);
+    int p[3] = {int(j - row * I(w[0])), int(row % I(w[1])), int(row / I(w[1]))};
     for (int a = 0; a < 3; ++a) p[a] += a == L.axis ? reach_lo : L.lo[a];
     const int k = p[L.axis];
     int bp[3] = {p[0], p[1], p[2]};

@@ -10,6 +10,7 @@
 // so the interface speaks of lambda as the CPU's does. One process (no exchanged faces).
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +33,17 @@ namespace kernels = cuda::kernels;
 
 unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
+}
+
+// f(index) with the index type of the CPML layers' kernels (kernels/wave_adjoint.cuh): 32-bit
+// unsigned for fewer than 2^31 points, so that a grid-stride index (at most 8192 x 256 beyond
+// the last point) cannot wrap; 64-bit otherwise.
+template <class F>
+void with_index(std::int64_t points, F&& f) {
+  if (points < (std::int64_t(1) << 31))
+    f(std::uint32_t{});
+  else
+    f(std::int64_t{});
 }
 
 // The launch shape of kernels::each_point: x in blocks of kImageThreads, rows (y, z) over
@@ -299,21 +311,27 @@ class CudaAdjoint final : public AdjointBackend<T> {
     }
     for (std::size_t f = 0; f < layers_.size(); ++f) {
       const unsigned blocks = blocks_for(layers_[f].points(), 256);
-      kernels::adjoint_layer_zeta<T><<<blocks, 256, 0, st>>>(
-          q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(), zeta_[f].get(), t_[f].get());
-      STRATA_CUDA_CHECK_LAUNCH();
-      kernels::adjoint_layer_psi<T>
-          <<<blocks, 256, 0, st>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
-                                   psi_[f].get(), t_[f].get(), sv_[f].get());
-      STRATA_CUDA_CHECK_LAUNCH();
+      with_index(layers_[f].points(), [&](auto index) {
+        using I = decltype(index);
+        kernels::adjoint_layer_zeta<T, I>
+            <<<blocks, 256, 0, st>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
+                                     zeta_[f].get(), t_[f].get());
+        STRATA_CUDA_CHECK_LAUNCH();
+        kernels::adjoint_layer_psi<T, I>
+            <<<blocks, 256, 0, st>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
+                                     psi_[f].get(), t_[f].get(), sv_[f].get());
+        STRATA_CUDA_CHECK_LAUNCH();
+      });
     }
     cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
     for (std::size_t f = 0; f < layers_.size(); ++f) {
       const kernels::AdjointLayer& L = layers_[f];
       const std::int64_t work = L.points() / L.width(L.axis) * (reach_[f][1] - reach_[f][0]);
-      kernels::adjoint_layer_correct<T><<<blocks_for(work, 256), 256, 0, st>>>(
-          qp_.origin(), c2_.origin(), L, reach_[f][0], reach_[f][1], t_[f].get(), sv_[f].get());
-      STRATA_CUDA_CHECK_LAUNCH();
+      with_index(work, [&](auto index) {
+        kernels::adjoint_layer_correct<T, decltype(index)><<<blocks_for(work, 256), 256, 0, st>>>(
+            qp_.origin(), c2_.origin(), L, reach_[f][0], reach_[f][1], t_[f].get(), sv_[f].get());
+        STRATA_CUDA_CHECK_LAUNCH();
+      });
     }
     std::swap(q_, qp_);
   }
