@@ -156,6 +156,43 @@ TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
   }
 }
 
+// The illumination is a by-product: without it (GradientOptions::illumination false, what
+// `strata gradient` runs without --illumination) the misfit, the gradient and the work are the
+// same bits, for every strategy, and the illumination is empty; migrate sums it regardless.
+TEST(ImagingGradient, TheIlluminationLeftOutChangesNothingElse) {
+  const int steps = 60;
+  const test::AdjointProblem p = test::adjoint_problem(8, kCpmlFreeTop, steps, {30, 26, 28}, 7);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.17 * n + double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.01);
+  for (int strategy = 0; strategy < 3; ++strategy) {
+    imaging::GradientOptions with;
+    if (strategy == 1) with.checkpoints = 4;
+    if (strategy == 2) with.boundary_saving = true;
+    imaging::GradientOptions without = with;
+    without.illumination = false;
+    const imaging::Gradient a =
+        imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, with);
+    const imaging::Gradient b = imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity,
+                                                                 p.dt_over_h, shot, without);
+    EXPECT_EQ(a.illumination.size(), p.n.points()) << strategy;
+    EXPECT_TRUE(b.illumination.empty()) << strategy;
+    EXPECT_EQ(b.misfit, a.misfit) << strategy;
+    EXPECT_EQ(b.gradient, a.gradient) << strategy;
+    EXPECT_EQ(b.predicted, a.predicted) << strategy;
+    EXPECT_EQ(b.forward_steps, a.forward_steps) << strategy;
+  }
+  imaging::GradientOptions dark;
+  dark.illumination = false;
+  const imaging::Image im =
+      imaging::migrate<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, dark);
+  EXPECT_EQ(im.illumination.size(), p.n.points());
+  EXPECT_EQ(im.compensated.size(), p.n.points());
+}
+
 // Boundary saving: one forward sweep keeping each step's ring just outside the interior, the
 // field run backward from the last state. Where it is meant (the interior and its ring) the
 // gradient is the checkpointed one to rounding; inside the absorbing layers it is zero. With a
