@@ -67,6 +67,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     // Its gradient: the shot's own data as observed (a zero residual costs the same work).
     drivers::ImagingRun run;
     run.config = c;
+    run.illumination = false;  // as `strata gradient` runs without --illumination
     for (bool boundary : {false, true}) {
       run.boundary_saving = boundary;
       drivers::ImagingResult last;
@@ -76,6 +77,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       g.ratio_to_copy = fwd.median_ms / t.median_ms;  // the table's ratio: rate over the forward's
       g.reference = "imaging_forward";
       g.extra["forward_steps"] = last.forward_steps;
+      g.extra["illumination"] = false;
       g.extra["checkpoints"] = last.checkpoints;
       g.extra["forward_s"] = last.forward_seconds;
       g.extra["adjoint_s"] = last.adjoint_seconds;

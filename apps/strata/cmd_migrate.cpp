@@ -67,7 +67,8 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
       "for now)");
   cmd->add_option("--illumination", a.illumination,
                   "write the source side's illumination (sum of u^2) as .npy (nz, ny, nx), or "
-                  "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column)");
+                  "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column); "
+                  "gradient sums it only when asked (a pass over the wavefield each step)");
   cmd->add_option("--json", a.json, "write the report as JSON");
 }
 

@@ -45,7 +45,9 @@ class AdjointBackend {
   // The imaging condition, computed where the state lives (on a GPU no field leaves it). The
   // fields are the forward backend's u or u_prev (wavefield(), previous_wavefield()), in this
   // backend's memory. begin_imaging zeroes the sums and takes the forward run's source
-  // amplitudes (steps x sources, row-major, as Backend::set_wavelets); then
+  // amplitudes (steps x sources, row-major, as Backend::set_wavelets), and with
+  // `illumination` false makes no illumination sum (illuminate must not be called; the
+  // illumination is then empty); then
   //   illuminate(u):           illumination += u^2 at every point
   //   keep(u):                 u becomes `next`, the state after the one correlate sees
   //   correlate(now, prev, n): correlation += lambda * (next - 2 now + prev - the sources'
@@ -53,7 +55,7 @@ class AdjointBackend {
   //                            state (call it before step_back); then now becomes `next`.
   // Sums in double; the second difference and each product rounded as the CPU's, in that
   // order (the sources' amplitudes subtracted source by source).
-  virtual void begin_imaging(std::span<const double> wavelets) = 0;
+  virtual void begin_imaging(std::span<const double> wavelets, bool illumination) = 0;
   virtual void illuminate(const Field<T>& u) = 0;
   virtual void keep(const Field<T>& u) = 0;
   virtual void correlate(const Field<T>& now, const Field<T>& prev, int n) = 0;

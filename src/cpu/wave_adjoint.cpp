@@ -87,18 +87,18 @@ class CpuAdjoint final : public AdjointBackend<T> {
 
   std::span<const double> adjoint_u() const override { return u_; }
 
-  void begin_imaging(std::span<const double> wavelets) override {
+  void begin_imaging(std::span<const double> wavelets, bool illumination) override {
     require(s_.sources.empty() || wavelets.size() % s_.sources.size() == 0,
             "internal: the wavelets are not whole rows of one value per source");
     wavelets_.assign(wavelets.begin(), wavelets.end());
     corr_.assign(n_, 0.0);
-    ill_.assign(n_, 0.0);
+    ill_.assign(illumination ? n_ : 0, 0.0);
     second_.assign(n_, 0.0);
     next_.assign(n_, T(0));
   }
 
   void illuminate(const Field<T>& u) override {
-    require(ill_.size() == n_, "internal: illuminate before begin_imaging");
+    require(ill_.size() == n_, "internal: illuminate before begin_imaging, or without its sum");
     for_points([&](std::size_t i, int x, int y, int z) {
       const double v = double(u(x, y, z));
       ill_[i] += v * v;

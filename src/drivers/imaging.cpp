@@ -136,6 +136,7 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   o.memory_budget = run.memory_budget;
   o.checkpoints = run.checkpoints;
   o.boundary_saving = run.boundary_saving;
+  o.illumination = run.illumination;
   return o;
 }
 
@@ -292,14 +293,16 @@ void read_velocity(ImagingFiles& f) {
 // and may keep each shot's predicted data.
 ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names,
                         const std::function<ImagingRun(std::size_t)>& shot_run,
-                        const wave::Config& base, int ranks, int rank,
+                        const ImagingRun& base_run, int ranks, int rank,
                         std::vector<std::vector<double>>* predicted) {
+  const wave::Config& base = base_run.config;
   const dist::Job& job = dist::Job::get();
   using Clock = std::chrono::steady_clock;
   const std::size_t points = base.shape.points();
   const int steps = base.steps;
-  std::vector<double> sum, sum_light, field(points), light(points);
-  if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
+  const bool lit = migrate_mode || base_run.illumination;  // the shots sum their illuminations
+  std::vector<double> sum, sum_light, field(points), light(lit ? points : 0);
+  if (rank == 0) sum.assign(points, 0.0), sum_light.assign(lit ? points : 0, 0.0);
   ImagingResult total;
   double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
   for (std::size_t first = 0; first < names.size(); first += std::size_t(ranks)) {
@@ -331,13 +334,14 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
                         mine.seconds};
       if (ranks > 1) {
         job.broadcast(a.data(), points * sizeof(double), owner);
-        job.broadcast(b.data(), points * sizeof(double), owner);
+        if (lit) job.broadcast(b.data(), points * sizeof(double), owner);
         job.broadcast(meta, sizeof meta, owner);
       }
       if (rank != 0) continue;
       if (predicted) predicted->push_back(mine.predicted);  // one process: every shot is its own
       for (std::size_t k = 0; k < points; ++k) sum[k] += a[k];
-      for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
+      if (lit)
+        for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
       total.shots.push_back({names[i], owner, meta[0], meta[2], (long long)meta[1]});
       times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
     }
@@ -406,7 +410,7 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
 
   std::vector<std::string> names;
   for (const wave::Shot& shot : shots) names.push_back(shot.name);
-  return sum_shots(migrate_mode, names, shot_run, f.run.config, ranks, rank, nullptr);
+  return sum_shots(migrate_mode, names, shot_run, f.run, ranks, rank, nullptr);
 }
 
 // Every shot's run checked before any work, a refusal naming its shot.
@@ -452,7 +456,7 @@ ImagingResult image_shots(bool migrate_mode, const ImagingRun& base, const std::
   check_each_shot(list, shot_run);
   std::vector<std::string> names;
   for (const wave::Shot& shot : list) names.push_back(shot.name);
-  return sum_shots(migrate_mode, names, shot_run, base.config, 1, 0, predicted);
+  return sum_shots(migrate_mode, names, shot_run, base, 1, 0, predicted);
 }
 
 std::vector<std::vector<double>> born_shots(const ImagingRun& base, const std::string& shots,
@@ -479,6 +483,9 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
     t = now;
   };
   const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
+  // strata gradient sums the illumination only for --illumination (an inversion's gradient
+  // does not need it); migrate always (its compensated image).
+  if (!migrate_mode) f.run.illumination = !f.illumination.empty();
   check_outputs({{"--image", f.image},
                  {"--compensated", f.compensated},
                  {"--gradient", f.gradient},

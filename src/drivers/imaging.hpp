@@ -28,6 +28,10 @@ struct ImagingRun {
   bool boundary_saving = false;  // instead: each step's ring at the absorbing layers' inner
                                  // edge, the forward field run backward (imaging::GradientOptions)
   double data_dt = 0;  // > 0: the data's sample interval (s), checked against the plan's dt
+  // The gradient's source-side illumination (imaging::GradientOptions::illumination): false
+  // skips its pass at every forward step and leaves ImagingResult::illumination empty.
+  // migrate always sums it.
+  bool illumination = true;
 };
 
 struct ImagingResult {

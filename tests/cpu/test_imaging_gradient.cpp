@@ -29,18 +29,33 @@ std::vector<double> velocity_of(const std::vector<double>& m) {
   return v;
 }
 
+// A shot of `steps` steps through p: source j's amplitude at step n is wavelet(n, j), and
+// every receiver's observed sample `observed`.
+template <class Wavelet>
+imaging::Shot make_shot(const test::AdjointProblem& p, int steps, Wavelet&& wavelet,
+                        double observed = 0.0) {
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j) shot.wavelets.push_back(wavelet(n, j));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), observed);
+  return shot;
+}
+
+// The sources' Ricker pulses, the second one later.
+auto ricker_pulses(const test::AdjointProblem& p) {
+  return [&p](int n, std::size_t j) {
+    return wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j));
+  };
+}
+
 struct Taylor {
   std::vector<double> first, second;  // |J(m + e dm) - J(m)|, |... - e <g, dm>| per halving of e
 };
 
 Taylor taylor(int order, const std::array<FaceKind, 6>& faces, int steps) {
   const test::AdjointProblem p = test::adjoint_problem(order, faces, steps);
-  imaging::Shot shot;
-  shot.steps = steps;
-  const std::size_t ns = p.setup.sources.size();
-  for (int n = 0; n < steps; ++n)
-    for (std::size_t j = 0; j < ns; ++j)  // the sources' Ricker pulses, the second one later
-      shot.wavelets.push_back(wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j)));
+  imaging::Shot shot = make_shot(p, steps, ricker_pulses(p));
   // The data of the rough model (60-100% of v = 1 point by point), the start a smooth one.
   shot.observed = imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h,
                                                    shot, {.adjoint = false})
@@ -120,12 +135,8 @@ TEST(ImagingGradient, RefusesShotsOfTheWrongSize) {
 TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
   const int steps = 90;
   const test::AdjointProblem p = test::adjoint_problem(8, kCpmlFreeTop, steps);
-  imaging::Shot shot;
-  shot.steps = steps;
-  for (int n = 0; n < steps; ++n)
-    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
-      shot.wavelets.push_back(std::sin(0.21 * n + double(j)));
-  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.02);
+  const imaging::Shot shot = make_shot(
+      p, steps, [](int n, std::size_t j) { return std::sin(0.21 * n + double(j)); }, 0.02);
   const imaging::Gradient all = imaging::misfit_gradient<double>(
       p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {.memory_budget = 1e12});
   EXPECT_EQ(all.checkpoints, steps);
@@ -156,6 +167,39 @@ TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
   }
 }
 
+// The illumination is a by-product: without it (GradientOptions::illumination false, what
+// `strata gradient` runs without --illumination) the misfit, the gradient and the work are the
+// same bits, for every strategy, and the illumination is empty; migrate sums it regardless.
+TEST(ImagingGradient, TheIlluminationLeftOutChangesNothingElse) {
+  const int steps = 60;
+  const test::AdjointProblem p = test::adjoint_problem(8, kCpmlFreeTop, steps, {30, 26, 28}, 7);
+  const imaging::Shot shot = make_shot(
+      p, steps, [](int n, std::size_t j) { return std::sin(0.17 * n + double(j)); }, 0.01);
+  for (int strategy = 0; strategy < 3; ++strategy) {
+    imaging::GradientOptions with;
+    if (strategy == 1) with.checkpoints = 4;
+    if (strategy == 2) with.boundary_saving = true;
+    imaging::GradientOptions without = with;
+    without.illumination = false;
+    const imaging::Gradient a =
+        imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, with);
+    const imaging::Gradient b = imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity,
+                                                                 p.dt_over_h, shot, without);
+    EXPECT_EQ(a.illumination.size(), p.n.points()) << strategy;
+    EXPECT_TRUE(b.illumination.empty()) << strategy;
+    EXPECT_EQ(b.misfit, a.misfit) << strategy;
+    EXPECT_EQ(b.gradient, a.gradient) << strategy;
+    EXPECT_EQ(b.predicted, a.predicted) << strategy;
+    EXPECT_EQ(b.forward_steps, a.forward_steps) << strategy;
+  }
+  imaging::GradientOptions dark;
+  dark.illumination = false;
+  const imaging::Image im =
+      imaging::migrate<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, dark);
+  EXPECT_EQ(im.illumination.size(), p.n.points());
+  EXPECT_EQ(im.compensated.size(), p.n.points());
+}
+
 // Boundary saving: one forward sweep keeping each step's ring just outside the interior, the
 // field run backward from the last state. Where it is meant (the interior and its ring) the
 // gradient is the checkpointed one to rounding; inside the absorbing layers it is zero. With a
@@ -169,12 +213,7 @@ TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
     const int steps = 120;
     // Layers 7 deep, the ring 4 (order 8): the deepest 3 are where the gradient is zero.
     const test::AdjointProblem p = test::adjoint_problem(8, faces, steps, {30, 26, 28}, 7);
-    imaging::Shot shot;
-    shot.steps = steps;
-    for (int n = 0; n < steps; ++n)
-      for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
-        shot.wavelets.push_back(wave::ricker(n * p.dt_over_h, 0.08, 12.0 + 6.0 * double(j)));
-    shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
+    const imaging::Shot shot = make_shot(p, steps, ricker_pulses(p));
     const imaging::Gradient exact =
         imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {});
     const imaging::Gradient b = imaging::misfit_gradient<double>(

@@ -221,23 +221,23 @@ class CudaAdjoint final : public AdjointBackend<T> {
     return adjoint_u_;
   }
 
-  void begin_imaging(std::span<const double> wavelets) override {
+  void begin_imaging(std::span<const double> wavelets, bool illumination) override {
     const std::size_t n = s_.n.points(), ns = s_.sources.size();
     require(ns == 0 || wavelets.size() % ns == 0,
             "internal: the wavelets are not whole rows of one value per source");
-    require_device_memory(
-        n * (2 * sizeof(double) + sizeof(T) + 1) + wavelets.size() * sizeof(double),
-        "the imaging condition's sums (correlation, illumination), the state it "
-        "keeps and the sources' mask (" +
-            s_.n.str() + ")");
+    require_device_memory(n * ((illumination ? 2 : 1) * sizeof(double) + sizeof(T) + 1) +
+                              wavelets.size() * sizeof(double),
+                          "the imaging condition's sums (correlation, illumination), the state it "
+                          "keeps and the sources' mask (" +
+                              s_.n.str() + ")");
     Imaging im;
     const Layout& L = q_.layout();
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
     im.corr = DeviceArray<double>(n);
-    im.ill = DeviceArray<double>(n);
+    if (illumination) im.ill = DeviceArray<double>(n);
     im.next = DeviceArray<T>(n);
     zero(im.corr.get(), n * sizeof(double));
-    zero(im.ill.get(), n * sizeof(double));
+    if (illumination) zero(im.ill.get(), n * sizeof(double));
     zero(im.next.get(), n * sizeof(T));
     if (!wavelets.empty())
       im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
@@ -262,6 +262,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   void illuminate(const Field<T>& u) override {
     Imaging& im = imaging(u, "illuminate");
+    require(im.ill.get() != nullptr, "internal: illuminate without an illumination sum");
     kernels::image_illuminate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         u.origin(), im.grid, im.ill.get());
     STRATA_CUDA_CHECK_LAUNCH();
@@ -298,6 +299,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
   std::vector<double> illumination() const override {
     require(im_.has_value(), "internal: illumination before begin_imaging");
+    if (!im_->ill.get()) return {};  // begun without it
     return im_->ill.download(s_.n.points());
   }
 

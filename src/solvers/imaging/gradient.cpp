@@ -127,7 +127,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   if (o.adjoint) {
     adj = adjoint_backend<T>(device, s);
     adj->set_velocity(velocity, dt_over_h);
-    adj->begin_imaging(shot.wavelets);
+    adj->begin_imaging(shot.wavelets, o.illumination);
   }
   if (o.adjoint && !o.boundary_saving) {
     // The kept states live where the backend keeps them (a GPU's own memory), so the budget
@@ -147,17 +147,17 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
     fwd->reserve_states(g.checkpoints);
   }
-  if (!o.adjoint) {
+  if (!o.adjoint && o.illumination) {
     g.illumination.assign(points, 0.0);
   }
-  std::vector<T> u(o.adjoint ? 0 : points);
+  std::vector<T> u(o.adjoint || !o.illumination ? 0 : points);
   int reached = 0;  // the furthest step run: each one's u counts once in the illumination
   auto forward_step = [&](int n) {
     const Clock::time_point t = Clock::now();
     fwd->step(n);
     fwd->record(n + 1);
     ++g.forward_steps;
-    if (n + 1 > reached) {
+    if (n + 1 > reached && o.illumination) {
       reached = n + 1;
       if (adj) {
         adj->illuminate(fwd->wavefield());
@@ -213,7 +213,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   std::vector<double> corr;
   auto finish = [&] {  // the gradient from the correlation
     if (corr.empty()) corr = adj->correlation();
-    g.illumination = adj->illumination();
+    if (o.illumination) g.illumination = adj->illumination();
     g.recomputation = double(g.forward_steps) / double(shot.steps);
     g.gradient.resize(points);
     for (std::size_t i = 0; i < points; ++i)
@@ -305,6 +305,7 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
   GradientOptions o = options;
   o.adjoint = true;
   o.migrate = true;
+  o.illumination = true;  // the compensated image divides by it
   Image im;
   im.run = misfit_gradient<T>(s, device, velocity, dt_over_h, shot, o);
   const std::size_t points = s.n.points();

@@ -44,6 +44,11 @@ struct GradientOptions {
   // the field is not (their damping does not run backward), so the gradient there is zero.
   // 2 S forward steps, (S + 1) rings of memory, kept where the backend keeps its states.
   bool boundary_saving = false;
+  // The source side's illumination (sum_n u_n^2 per point, Gradient::illumination): a pass
+  // over the field at every forward step and a sum of doubles the grid's size. A gradient for
+  // an inversion does not need it: false leaves it empty and skips both (the gradient's bits
+  // are the same). migrate() always sums it (its compensated image divides by it).
+  bool illumination = true;
 };
 
 struct Gradient {
@@ -51,6 +56,7 @@ struct Gradient {
   std::vector<double> predicted;     // steps x receivers: the model's samples
   std::vector<double> gradient;      // dJ/dm, dense [z][y][x] (empty without the adjoint)
   std::vector<double> illumination;  // sum_n u_n^2 per point: the source side's energy
+                                     // (empty when GradientOptions::illumination is false)
   // What the schedule cost: states kept, their bytes, forward steps run in all (the first
   // sweep included) and per adjoint step (the recomputation factor).
   int checkpoints = 0;
