@@ -89,7 +89,7 @@ def misfit_and_gradient(q):
     v = slab(1.0 / np.sqrt(m))
     J, G = 0.0, np.zeros((nz, nx))
     for i in range(shots):
-        r = strata.imaging.gradient(shot_config(i), observed[i], velocity=v)
+        r = strata.imaging.gradient(shot_config(i), observed[i], velocity=v, illumination=False)
         J += r["misfit"]
         G += r["gradient"].sum(axis=1)  # the section's m is every y's
     history.append(J)

@@ -89,9 +89,11 @@ template <drivers::ImagingResult (*Driver)(const drivers::ImagingRun&)>
 nb::dict adjoint_run(const std::string& config, bool is_path,
                      const std::vector<std::string>& overrides,
                      const std::optional<Array>& velocity, const std::optional<Array>& data,
-                     double memory_budget, int checkpoints, double data_dt, bool boundary_saving) {
+                     double memory_budget, int checkpoints, double data_dt, bool boundary_saving,
+                     bool illumination) {
   drivers::ImagingRun run = run_of(config, is_path, overrides, velocity, data, memory_budget,
                                    checkpoints, data_dt, boundary_saving);
+  run.illumination = illumination;
   drivers::ImagingResult r;
   {
     nb::gil_scoped_release unlocked;
@@ -106,9 +108,10 @@ nb::dict shots_run(const std::string& config, bool is_path,
                    const std::vector<std::string>& overrides, const std::optional<Array>& velocity,
                    const std::vector<Array>& data, double memory_budget, int checkpoints,
                    double data_dt, bool boundary_saving, const std::string& shots,
-                   bool shots_is_path) {
-  const drivers::ImagingRun base = run_of(config, is_path, overrides, velocity, std::nullopt,
-                                          memory_budget, checkpoints, data_dt, boundary_saving);
+                   bool shots_is_path, bool illumination) {
+  drivers::ImagingRun base = run_of(config, is_path, overrides, velocity, std::nullopt,
+                                    memory_budget, checkpoints, data_dt, boundary_saving);
+  base.illumination = illumination;
   std::vector<std::vector<double>> rows;
   for (const Array& a : data) rows.emplace_back(a.data(), a.data() + a.size());
   std::vector<std::vector<double>> predicted;
@@ -183,18 +186,20 @@ void bind_imaging(nb::module_& m) {
         "See strata.imaging.dt.");
   m.def("_imaging_gradient", &adjoint_run<drivers::gradient>, "config"_a, "is_path"_a,
         "overrides"_a, "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a,
-        "data_dt"_a, "boundary_saving"_a, "See strata.imaging.gradient.");
+        "data_dt"_a, "boundary_saving"_a, "illumination"_a, "See strata.imaging.gradient.");
   m.def("_imaging_migrate", &adjoint_run<drivers::migrate>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a.none(), "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
-        "boundary_saving"_a, "See strata.imaging.migrate.");
+        "boundary_saving"_a, "illumination"_a, "See strata.imaging.migrate.");
   m.def("_imaging_shot_names", &shot_names, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "shots"_a, "shots_is_path"_a, "See strata.imaging.gradient.");
   m.def("_imaging_gradient_shots", &shots_run<false>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a, "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
-        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.gradient.");
+        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "illumination"_a,
+        "See strata.imaging.gradient.");
   m.def("_imaging_migrate_shots", &shots_run<true>, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "data"_a, "memory_budget"_a, "checkpoints"_a, "data_dt"_a,
-        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.migrate.");
+        "boundary_saving"_a, "shots"_a, "shots_is_path"_a, "illumination"_a,
+        "See strata.imaging.migrate.");
   m.def("_imaging_born_shots", &born_shots, "config"_a, "is_path"_a, "overrides"_a,
         "velocity"_a.none(), "dm"_a, "shots"_a, "shots_is_path"_a, "See strata.imaging.born.");
   m.def("_imaging_born", &born, "config"_a, "is_path"_a, "overrides"_a, "velocity"_a.none(), "dm"_a,

@@ -73,17 +73,19 @@ def _shot_rows(data, what, count):
 
 
 def _shots(fn, config, data, what, velocity, overrides, memory_budget, checkpoints, data_dt, boundary_saving,
-           shots):
+           shots, illumination=True):
     text, is_path = _config_arg(config)
     shots_text, shots_is_path = _shots_arg(shots)
     v = _grid(velocity, "velocity")
     names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
     return fn(text, is_path, list(overrides), v, _shot_rows(data, what, len(names)), float(memory_budget),
-              int(checkpoints), float(data_dt), bool(boundary_saving), shots_text, shots_is_path)
+              int(checkpoints), float(data_dt), bool(boundary_saving), shots_text, shots_is_path,
+              bool(illumination))
 
 
 def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-             checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None) -> dict:
+             checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None,
+             illumination: bool = True) -> dict:
     """The least-squares misfit J = 1/2 |predicted - observed|^2 of the configuration's shot
     and its gradient dJ/dm with respect to the squared slowness m = 1/v^2 at every point.
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
@@ -101,14 +103,18 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     --shots` takes; observed is then one array per shot (or None). The runs go one after the
     other in this process; misfit, gradient and illumination are summed in the shots' order
     (the bits of `strata gradient --shots` and of strata.run.gradient), predicted is a list of
-    each shot's, shots their names and shot_misfits each one's misfit."""
+    each shot's, shots their names and shot_misfits each one's misfit.
+
+    illumination=False skips the source side's illumination (a pass over the wavefield at every
+    forward step, and a grid of doubles): the result's illumination is then None and everything
+    else the same bits. An inversion loop, which reads only misfit and gradient, can set it."""
     if shots is not None:
         return _shots(_strata._imaging_gradient_shots, config, observed, "observed", velocity, overrides,
-                      memory_budget, checkpoints, data_dt, boundary_saving, shots)
+                      memory_budget, checkpoints, data_dt, boundary_saving, shots, illumination)
     text, is_path = _config_arg(config)
     return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                      _rows(observed, "observed"), float(memory_budget), int(checkpoints),
-                                     float(data_dt), bool(boundary_saving))
+                                     float(data_dt), bool(boundary_saving), bool(illumination))
 
 
 def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
@@ -127,7 +133,7 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
                                     _rows(data, "data"), float(memory_budget), int(checkpoints),
-                                    float(data_dt), bool(boundary_saving))
+                                    float(data_dt), bool(boundary_saving), True)
 
 
 def born(config, dm, velocity=None, overrides: Sequence[str] = (), shots=None) -> dict:

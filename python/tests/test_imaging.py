@@ -121,6 +121,15 @@ def test_boundary_saving_gives_the_interiors_gradient():
         strata.imaging.gradient(CFG, boundary_saving=True, checkpoints=3)
 
 
+def test_the_illumination_left_out_changes_nothing_else():
+    lit = strata.imaging.gradient(CFG, checkpoints=5)
+    dark = strata.imaging.gradient(CFG, checkpoints=5, illumination=False)
+    assert lit["illumination"].shape == (24, 20, 26) and dark["illumination"] is None
+    assert dark["misfit"] == lit["misfit"]
+    assert np.array_equal(dark["gradient"], lit["gradient"])  # the same bits
+    assert np.array_equal(dark["predicted"], lit["predicted"])
+
+
 def test_dt_is_the_runs_and_follows_the_fastest_velocity():
     rng = np.random.default_rng(3)
     v = rng.uniform(1400.0, 2600.0, (24, 20, 26))  # odd sizes, random model
