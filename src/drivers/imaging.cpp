@@ -298,7 +298,9 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   using Clock = std::chrono::steady_clock;
   const std::size_t points = base.shape.points();
   const int steps = base.steps;
-  std::vector<double> sum, sum_light, field(points), light(points);
+  // Another rank's shot arrives in field and light; in one process every shot is this one's.
+  const std::size_t relay = ranks > 1 ? points : 0;
+  std::vector<double> sum, sum_light, field(relay), light(relay);
   if (rank == 0) sum.assign(points, 0.0), sum_light.assign(points, 0.0);
   ImagingResult total;
   double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
