@@ -63,8 +63,8 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
       "--boundary-saving", a.boundary_saving,
       "instead of kept states: keep each step's wavefield on the ring at the absorbing "
       "layers' inner edge and run the forward field backward in time (2 forward runs, "
-      "a ring a step of memory; the gradient is zero inside the absorbing layers; the CPU "
-      "for now)");
+      "a ring a step of memory, kept where the run's states are: host or GPU; the gradient "
+      "is zero inside the absorbing layers)");
   cmd->add_option("--illumination", a.illumination,
                   "write the source side's illumination (sum of u^2) as .npy (nz, ny, nx), or "
                   "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column); "
