@@ -301,7 +301,9 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   const std::size_t points = base.shape.points();
   const int steps = base.steps;
   const bool lit = migrate_mode || base_run.illumination;  // the shots sum their illuminations
-  std::vector<double> sum, sum_light, field(points), light(lit ? points : 0);
+  // Another rank's shot arrives in field and light; in one process every shot is this one's.
+  const std::size_t relay = ranks > 1 ? points : 0;
+  std::vector<double> sum, sum_light, field(relay), light(lit ? relay : 0);
   if (rank == 0) sum.assign(points, 0.0), sum_light.assign(lit ? points : 0, 0.0);
   ImagingResult total;
   double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
