@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include "common/require_gpu.hpp"
@@ -18,6 +20,7 @@
 #include "verify/wave_check.hpp"
 #include "cuda/wave/update.hpp"
 #endif
+#include "solvers/wave/solver.hpp"
 
 using namespace strata;
 
@@ -333,4 +336,37 @@ TEST(WaveCuda, RunWritesOutputsAndReportsTheCopyRatio) {
   for (const char* f : {"seismogram.npy", "seismogram.png", "snapshots/u_000240.vti", "snapshots/u_000120.png",
                         "checkpoint.strata", "report.json"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string("out/") + f))) << f;
+}
+
+// STRATA_WAVE_TIMELINE=1: a GPU run's step milestones, in order and within the step; the CPU
+// and a run without the setting report none.
+TEST(WaveCuda, StepTimelineIsReportedWhenAskedAndOrdered) {
+  struct Env {
+    Env() { ::setenv("STRATA_WAVE_TIMELINE", "1", 1); }
+    ~Env() { ::unsetenv("STRATA_WAVE_TIMELINE"); }
+  };
+  {
+    const Env on;
+    wave::SolverT<float> cpu(mixed_case(8, Precision::f32, "cpu"));
+    cpu.advance(60);
+    EXPECT_TRUE(cpu.step_timeline().empty());
+  }
+  REQUIRE_GPU();
+  {
+    wave::SolverT<float> off(mixed_case(8, Precision::f32, "cuda"));
+    off.advance(60);
+    EXPECT_TRUE(off.step_timeline().empty());
+  }
+  const Env on;
+  wave::SolverT<float> gpu(mixed_case(8, Precision::f32, "cuda"));
+  gpu.advance(19);  // the marked steps (20-51) not reached yet
+  EXPECT_TRUE(gpu.step_timeline().empty());
+  gpu.advance(61);
+  std::map<std::string, double> t;
+  for (const auto& [name, ms] : gpu.step_timeline()) t[name] = ms;
+  ASSERT_TRUE(t.count("far_interior_done") && t.count("step_done")) << t.size();
+  EXPECT_EQ(t.count("halo_done"), 0u);  // one process: no exchange
+  EXPECT_GT(t["far_interior_done"], 0.0);
+  EXPECT_LE(t["far_interior_done"], t["step_done"]);
+  if (t.count("shell_joined")) EXPECT_LE(t["shell_joined"], t["step_done"]);
 }

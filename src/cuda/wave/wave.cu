@@ -641,13 +641,14 @@ private:
   static constexpr int kTimelineFirst = 20, kTimelineSteps = 32;
   std::vector<Marks> marks_;
   int steps_taken_ = 0;
+  // Read when the backend is made (a run's setting, not the process's first run's).
+  const bool timeline_on_ = [] {
+    const char* e = std::getenv("STRATA_WAVE_TIMELINE");
+    return e && std::string(e) == "1";
+  }();
   Marks* mark_step() {
-    static const bool on = [] {
-      const char* e = std::getenv("STRATA_WAVE_TIMELINE");
-      return e && std::string(e) == "1";
-    }();
     const int k = steps_taken_++ - kTimelineFirst;
-    if (!on || k < 0 || k >= kTimelineSteps) return nullptr;
+    if (!timeline_on_ || k < 0 || k >= kTimelineSteps) return nullptr;
     if (marks_.empty()) marks_.resize(kTimelineSteps);
     marks_[std::size_t(k)].used = true;
     return &marks_[std::size_t(k)];
