@@ -196,6 +196,37 @@ TEST(WaveAdjointCuda, ImagingConditionOnTheDeviceAgreesWithTheCpu) {
   }
 }
 
+// The imaging passes launch rows (y, z) over blockIdx.y, at most 65535 of them: a grid of more
+// rows than that (20 x 260 x 260: 67600) has blocks that take a second row; its sums must
+// still be the CPU's.
+TEST(WaveAdjointCuda, ImagingPassesCoverMoreRowsThanOneLaunchHas) {
+  REQUIRE_GPU();
+  const int steps = 12;
+  const test::AdjointProblem p = test::adjoint_problem(4, kFiveLayers, steps, {20, 260, 260}, 4);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::cos(0.4 * n + double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.01);
+  const auto cpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {});
+  const auto gpu =
+      imaging::misfit_gradient<double>(p.setup, Device::cuda, p.velocity, p.dt_over_h, shot, {});
+  ASSERT_EQ(gpu.gradient.size(), cpu.gradient.size());
+  double err = 0, scale = 0, lerr = 0, lscale = 0;
+  for (std::size_t i = 0; i < cpu.gradient.size(); ++i) {
+    err = std::max(err, std::fabs(cpu.gradient[i] - gpu.gradient[i]));
+    scale = std::max(scale, std::fabs(cpu.gradient[i]));
+    lerr = std::max(lerr, std::fabs(cpu.illumination[i] - gpu.illumination[i]));
+    lscale = std::max(lscale, std::fabs(cpu.illumination[i]));
+  }
+  ASSERT_GT(scale, 0.0);
+  ASSERT_GT(lscale, 0.0);
+  EXPECT_LT(err / scale, 1e-10);
+  EXPECT_LT(lerr / lscale, 1e-12);
+}
+
 // Boundary saving on the GPU (its rings in device memory, the field run backward there)
 // against the CPU's, and against checkpointing on the GPU in the interior.
 TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
