@@ -102,10 +102,10 @@ fi
 S=$BUILD/strata
 
 if has demo; then
-  (cd "$CLEAN" && run demo tools/demo.sh) || true
+  (cd "$CLEAN" && run demo tools/demo.sh) || status=1
 fi
 if has test; then
-  (cd "$CLEAN" && TAIL=25 run test tools/test.sh) || true
+  (cd "$CLEAN" && TAIL=25 run test tools/test.sh) || status=1
   grep -E "^ *[0-9]+/[0-9]+ Test" "$LOGS/test.log" | sort -t'.' -k2 | awk '{print $(NF-1), $0}' | sort -rn | head -8
 fi
 [ -x "$S" ] || { say "no strata binary at $S"; status=1; finish; }
@@ -117,7 +117,7 @@ fi
 
 if has python; then
   PYB=$CLEAN/build/release
-  (cd "$CLEAN" && run python_build bash -c "cmake -S . -B '$PYB' -DSTRATA_PYTHON=ON >/dev/null && cmake --build '$PYB' --target _strata strata_stub") || true
+  (cd "$CLEAN" && run python_build bash -c "cmake -S . -B '$PYB' -DSTRATA_PYTHON=ON >/dev/null && cmake --build '$PYB' --target _strata strata_stub") || status=1
   export PYTHONPATH=$PYB/python MPLBACKEND=Agg
   run python_pytest python3 -m pytest -v -p no:cacheprovider "$CLEAN/python/tests"
   for ex in "$CLEAN"/examples/python/*.py; do

@@ -34,7 +34,7 @@ if [[ ! "$slots" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 if [ "${gpus:-0}" -gt 0 ]; then
-  file=build/release/ctest-gpus.json
+  file=$PWD/build/release/ctest-gpus.json  # absolute: ctest reads it from the build folder
   {
     echo '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
     for ((i = 0; i < gpus; i++)); do
