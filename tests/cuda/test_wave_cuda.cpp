@@ -368,5 +368,7 @@ TEST(WaveCuda, StepTimelineIsReportedWhenAskedAndOrdered) {
   EXPECT_EQ(t.count("halo_done"), 0u);  // one process: no exchange
   EXPECT_GT(t["far_interior_done"], 0.0);
   EXPECT_LE(t["far_interior_done"], t["step_done"]);
-  if (t.count("shell_joined")) EXPECT_LE(t["shell_joined"], t["step_done"]);
+  if (t.count("shell_joined")) {
+    EXPECT_LE(t["shell_joined"], t["step_done"]);
+  }
 }
