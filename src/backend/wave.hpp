@@ -163,6 +163,17 @@ public:
     const T* src = row < 0 ? nullptr : rings_.data() + std::size_t(row) * ring_points_.size();
     for (std::size_t k = 0; k < ring_points_.size(); ++k) at(u, ring_points_[k]) = src ? src[k] : T(0);
   }
+  // The imaging condition fused into a step of a field run backward (boundary saving; the
+  // GPU's, reached through AdjointBackend::fuse_correlation): correlating_box() is the box
+  // [x0, y0, z0, x1, y1, z1) of the points whose update step_correlating's kernel writes
+  // (all zero: the backend has no such step), and step_correlating(n, q, corr) is step(n)
+  // with, at each of those points, corr += (q / c2) * ((u_prev - 2 u) + u_new) in double
+  // (q the adjoint's field in this backend's layout and memory, corr doubles of that layout:
+  // interior origins). The box's other points, sources and ring are the caller's to correlate.
+  virtual std::array<int, 6> correlating_box() const { return {}; }
+  virtual void step_correlating(int, const T*, double*) {
+    throw Error("internal: this wave backend has no correlating step");
+  }
   virtual void swap_time() {
     std::vector<NamedArray<T>> state = save();
     NamedArray<T>*u = nullptr, *u_prev = nullptr;

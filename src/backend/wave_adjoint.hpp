@@ -7,6 +7,7 @@
 // The GPU's (src/cuda/wave/adjoint.cu) runs the forward's fused update on q = c2 * lambda.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
@@ -59,6 +60,22 @@ class AdjointBackend {
   virtual void illuminate(const Field<T>& u) = 0;
   virtual void keep(const Field<T>& u) = 0;
   virtual void correlate(const Field<T>& now, const Field<T>& prev, int n) = 0;
+  // Boundary saving's correlation fused into the forward field's reversed step, where the
+  // forward backend has a correlating step (Backend::correlating_box; the GPU's).
+  // fuse_correlation(fwd, lo, hi), once after begin_imaging, [lo, hi) the box whose sums the
+  // caller keeps (the others it zeroes): false where it cannot (then correlate as before;
+  // keep() is not needed after a true). Then for each step m, lambda the adjoint after row
+  // m's injection and fwd holding u = u_m, u_prev = u_{m+1}:
+  //   step_correlated(m):  fwd's step m (u becomes u_{m-1}, u_prev u_m) with correlation +=
+  //                        lambda * second on the points of its interior update;
+  //   correlate_rest(m):   the same at the box's other points and the sources' (their
+  //                        injection subtracted), once u_{m-1} is whole (its ring put back).
+  // The sums are the bits correlate(u_m, u_{m-1}, m) gives.
+  virtual bool fuse_correlation(Backend<T>&, std::array<int, 3>, std::array<int, 3>) {
+    return false;
+  }
+  virtual void step_correlated(int) { throw Error("internal: no fused correlation here"); }
+  virtual void correlate_rest(int) { throw Error("internal: no fused correlation here"); }
   virtual std::vector<double> correlation() const = 0;   // dense [z][y][x]
   virtual std::vector<double> illumination() const = 0;  // dense [z][y][x]
 };

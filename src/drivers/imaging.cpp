@@ -122,6 +122,7 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.illumination = std::move(g.illumination);
   r.checkpoints = g.checkpoints;
   r.boundary_saving = g.boundary_saving;
+  r.fused_imaging = g.fused_imaging;
   r.checkpoint_bytes = g.checkpoint_bytes;
   r.forward_steps = g.forward_steps;
   r.recomputation = g.recomputation;
@@ -137,6 +138,7 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   o.checkpoints = run.checkpoints;
   o.boundary_saving = run.boundary_saving;
   o.illumination = run.illumination;
+  o.fused_imaging = run.fused_imaging;
   return o;
 }
 
@@ -325,6 +327,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
         total.checkpoints = mine.checkpoints;
         total.checkpoint_bytes = mine.checkpoint_bytes;
         total.boundary_saving = mine.boundary_saving;
+        total.fused_imaging = mine.fused_imaging;
       }
     }
     for (std::size_t i = first; i < last; ++i) {
@@ -565,6 +568,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["receivers"] = r.receivers;
   if (f.mode == ImagingFiles::Mode::gradient) j["misfit"] = r.misfit;
   j["strategy"] = r.boundary_saving ? "boundary saving" : "checkpointing";
+  j["imaging_condition"] = r.fused_imaging ? "fused into the reversed step" : "a pass of its own";
   j["checkpoints"] = r.checkpoints;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -265,6 +266,59 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
     if (gpu.gradient[i] != 0.0)
       worst = std::max(worst, std::fabs(gpu.gradient[i] - kept.gradient[i]));
   EXPECT_LT(worst / scale, 1e-10) << "boundary saving against kept states, both on the GPU";
+  EXPECT_TRUE(gpu.fused_imaging);  // the correlation inside the reversed step
+  EXPECT_FALSE(cpu.fused_imaging);
+}
+
+// Boundary saving's correlation fused into the reversed step (LeapfrogCorrelate, the rest's
+// points after it) gives the bits of the correlation's own pass, for the gradient and the
+// image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
+// step's interior update and in the x band the shell keeps (the interior's x start is
+// rounded up to a 32-byte sector), on a grid whose interior is not a whole number of tiles.
+TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
+  REQUIRE_GPU();
+  const std::array<FaceKind, 6> all_layers = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
+                                              FaceKind::pml, FaceKind::pml, FaceKind::pml};
+  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate) {
+    using T = decltype(tag);
+    const int steps = 50;
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, {30, 26, 28}, 7);
+    imaging::Shot shot;
+    shot.steps = steps;
+    for (int n = 0; n < steps; ++n)
+      for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+        shot.wavelets.push_back(std::sin(0.23 * n) * (1.0 + double(j)));
+    shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
+    for (std::size_t i = 0; i < shot.observed.size(); ++i)
+      shot.observed[i] = 1e-3 * std::cos(0.7 * double(i));
+    const std::vector<T> v(p.velocity.begin(), p.velocity.end());
+    imaging::GradientOptions fused{.migrate = migrate, .boundary_saving = true};
+    imaging::GradientOptions pass = fused;
+    pass.fused_imaging = false;
+    const auto a = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, fused);
+    const auto b = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, pass);
+    const std::string what =
+        std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
+        (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient");
+    EXPECT_TRUE(a.fused_imaging) << what;
+    EXPECT_FALSE(b.fused_imaging) << what;
+    ASSERT_EQ(a.gradient.size(), b.gradient.size()) << what;
+    std::size_t differ = 0, nonzero = 0;
+    for (std::size_t i = 0; i < a.gradient.size(); ++i) {
+      differ += std::memcmp(&a.gradient[i], &b.gradient[i], sizeof(double)) != 0;
+      nonzero += a.gradient[i] != 0.0;
+    }
+    EXPECT_EQ(differ, 0u) << what;
+    EXPECT_GT(nonzero, 100u) << what;  // the interior is not all zero
+    EXPECT_EQ(a.misfit, b.misfit) << what;
+    EXPECT_EQ(a.predicted, b.predicted) << what;
+  };
+  for (int order : {2, 8})
+    for (const auto& faces : {kFiveLayers, all_layers}) {
+      check(float{}, order, faces, false);
+      check(double{}, order, faces, false);
+    }
+  check(float{}, 8, kFiveLayers, true);
 }
 
 TEST(WaveAdjointCuda, BornAgreesWithTheCpu) {

@@ -1,11 +1,15 @@
 // Device code of the imaging condition (cuda/wave/adjoint.cu, backend/wave_adjoint.hpp's
-// begin_imaging .. correlate): per grid point, in the dense [z][y][x] order of the sums, the
-// wave fields read through their ghost-layer layout. Every product and difference is rounded
-// as the CPU's (no contraction into fused multiply-adds), so the sums are the CPU's given the
-// same fields: illumination += u^2; correlation += lambda * second, second = next - 2 now +
-// prev (less, at the sources' points, their injection, source by source), lambda = q / c2.
-// One pass over memory each; the correlation's is a pass of its own beside the adjoint's step
-// (issue 40 asks for it fused into the step: not yet).
+// begin_imaging .. correlate): per grid point, the wave fields read through their ghost-layer
+// layout, the illumination and `next` dense [z][y][x], the correlation in the fields' layout. Every
+// product and difference is rounded as the CPU's (no contraction into fused multiply-adds), so the
+// sums are the CPU's given the same fields: illumination += u^2; correlation += lambda * second,
+// second = next - 2 now + prev (less, at the sources' points, their injection, source by source),
+// lambda = q / c2. The correlation is a pass of its own (checkpointing: `next`, now and prev read
+// again), or, with boundary saving on the GPU, fused into the forward field's step run backward
+// (LeapfrogCorrelate below: the step already holds u_{m+1}, u_m and c2 and makes u_{m-1},
+// so the correlation costs q and the sum), the rest of the box the points that step's
+// interior update does not write and the sources' (image_correlate_rest). The sum is kept
+// in the fields' layout (ghosts included), indexed by the same offset as the fields.
 #pragma once
 
 #include <cstdint>
@@ -76,7 +80,7 @@ __global__ void image_correlate_sources(const T* __restrict__ now, const T* __re
   for (int t = first[k]; t < first[k + 1]; ++t)
     second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
   const double lambda = double(q[o]) / double(c2[o]);
-  corr[i] = __dadd_rn(corr[i], __dmul_rn(lambda, second));
+  corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second));
 }
 
 template <class T>
@@ -88,11 +92,84 @@ __global__ void image_correlate(const T* __restrict__ now, const T* __restrict__
     const T v = now[o];
     if (!mask[i]) {
       const double lambda = double(q[o]) / double(c2[o]);
-      corr[i] = __dadd_rn(corr[i], __dmul_rn(lambda, second_difference(double(next[i]), double(v),
+      corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second_difference(double(next[i]), double(v),
                                                                        double(prev[o]))));
     }
     next[i] = v;
   });
+}
+
+// The reversed leapfrog step u_{m-1} = 2 u_m - u_{m+1} + c2 Lap u_m (what LeapfrogEpilogue
+// stores, to the bit) with the imaging condition at the same point: corr += lambda * second,
+// lambda = q / c2, second = (u_{m+1} - 2 u_m) + u_{m-1}, in double and rounded as
+// image_correlate's. The loads it adds to the step's (q and the sum, the sum's store) are
+// prefetched one output plane ahead with the others. `corr` is offset like the fields. The
+// kernel calls it once per point of its region (the sources' points are put right after by
+// image_correlate_rest, which restores their sums first).
+template <class T, bool kCentreInRegisters>
+struct LeapfrogCorrelate {
+  static constexpr bool needs_centre = kCentreInRegisters;
+  struct Aux {
+    T up, c2, u, q;
+    double corr;
+  };
+  const T* u;
+  const T* u_prev;  // not __ldg: the buffer being written
+  const T* c2;
+  const T* q;
+  double* corr;
+  __device__ __forceinline__ Aux load(std::int64_t off) const {
+    Aux a;
+    a.up = u_prev[off];
+    a.c2 = __ldg(c2 + off);
+    a.u = kCentreInRegisters ? T(0) : __ldg(u + off);
+    a.q = __ldg(q + off);
+    a.corr = corr[off];
+    return a;
+  }
+  __device__ __forceinline__ T operator()(T s, T centre, Aux a, std::int64_t off) const {
+    const T uc = kCentreInRegisters ? centre : a.u;
+    const T out = fma(a.c2, s, T(2) * uc - a.up);
+    const double lambda = double(a.q) / double(a.c2);
+    corr[off] = __dadd_rn(
+        a.corr, __dmul_rn(lambda, second_difference(double(a.up), double(uc), double(out))));
+    return out;
+  }
+};
+
+// The correlation on the points the fused step leaves (image_correlate_rest's list: the box's
+// points outside the step's interior update, and every source point), once u_{m-1} is whole:
+// next[k] is u_{m+1} there, gathered before the step; a point the step did correlate (a
+// source inside its region) starts again from saved[k], its sum before the step. Sources'
+// injection subtracted tap by tap as image_correlate_sources does.
+template <class T>
+__global__ void image_correlate_rest(const T* __restrict__ now, const T* __restrict__ prev,
+                                     const T* __restrict__ q, const T* __restrict__ c2,
+                                     const std::int64_t* __restrict__ off,
+                                     const T* __restrict__ next, const double* __restrict__ saved,
+                                     int redo, const int* __restrict__ first,
+                                     const int* __restrict__ src, const double* __restrict__ w,
+                                     const double* __restrict__ amps, int points,
+                                     double* __restrict__ corr) {
+  const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+  if (k >= points) return;
+  const std::int64_t o = off[k];
+  double second = second_difference(double(next[k]), double(now[o]), double(prev[o]));
+  for (int t = first[k]; t < first[k + 1]; ++t)
+    second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
+  const double lambda = double(q[o]) / double(c2[o]);
+  corr[o] = __dadd_rn(k < redo ? saved[k] : corr[o], __dmul_rn(lambda, second));
+}
+
+// Before the fused step: u_{m+1} at the rest's points, and the sums of those it will redo.
+template <class T>
+__global__ void image_rest_before(const T* __restrict__ up, const std::int64_t* __restrict__ off,
+                                  int points, int redo, const double* __restrict__ corr,
+                                  T* __restrict__ next, double* __restrict__ saved) {
+  const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+  if (k >= points) return;
+  next[k] = up[off[k]];
+  if (k < redo) saved[k] = corr[off[k]];
 }
 
 // Boundary saving's ring: u's values at the ring's points (field offsets) into a row, and

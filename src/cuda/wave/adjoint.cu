@@ -225,18 +225,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const std::size_t n = s_.n.points(), ns = s_.sources.size();
     require(ns == 0 || wavelets.size() % ns == 0,
             "internal: the wavelets are not whole rows of one value per source");
-    require_device_memory(n * ((illumination ? 2 : 1) * sizeof(double) + sizeof(T) + 1) +
+    require_device_memory(q_.layout().size * sizeof(double) +
+                              n * ((illumination ? 1 : 0) * sizeof(double) + sizeof(T) + 1) +
                               wavelets.size() * sizeof(double),
                           "the imaging condition's sums (correlation, illumination), the state it "
                           "keeps and the sources' mask (" +
                               s_.n.str() + ")");
+    fused_.reset();
     Imaging im;
     const Layout& L = q_.layout();
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
-    im.corr = DeviceArray<double>(n);
+    im.corr = DeviceArray<double>(L.size);  // the fields' layout: indexed as they are
+    im.corr_origin = im.corr.get() + L.index(0, 0, 0);
     if (illumination) im.ill = DeviceArray<double>(n);
     im.next = DeviceArray<T>(n);
-    zero(im.corr.get(), n * sizeof(double));
+    zero(im.corr.get(), L.size * sizeof(double));
     if (illumination) zero(im.ill.get(), n * sizeof(double));
     zero(im.next.get(), n * sizeof(T));
     if (!wavelets.empty())
@@ -284,18 +287,119 @@ class CudaAdjoint final : public AdjointBackend<T> {
       const double* amps = im.wavelets.get() + std::size_t(n) * s_.sources.size();
       kernels::image_correlate_sources<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
           now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next.get(), im.grid,
-          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr.get());
+          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points,
+          im.corr_origin);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     kernels::image_correlate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
-        im.next.get(), im.corr.get());
+        im.next.get(), im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
   std::vector<double> correlation() const override {
     require(im_.has_value(), "internal: correlation before begin_imaging");
-    return im_->corr.download(s_.n.points());
+    const Layout& L = q_.layout();
+    const std::vector<double> all = im_->corr.download(L.size);
+    std::vector<double> out(s_.n.points());
+    for (int z = 0; z < s_.n.nz; ++z)
+      for (int y = 0; y < s_.n.ny; ++y)
+        std::copy_n(all.begin() + L.index(0, y, z), s_.n.nx,
+                    out.begin() + std::ptrdiff_t(dense(0, y, z)));
+    return out;
+  }
+
+  bool fuse_correlation(Backend<T>& fwd, std::array<int, 3> lo, std::array<int, 3> hi) override {
+    Imaging& im = imaging(fwd.wavefield(), "fuse_correlation");
+    imaging(fwd.previous_wavefield(), "fuse_correlation");
+    const std::array<int, 6> box = fwd.correlating_box();
+    if (box == std::array<int, 6>{}) return false;
+    // The rest: the sources' points the step correlates (their sums redone: first), the other
+    // sources' points, then the box [lo, hi)'s points outside the step's box.
+    const PointTaps p = point_taps(s_.n, s_.sources);
+    auto in_box = [&](int x, int y, int z) {
+      return x >= box[0] && x < box[3] && y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
+    };
+    std::vector<std::int64_t> off;
+    std::vector<int> first = {0}, src;
+    std::vector<double> w;
+    auto add_sources = [&](bool covered) {
+      for (std::size_t k = 0; k < p.dense.size(); ++k) {
+        const Tap& at = p.tap[std::size_t(p.first[k])];
+        if (in_box(at.x, at.y, at.z) != covered) continue;
+        off.push_back(offset(at.x, at.y, at.z));
+        for (int t = p.first[k]; t < p.first[k + 1]; ++t)
+          src.push_back(p.set[std::size_t(t)]), w.push_back(p.tap[std::size_t(t)].w);
+        first.push_back(int(src.size()));
+      }
+    };
+    add_sources(true);
+    const int redo = int(off.size());
+    add_sources(false);
+    auto push = [&](int x, int y, int z) {
+      if (!std::binary_search(p.dense.begin(), p.dense.end(), dense(x, y, z))) {
+        off.push_back(offset(x, y, z));
+        first.push_back(int(src.size()));
+      }
+    };
+    for (int z = std::max(0, lo[2]); z < std::min(s_.n.nz, hi[2]); ++z)
+      for (int y = std::max(0, lo[1]); y < std::min(s_.n.ny, hi[1]); ++y) {
+        const int x0 = std::max(0, lo[0]), x1 = std::min(s_.n.nx, hi[0]);
+        const bool row_in = y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
+        for (int x = x0; x < x1; ++x) {
+          if (row_in && x == std::max(x0, box[0])) x = std::max(x, box[3]);  // skip the box
+          if (x < x1) push(x, y, z);
+        }
+      }
+    require(off.size() < (std::size_t(1) << 31),
+            "internal: the correlation's rest too large for one launch");
+    const std::size_t k = off.size();
+    require_device_memory(
+        k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) + std::size_t(redo) * sizeof(double),
+        "the fused imaging condition's list of " + std::to_string(k) + " points");
+    Fused f;
+    f.fwd = &fwd;
+    f.points = int(k);
+    f.redo = redo;
+    if (k) {
+      f.off = DeviceArray<std::int64_t>(off);
+      f.first = DeviceArray<int>(first);
+      f.next = DeviceArray<T>(k);
+    }
+    if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
+    if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
+    fused_.emplace(std::move(f));
+    im.next = DeviceArray<T>();  // neither `next` nor the mask is read again
+    im.mask = DeviceArray<unsigned char>();
+    return true;
+  }
+
+  void step_correlated(int m) override {
+    require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
+    Fused& f = *fused_;
+    if (f.points) {  // before the step replaces u_{m+1} and adds to the redone sums
+      kernels::image_rest_before<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
+          f.fwd->previous_wavefield().origin(), f.off.get(), f.points, f.redo, im_->corr_origin,
+          f.next.get(), f.saved.get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    f.fwd->step_correlating(m, q_.origin(), im_->corr_origin);
+  }
+
+  void correlate_rest(int m) override {
+    require(fused_.has_value(), "internal: correlate_rest before fuse_correlation");
+    const Fused& f = *fused_;
+    const Imaging& im = *im_;
+    require(m >= 0 && (s_.sources.empty() || std::size_t(m) < im.rows),
+            "internal: no wavelet row for the step");
+    if (!f.points) return;
+    const double* amps =
+        s_.sources.empty() ? nullptr : im.wavelets.get() + std::size_t(m) * s_.sources.size();
+    kernels::image_correlate_rest<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
+        f.fwd->previous_wavefield().origin(), f.fwd->wavefield().origin(), q_.origin(),
+        c2_.origin(), f.off.get(), f.next.get(), f.saved.get(), f.redo, f.first.get(), f.src.get(),
+        f.w.get(), amps, f.points, im.corr_origin);
+    STRATA_CUDA_CHECK_LAUNCH();
   }
   std::vector<double> illumination() const override {
     require(im_.has_value(), "internal: illumination before begin_imaging");
@@ -343,6 +447,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   struct Imaging {
     kernels::ImagingGrid grid;
     DeviceArray<double> corr, ill, wavelets, w;
+    double* corr_origin = nullptr;  // corr is in the fields' layout: its interior origin
     DeviceArray<T> next;
     DeviceArray<unsigned char> mask;
     DeviceArray<std::int64_t> dense;
@@ -475,6 +580,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
   mutable DeviceArray<T> row_;
   mutable std::vector<double> adjoint_u_;
   std::optional<Imaging> im_;
+  // The fused correlation's rest (fuse_correlation): the points' offsets and taps, u_{m+1}
+  // there and the redone sums before each step.
+  struct Fused {
+    Backend<T>* fwd = nullptr;
+    int points = 0, redo = 0;
+    DeviceArray<std::int64_t> off;
+    DeviceArray<int> first, src;
+    DeviceArray<double> w, saved;
+    DeviceArray<T> next;
+  };
+  std::optional<Fused> fused_;
 };
 
 }  // namespace

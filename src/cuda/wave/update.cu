@@ -6,6 +6,7 @@
 
 #include "cuda/kernels/stencil_ops.cuh"
 #include "cuda/kernels/wave.cuh"
+#include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/stencil/launch.cuh"
 #include "cuda/stencil/tuning.hpp"
 #include "cuda/tuning/families.hpp"
@@ -42,6 +43,28 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
   const auto epi = make_epilogue<T, E>(u.origin(), up.origin(), c2.origin());
   launch_25d<kernels::StarOp<T, R>, Cfg, std::remove_cv_t<decltype(epi)>>(op, u.data(), u.layout(), out.origin(), out.layout(),
                                                          static_cast<cudaStream_t>(stream), zchunks, epi, region);
+}
+
+template <class T, int R>
+void launch_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
+                        const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                        Region region) {
+  // The radius-4 policy's tile at every radius: the lower radii's taller columns (VY 32 in
+  // f32) spill with the sums' extra prefetched values (ptxas: 92-192 bytes), this one does not.
+  using Shape = WavePolicyShape<T, 4>;
+  require(u.memory() == Memory::device && up.memory() == Memory::device && c2.memory() == Memory::device &&
+              out.memory() == Memory::device && q != nullptr && corr != nullptr,
+          "internal: the correlating wave update needs device fields and sums");
+  require(u.layout() == out.layout() && up.layout() == out.layout() && c2.layout() == out.layout(),
+          "internal: the wave update's fields must share one layout");
+  require(u.ghost() >= R, "internal: the wave update needs ghost width >= radius");
+  require(out.data() != u.data(), "internal: the wave update cannot write over its input u");
+  kernels::StarOp<T, R> op{};
+  for (int r = 0; r <= R; ++r) op.c[r] = T(star[r]);
+  const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{u.origin(), up.origin(),
+                                                                               c2.origin(), q, corr};
+  launch_25d<kernels::StarOp<T, R>, typename Shape::Cfg, std::remove_cv_t<decltype(epi)>>(
+      op, u.data(), u.layout(), out.origin(), out.layout(), static_cast<cudaStream_t>(stream), 0, epi, region);
 }
 
 template <class T, int R, class Shape>
@@ -98,6 +121,19 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
       .launch(star, u, up, c2, out, stream, zchunks, region);
 }
 
+template <class T>
+void wave_update_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
+                             const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                             Region region) {
+  switch (int(star.size()) - 1) {
+    case 1: return launch_correlating<T, 1>(star, u, up, c2, out, q, corr, stream, region);
+    case 2: return launch_correlating<T, 2>(star, u, up, c2, out, q, corr, stream, region);
+    case 3: return launch_correlating<T, 3>(star, u, up, c2, out, q, corr, stream, region);
+    case 4: return launch_correlating<T, 4>(star, u, up, c2, out, q, corr, stream, region);
+    default: throw Error("internal: no correlating wave update of radius " + std::to_string(star.size() - 1));
+  }
+}
+
 template const std::vector<WaveUpdateVariant<float>>& wave_update_variants();
 template const std::vector<WaveUpdateVariant<double>>& wave_update_variants();
 template const WaveUpdateVariant<float>& chosen_wave_update(int, void*);
@@ -106,5 +142,9 @@ template void wave_update(std::span<const double>, const Field<float>&, const Fi
                           Field<float>&, void*, int, Region);
 template void wave_update(std::span<const double>, const Field<double>&, const Field<double>&, const Field<double>&,
                           Field<double>&, void*, int, Region);
+template void wave_update_correlating(std::span<const double>, const Field<float>&, const Field<float>&,
+                                      const Field<float>&, Field<float>&, const float*, double*, void*, Region);
+template void wave_update_correlating(std::span<const double>, const Field<double>&, const Field<double>&,
+                                      const Field<double>&, Field<double>&, const double*, double*, void*, Region);
 
 }  // namespace strata::cuda

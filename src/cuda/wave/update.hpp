@@ -44,4 +44,15 @@ template <class T>
 void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev, const Field<T>& c2,
                  Field<T>& out, void* stream, int zchunks = 0, Region region = {});
 
+// The update on `region` with the imaging condition of a field run backward fused into it
+// (kernels::LeapfrogCorrelate): out as wave_update stores it, to the bit, and at each of its
+// points corr += (q / c2) * ((u_prev - 2 u) + out) in double, u_prev read before `out`
+// replaces it. q and corr are interior origins of the fields' layout (corr of doubles, the
+// same offsets). One launch shape (the radius-4 policy's): the stored values do not depend on
+// the shape.
+template <class T>
+void wave_update_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
+                             const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                             Region region = {});
+
 }  // namespace strata::cuda

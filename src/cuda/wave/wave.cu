@@ -129,8 +129,31 @@ public:
     wl_count_ = count;
   }
 
-  void step(int n) override {
+  void step(int n) override { step(n, nullptr, nullptr); }
+
+  std::array<int, 6> correlating_box() const override {
+    if (exchange_) return {};  // one process only: the near regions would need it too
+    if (s_.pml.empty()) return {0, 0, 0, s_.n.nx, s_.n.ny, s_.n.nz};
+    if (!has_interior_) return {};
+    const cuda::Region& r = interior_;
+    return {r.x0, r.y0, r.z0, r.x0 + r.nx, r.y0 + r.ny, r.z0 + r.nz};
+  }
+  void step_correlating(int n, const T* q, double* corr) override {
+    require(q && corr && correlating_box() != std::array<int, 6>{},
+            "internal: a correlating step without its fields or its box");
+    step(n, q, corr);
+  }
+
+  // One step; with q and corr, the interior update correlates as it goes (correlating_box).
+  void step(int n, const T* q, double* corr) {
     const cudaStream_t st = stream();
+    // The interior's update, or the whole grid's (region {}), correlating when asked.
+    auto update = [&](const cuda::Region& r) {
+      if (corr)
+        cuda::wave_update_correlating<T>(s_.lap, u_, up_, c2_, up_, q, corr, st, r);
+      else
+        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, r);
+    };
     const bool halo = bool(exchange_);
     Marks* mk = mark_step();
     if (mk) mark(mk->start, st);
@@ -161,7 +184,7 @@ public:
       STRATA_CUDA_CHECK_LAUNCH();
     }
     if (s_.pml.empty()) {
-      if (!halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st);  // in place over u_prev
+      if (!halo) update({});  // in place over u_prev
       else if (!far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       if (mk) mark(mk->far, st);
       near();
@@ -176,7 +199,7 @@ public:
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), fork_.get(), 0));
         if (halo) STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), halo_done_.get(), 0));
       }
-      if (has_interior_ && !halo) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, interior_);
+      if (has_interior_ && !halo) update(interior_);
       if (has_interior_ && halo && !far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       if (mk) mark(mk->far, st);
       dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(); });

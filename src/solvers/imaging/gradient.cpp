@@ -228,7 +228,18 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       forward_step(n);  // u holds u_{n+1}
       fwd->keep_ring(n + 1);
     }
-    adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
+    // The correlation inside the reversed step where the backends can (the GPU's): the box
+    // whose sums are kept is the interior and its ring (the rest is zeroed below).
+    std::array<int, 3> keep_lo{}, keep_hi{};
+    for (std::size_t a = 0; a < 3; ++a)
+      keep_lo[a] = ring.lo[a] - s.radius, keep_hi[a] = ring.hi[a] + s.radius;
+    const bool fused = o.fused_imaging && adj->fuse_correlation(*fwd, keep_lo, keep_hi);
+    if (fused) {  // x_S: the residual; no u_{n+1} to keep (the step reads it)
+      take_traces();
+      fwd->synchronize();
+    } else {
+      adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
+    }
     // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
     // ring's values are put back. The backend's u and u_prev trade places once.
     const Clock::time_point t_swap = Clock::now();
@@ -237,15 +248,28 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.checkpoint_seconds += since(t_swap);
     for (int m = shot.steps - 1; m >= 0; --m) {
       const Clock::time_point t = Clock::now();
-      fwd->step(m);  // u: u_{m-1}; u_prev: u_m
+      if (fused) {  // lambda gains row m's residual first: the step correlates with it
+        adj->inject_at_receivers(
+            std::span<const double>(residual).subspan(std::size_t(m) * nr, nr));
+        adj->step_correlated(m);  // u: u_{m-1}; u_prev: u_m; the sums on its interior update
+      } else {
+        fwd->step(m);  // u: u_{m-1}; u_prev: u_m
+      }
       ++g.forward_steps;
       fwd->put_ring(m - 1);  // u_{m-1}'s ring; u_{-1} = 0
       fwd->synchronize();
       g.forward_seconds += since(t);
       const Clock::time_point ta = Clock::now();
-      adjoint_at(m, true);
+      if (fused) {
+        adj->correlate_rest(m);
+        adj->step_back();
+        fwd->synchronize();
+      } else {
+        adjoint_at(m, true);
+      }
       g.adjoint_seconds += since(ta);
     }
+    g.fused_imaging = fused;
     // Outside the interior and its ring the field run backward is not the forward one.
     corr = adj->correlation();
     const int n3[3] = {s.n.nx, s.n.ny, s.n.nz};

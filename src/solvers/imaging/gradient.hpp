@@ -49,6 +49,10 @@ struct GradientOptions {
   // an inversion does not need it: false leaves it empty and skips both (the gradient's bits
   // are the same). migrate() always sums it (its compensated image divides by it).
   bool illumination = true;
+  // With boundary saving, where the backend can (the GPU): the imaging condition computed
+  // inside the forward field's reversed step (its kernel holds u_{m+1}, u_m and u_{m-1}), not
+  // as a pass of its own over them. The same bits either way; false is for comparing costs.
+  bool fused_imaging = true;
 };
 
 struct Gradient {
@@ -63,11 +67,13 @@ struct Gradient {
   double checkpoint_bytes = 0;   // each kept state (boundary saving: each step's ring)
   long long forward_steps = 0;   // boundary saving: the forward and the backward sweeps
   bool boundary_saving = false;  // the strategy that ran
+  bool fused_imaging = false;    // the correlation ran inside the reversed forward steps
   double recomputation = 0;
-  // Where the run's wall time went (s): the forward steps (with the illumination's sum), the
-  // adjoint actions (injection, correlation, step back), the kept states' copies, and all of
-  // it (set-up included). seconds / (forward_seconds / forward_steps x steps) is the run's
-  // cost in forward runs of the shot.
+  // Where the run's wall time went (s): the forward steps (with the illumination's sum; fused,
+  // with the injection and the correlation on the interior), the adjoint actions (injection,
+  // correlation, step back; fused, the correlation's rest and the step back), the kept
+  // states' copies, and all of it (set-up included). seconds / (forward_seconds / forward_steps x
+  // steps) is the run's cost in forward runs of the shot.
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
 };
 
