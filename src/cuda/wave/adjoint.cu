@@ -299,13 +299,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   std::vector<double> correlation() const override {
     require(im_.has_value(), "internal: correlation before begin_imaging");
+    // Plane by plane, the interior's rows straight into the dense array (no host copy of
+    // the padded layout: 1.1 GB at 512^3).
     const Layout& L = q_.layout();
-    const std::vector<double> all = im_->corr.download(L.size);
     std::vector<double> out(s_.n.points());
+    const std::size_t row = std::size_t(s_.n.nx) * sizeof(double);
     for (int z = 0; z < s_.n.nz; ++z)
-      for (int y = 0; y < s_.n.ny; ++y)
-        std::copy_n(all.begin() + L.index(0, y, z), s_.n.nx,
-                    out.begin() + std::ptrdiff_t(dense(0, y, z)));
+      STRATA_CUDA_CHECK(cudaMemcpy2DAsync(out.data() + dense(0, 0, z), row,
+                                          im_->corr.get() + L.index(0, 0, z),
+                                          std::size_t(L.pitch) * sizeof(double), row,
+                                          std::size_t(s_.n.ny), cudaMemcpyDeviceToHost, stream()));
+    synchronize();
     return out;
   }
 
