@@ -250,23 +250,26 @@ struct GhostFaces {
 // corners: ghost = (product of the factors of the axes it lies outside) * the interior
 // point next to it. Faces sharing an edge write the same value there.
 template <class T>
-__global__ void extrapolate_ghosts_kernel(GhostFaces<T> g, T* __restrict__ u, Geometry geo) {
+__global__ void extrapolate_ghosts_kernel(const __grid_constant__ GhostFaces<T> g, T* __restrict__ u, Geometry geo) {
+  // The face's axis is known at run time only: the coordinates are picked by selection, not by
+  // indexing an array (an indexed array, or an indexed struct parameter that is not
+  // __grid_constant__, lives in each thread's local memory: 88-120 bytes of stack here before).
   const int f = blockIdx.y, a = g.axis[f];
-  const int ext[3] = {geo.nx, geo.ny, geo.nz};
   const int b = (a + 1) % 3, c = (a + 2) % 3;
+  auto ext = [&](int k) { return k == 0 ? geo.nx : k == 1 ? geo.ny : geo.nz; };
+  const int eb = ext(b), ec = ext(c);
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= (ext[b] + 2) * (ext[c] + 2)) return;
-  int p[3];
-  p[a] = g.side[f] ? ext[a] : -1;
-  p[b] = e % (ext[b] + 2) - 1;
-  p[c] = e / (ext[b] + 2) - 1;
+  if (e >= (eb + 2) * (ec + 2)) return;
+  const int pa = g.side[f] ? ext(a) : -1, pb = e % (eb + 2) - 1, pc = e / (eb + 2) - 1;
+  const int p[3] = {a == 0 ? pa : b == 0 ? pb : pc, a == 1 ? pa : b == 1 ? pb : pc,
+                    a == 2 ? pa : b == 2 ? pb : pc};
   T factor = 1;
   int s[3];
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
-    s[k] = min(max(p[k], 0), ext[k] - 1);
+    s[k] = min(max(p[k], 0), ext(k) - 1);
     if (p[k] < 0) factor *= g.lo[k];
-    if (p[k] >= ext[k]) factor *= g.hi[k];
+    if (p[k] >= ext(k)) factor *= g.hi[k];
   }
   u[p[2] * geo.plane + p[1] * geo.pitch + p[0]] = factor * u[s[2] * geo.plane + s[1] * geo.pitch + s[0]];
 }
