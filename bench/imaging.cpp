@@ -91,6 +91,8 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       g.extra["forward_s"] = last.forward_seconds;
       g.extra["adjoint_s"] = last.adjoint_seconds;
       g.extra["checkpoints_s"] = last.checkpoint_seconds;
+      g.extra["setup_s"] = last.setup_seconds;
+      g.extra["finish_s"] = last.finish_seconds;
       g.extra["fused_imaging"] = last.fused_imaging;
       row_done(opt, g);
       out.push_back(g);

@@ -72,6 +72,9 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   d["adjoint_seconds"] = r.adjoint_seconds;
   d["checkpoint_seconds"] = r.checkpoint_seconds;
   d["seconds"] = r.seconds;
+  d["setup_seconds"] = r.setup_seconds;
+  d["finish_seconds"] = r.finish_seconds;
+  d["fused_imaging"] = r.fused_imaging;
   d["cost_in_forward_runs"] = r.cost_in_forward_runs();
   if (r.predicted.empty())
     d["predicted"] = nb::none();  // several shots: the caller lists theirs

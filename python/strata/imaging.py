@@ -91,8 +91,10 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
     (nz, ny, nx), predicted (steps + 1, receivers), illumination, device, dt, checkpoints,
     checkpoint_bytes, forward_steps, recomputation, and where the time went (s):
-    forward_seconds, adjoint_seconds, checkpoint_seconds, seconds, cost_in_forward_runs (seconds
-    over the forward steps' time for one run of the shot). data_dt: the observed data's sample
+    forward_seconds, adjoint_seconds, checkpoint_seconds, setup_seconds (before the first step),
+    finish_seconds (after the last), seconds, cost_in_forward_runs (seconds over the forward
+    steps' time for one run of the shot); fused_imaging: the correlation ran inside the reversed
+    step (boundary saving on a GPU). data_dt: the observed data's sample
     interval (s), refused unless it is the run's dt to half a microsecond (0: not checked).
     Without time.dt in the configuration strata chooses dt from the model's fastest velocity:
     set time.dt where models differ (an inversion's trials), or the data would be compared

@@ -102,9 +102,12 @@ def test_data_dt_is_checked_against_the_runs_dt():
 
 def test_the_run_says_where_its_time_went():
     r = strata.imaging.gradient(CFG, checkpoints=4)
-    parts = r["forward_seconds"] + r["adjoint_seconds"] + r["checkpoint_seconds"]
+    parts = (r["forward_seconds"] + r["adjoint_seconds"] + r["checkpoint_seconds"] + r["setup_seconds"]
+             + r["finish_seconds"])
     assert r["forward_seconds"] > 0 and r["adjoint_seconds"] > 0 and r["checkpoint_seconds"] >= 0
+    assert r["setup_seconds"] > 0 and r["finish_seconds"] > 0
     assert parts <= r["seconds"]  # disjoint parts of the run
+    assert r["fused_imaging"] is False  # checkpointing correlates in a pass of its own
     assert r["forward_steps"] > 70 and r["cost_in_forward_runs"] >= 1.0  # it recomputed
 
 

@@ -129,6 +129,8 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.forward_seconds = g.forward_seconds;
   r.adjoint_seconds = g.adjoint_seconds;
   r.checkpoint_seconds = g.checkpoint_seconds;
+  r.setup_seconds = g.setup_seconds;
+  r.finish_seconds = g.finish_seconds;
   r.seconds = g.seconds;
 }
 
@@ -308,7 +310,8 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   std::vector<double> sum, sum_light, field(relay), light(lit ? relay : 0);
   if (rank == 0) sum.assign(points, 0.0), sum_light.assign(lit ? points : 0, 0.0);
   ImagingResult total;
-  double times[4] = {0, 0, 0, 0};  // forward, adjoint, checkpoints, runs: summed in shot order
+  // Summed in shot order: forward, adjoint, checkpoints, runs, set-up, finish.
+  double times[6] = {};
   for (std::size_t first = 0; first < names.size(); first += std::size_t(ranks)) {
     const std::size_t last = std::min(names.size(), first + std::size_t(ranks));
     ImagingResult mine;
@@ -334,9 +337,9 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
       const int owner = int(i % std::size_t(ranks));
       std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
       std::vector<double>& b = owner == rank ? mine.illumination : light;
-      double meta[7] = {mine.misfit,          double(mine.forward_steps), seconds,
+      double meta[9] = {mine.misfit,          double(mine.forward_steps), seconds,
                         mine.forward_seconds, mine.adjoint_seconds,       mine.checkpoint_seconds,
-                        mine.seconds};
+                        mine.seconds,         mine.setup_seconds,         mine.finish_seconds};
       if (ranks > 1) {
         job.broadcast(a.data(), points * sizeof(double), owner);
         if (lit) job.broadcast(b.data(), points * sizeof(double), owner);
@@ -349,6 +352,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
         for (std::size_t k = 0; k < points; ++k) sum_light[k] += b[k];
       total.shots.push_back({names[i], owner, meta[0], meta[2], (long long)meta[1]});
       times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
+      times[4] += meta[7], times[5] += meta[8];
     }
   }
   total.ranks = ranks;
@@ -364,6 +368,8 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   total.adjoint_seconds = times[1];
   total.checkpoint_seconds = times[2];
   total.seconds = times[3];
+  total.setup_seconds = times[4];
+  total.finish_seconds = times[5];
   if (migrate_mode) {
     total.misfit = 0;  // not a misfit: the data are the adjoint's source
     total.compensated = imaging::compensate(sum, sum_light);
@@ -575,6 +581,8 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["recomputation"] = r.recomputation;
   const double points = double(r.shape.points());
   j["cost"] = {
+      {"setup_s", r.setup_seconds},
+      {"finish_s", r.finish_seconds},
       {"forward_s", r.forward_seconds},
       {"adjoint_s", r.adjoint_seconds},
       {"checkpoints_s", r.checkpoint_seconds},

@@ -153,8 +153,10 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   }
   std::vector<T> u(o.adjoint || !o.illumination ? 0 : points);
   int reached = 0;  // the furthest step run: each one's u counts once in the illumination
+  Clock::time_point t_done{};  // the last step's end: what follows is finish_seconds
   auto forward_step = [&](int n) {
     const Clock::time_point t = Clock::now();
+    if (g.forward_steps == 0) g.setup_seconds = since(t_start);
     fwd->step(n);
     fwd->record(n + 1);
     ++g.forward_steps;
@@ -185,8 +187,10 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   };
   if (!o.adjoint) {
     for (int n = 0; n < shot.steps; ++n) forward_step(n);
+    t_done = Clock::now();
     take_traces();
     g.recomputation = 1;
+    g.finish_seconds = since(t_done);
     g.seconds = since(t_start);
     return g;
   }
@@ -219,6 +223,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.gradient.resize(points);
     for (std::size_t i = 0; i < points; ++i)
       g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * corr[i];
+    g.finish_seconds = since(t_done);
     g.seconds = since(t_start);
   };
   if (g.boundary_saving) {
@@ -271,6 +276,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       g.adjoint_seconds += since(ta);
     }
     g.fused_imaging = fused;
+    t_done = Clock::now();
     // Outside the interior and its ring the field run backward is not the forward one: rows
     // and planes outside that box are zeroed whole, the others before and after it (no
     // division per point: at 512^3 those were seconds of host time).
@@ -325,6 +331,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       }
     }
   }
+  t_done = Clock::now();
   finish();
   return g;
 }

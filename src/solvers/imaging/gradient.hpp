@@ -75,6 +75,9 @@ struct Gradient {
   // states' copies, and all of it (set-up included). seconds / (forward_seconds / forward_steps x
   // steps) is the run's cost in forward runs of the shot.
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
+  // Of `seconds`, before the first step (backends, velocity, sums, rings) and after the last
+  // (the sums brought back, the gradient formed).
+  double setup_seconds = 0, finish_seconds = 0;
 };
 
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
