@@ -167,6 +167,31 @@ TEST(ImagingGradient, CheckpointingChangesTheWorkNotTheBits) {
   }
 }
 
+// Where a run's time went: the set-up, the forward steps, the adjoint actions, the kept
+// states' copies and the finish are disjoint parts of its seconds, for the forward run alone
+// and every strategy (checkpointing stores a state before its first step: the set-up ends
+// where the schedule begins).
+TEST(ImagingGradient, TheTimePartsAreDisjointForEveryStrategy) {
+  const int steps = 40;
+  const test::AdjointProblem p = test::adjoint_problem(4, kCpmlFreeTop, steps, {30, 26, 28}, 7);
+  const imaging::Shot shot = make_shot(
+      p, steps, [](int n, std::size_t j) { return std::sin(0.17 * n + double(j)); }, 0.01);
+  for (int strategy = 0; strategy < 4; ++strategy) {
+    imaging::GradientOptions o;
+    if (strategy == 0) o.adjoint = false;
+    if (strategy == 2) o.checkpoints = 4;
+    if (strategy == 3) o.boundary_saving = true;
+    const imaging::Gradient g =
+        imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, o);
+    const double parts = g.setup_seconds + g.forward_seconds + g.adjoint_seconds +
+                         g.checkpoint_seconds + g.finish_seconds;
+    EXPECT_GT(g.setup_seconds, 0.0) << strategy;
+    EXPECT_GT(g.finish_seconds, 0.0) << strategy;
+    EXPECT_GT(g.forward_seconds, 0.0) << strategy;
+    EXPECT_LE(parts, g.seconds) << strategy;
+  }
+}
+
 // The illumination is a by-product: without it (GradientOptions::illumination false, what
 // `strata gradient` runs without --illumination) the misfit, the gradient and the work are the
 // same bits, for every strategy, and the illumination is empty; migrate sums it regardless.

@@ -156,7 +156,6 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   Clock::time_point t_done{};  // the last step's end: what follows is finish_seconds
   auto forward_step = [&](int n) {
     const Clock::time_point t = Clock::now();
-    if (g.forward_steps == 0) g.setup_seconds = since(t_start);
     fwd->step(n);
     fwd->record(n + 1);
     ++g.forward_steps;
@@ -186,6 +185,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         residual[i] = shot.observed.empty() ? 0.0 : -shot.observed[i];
   };
   if (!o.adjoint) {
+    g.setup_seconds = since(t_start);
     for (int n = 0; n < shot.steps; ++n) forward_step(n);
     t_done = Clock::now();
     take_traces();
@@ -230,6 +230,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     // One forward sweep keeping each u's ring in row n + 1 (row 0, u_0 = 0: the rest before
     // step 0), where the backend keeps its states.
     fwd->reserve_rings(ring.points, shot.steps + 1);
+    g.setup_seconds = since(t_start);
     for (int n = 0; n < shot.steps; ++n) {
       forward_step(n);  // u holds u_{n+1}
       fwd->keep_ring(n + 1);
@@ -299,6 +300,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     return g;
   }
   int live = 0;
+  g.setup_seconds = since(t_start);
   for (CheckpointSchedule plan(shot.steps + 1, slots); const auto a = plan.next();) {
     switch (a->kind) {
       case CheckpointAction::advance:
