@@ -12,6 +12,7 @@
 
 #include "backend/wave.hpp"
 #include "common/wave_cases.hpp"
+#include "solvers/imaging/gradient.hpp"
 #include "solvers/wave/plan.hpp"
 
 namespace strata::test {
@@ -81,6 +82,19 @@ double state_dot(const std::vector<wave::NamedArray<A>>& a,
         for (std::size_t i = 0; i < x.data.size(); ++i) s += double(x.data[i]) * double(y.data[i]);
       }
   return s;
+}
+
+// A shot of `steps` steps through p: source j's amplitude at step n is wavelet(n, j), and
+// every receiver's observed sample `observed`.
+template <class Wavelet>
+imaging::Shot make_shot(const AdjointProblem& p, int steps, Wavelet&& wavelet,
+                        double observed = 0.0) {
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j) shot.wavelets.push_back(wavelet(n, j));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), observed);
+  return shot;
 }
 
 }  // namespace strata::test

@@ -29,18 +29,7 @@ std::vector<double> velocity_of(const std::vector<double>& m) {
   return v;
 }
 
-// A shot of `steps` steps through p: source j's amplitude at step n is wavelet(n, j), and
-// every receiver's observed sample `observed`.
-template <class Wavelet>
-imaging::Shot make_shot(const test::AdjointProblem& p, int steps, Wavelet&& wavelet,
-                        double observed = 0.0) {
-  imaging::Shot shot;
-  shot.steps = steps;
-  for (int n = 0; n < steps; ++n)
-    for (std::size_t j = 0; j < p.setup.sources.size(); ++j) shot.wavelets.push_back(wavelet(n, j));
-  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), observed);
-  return shot;
-}
+using test::make_shot;
 
 // The sources' Ricker pulses, the second one later.
 auto ricker_pulses(const test::AdjointProblem& p) {

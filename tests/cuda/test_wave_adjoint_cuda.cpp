@@ -237,12 +237,8 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
       8,
       {FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::free, FaceKind::pml},
       steps, {30, 26, 28}, 7);
-  imaging::Shot shot;
-  shot.steps = steps;
-  for (int n = 0; n < steps; ++n)
-    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
-      shot.wavelets.push_back(std::sin(0.21 * n) * (1.0 + double(j)));
-  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
+  const imaging::Shot shot = test::make_shot(
+      p, steps, [](int n, std::size_t j) { return std::sin(0.21 * n) * (1.0 + double(j)); });
   const imaging::GradientOptions bs{.boundary_saving = true};
   const auto cpu =
       imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, bs);
@@ -274,23 +270,22 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
 // points after it) gives the bits of the correlation's own pass, for the gradient and the
 // image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
 // step's interior update and in the x band the shell keeps (the interior's x start is
-// rounded up to a 32-byte sector), on a grid whose interior is not a whole number of tiles.
+// rounded up to a 32-byte sector), with random data, on 30x26x28 and odd 31x23x27 grids whose
+// interiors are not whole numbers of tiles.
 TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
   const std::array<FaceKind, 6> all_layers = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
                                               FaceKind::pml, FaceKind::pml, FaceKind::pml};
-  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate) {
+  std::mt19937_64 rng(2026);
+  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate,
+                   Extent shape = {30, 26, 28}) {
     using T = decltype(tag);
     const int steps = 50;
-    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, {30, 26, 28}, 7);
-    imaging::Shot shot;
-    shot.steps = steps;
-    for (int n = 0; n < steps; ++n)
-      for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
-        shot.wavelets.push_back(std::sin(0.23 * n) * (1.0 + double(j)));
-    shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.0);
-    for (std::size_t i = 0; i < shot.observed.size(); ++i)
-      shot.observed[i] = 1e-3 * std::cos(0.7 * double(i));
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
+    imaging::Shot shot = test::make_shot(
+        p, steps, [](int n, std::size_t j) { return std::sin(0.23 * n) * (1.0 + double(j)); });
+    std::normal_distribution<double> noise(0.0, 1e-3);  // random data: a residual everywhere
+    for (double& d : shot.observed) d = noise(rng);
     const std::vector<T> v(p.velocity.begin(), p.velocity.end());
     imaging::GradientOptions fused{.migrate = migrate, .boundary_saving = true};
     imaging::GradientOptions pass = fused;
@@ -319,6 +314,7 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       check(double{}, order, faces, false);
     }
   check(float{}, 8, kFiveLayers, true);
+  check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
 }
 
 TEST(WaveAdjointCuda, BornAgreesWithTheCpu) {

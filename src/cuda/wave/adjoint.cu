@@ -20,6 +20,7 @@
 #include "backend/wave_adjoint.hpp"
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_adjoint.cuh"
 #include "cuda/kernels/wave_imaging.cuh"
@@ -91,7 +92,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     for (const PmlFace& f : s.pml) bytes += 4 * f.points() * sizeof(T);  // psi, zeta, t, s
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " adjoint wave fields (q, q_prev, (v dt / h)^2, CPML memory)");
-    fork_ = make_event();
+    fork_ = cuda::make_order_event();
     q_ = Field<T>(s.n, s.radius, Memory::device);
     qp_ = Field<T>(s.n, s.radius, Memory::device);
     c2_ = Field<T>(s.n, s.radius, Memory::device);
@@ -112,10 +113,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
       require(low ? f.hi[f.axis] + s.radius <= n[f.axis] : f.lo[f.axis] - s.radius >= 0,
               "internal: an absorbing layer within the stencil's reach of the opposite face");
       layers_.push_back(a);
-      cudaStream_t side = nullptr;
-      STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-      side_.emplace_back(side);
-      done_.push_back(make_event());
+      side_.push_back(cuda::make_side_stream());
+      done_.push_back(cuda::make_order_event());
       reach_.push_back(
           {std::max(0, f.lo[f.axis] - s.radius), std::min(n[f.axis], f.hi[f.axis] + s.radius)});
       psi_.emplace_back(std::vector<T>(f.points(), T(0)));
@@ -485,19 +484,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
            (reach_[f][1] <= reach_[g][0] || reach_[g][1] <= reach_[f][0]);
   }
 
-  struct StreamDelete {
-    void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); }
-  };
-  struct EventDelete {
-    void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
-  };
-  using StreamPtr = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete>;
-  using EventPtr = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete>;
-  static EventPtr make_event() {
-    cudaEvent_t e = nullptr;
-    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return EventPtr(e);
-  }
+  using StreamPtr = cuda::StreamPtr;
+  using EventPtr = cuda::EventPtr;
 
   // The imaging condition's state (begin_imaging): sums, the kept state, the sources' points.
   struct Imaging {

@@ -26,9 +26,11 @@ auto make_epilogue(const T* u, const T* up, const T* c2) {
     return kernels::LeapfrogEpilogue<T, E == WaveEpi::prefetch_reg>{u, up, c2};
 }
 
-template <class T, int R, class Cfg, WaveEpi E>
-void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up,
-                   const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region) {
+// The update's launch with any leapfrog epilogue (the plain one or the correlating one): the
+// fields checked, the star's coefficients in the operator, one 2.5D pass on `region`.
+template <class T, int R, class Cfg, class Epi>
+void launch_leapfrog(std::span<const double> star, const Field<T>& u, const Field<T>& up, const Field<T>& c2,
+                     Field<T>& out, void* stream, int zchunks, Region region, const Epi& epi) {
   require(star.size() == std::size_t(R) + 1, "internal: wave update of radius " + std::to_string(R) + " given " +
                                                  std::to_string(star.size()) + " coefficients");
   require(u.memory() == Memory::device && up.memory() == Memory::device && c2.memory() == Memory::device &&
@@ -40,9 +42,15 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
   require(out.data() != u.data(), "internal: the wave update cannot write over its input u");
   kernels::StarOp<T, R> op{};
   for (int r = 0; r <= R; ++r) op.c[r] = T(star[r]);
+  launch_25d<kernels::StarOp<T, R>, Cfg, Epi>(op, u.data(), u.layout(), out.origin(), out.layout(),
+                                              static_cast<cudaStream_t>(stream), zchunks, epi, region);
+}
+
+template <class T, int R, class Cfg, WaveEpi E>
+void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up,
+                   const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region) {
   const auto epi = make_epilogue<T, E>(u.origin(), up.origin(), c2.origin());
-  launch_25d<kernels::StarOp<T, R>, Cfg, std::remove_cv_t<decltype(epi)>>(op, u.data(), u.layout(), out.origin(), out.layout(),
-                                                         static_cast<cudaStream_t>(stream), zchunks, epi, region);
+  launch_leapfrog<T, R, Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
 }
 
 template <class T, int R>
@@ -52,19 +60,10 @@ void launch_correlating(std::span<const double> star, const Field<T>& u, const F
   // The radius-4 policy's tile at every radius: the lower radii's taller columns (VY 32 in
   // f32) spill with the sums' extra prefetched values (ptxas: 92-192 bytes), this one does not.
   using Shape = WavePolicyShape<T, 4>;
-  require(u.memory() == Memory::device && up.memory() == Memory::device && c2.memory() == Memory::device &&
-              out.memory() == Memory::device && q != nullptr && corr != nullptr,
-          "internal: the correlating wave update needs device fields and sums");
-  require(u.layout() == out.layout() && up.layout() == out.layout() && c2.layout() == out.layout(),
-          "internal: the wave update's fields must share one layout");
-  require(u.ghost() >= R, "internal: the wave update needs ghost width >= radius");
-  require(out.data() != u.data(), "internal: the wave update cannot write over its input u");
-  kernels::StarOp<T, R> op{};
-  for (int r = 0; r <= R; ++r) op.c[r] = T(star[r]);
+  require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
   const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{u.origin(), up.origin(),
                                                                                c2.origin(), q, corr};
-  launch_25d<kernels::StarOp<T, R>, typename Shape::Cfg, std::remove_cv_t<decltype(epi)>>(
-      op, u.data(), u.layout(), out.origin(), out.layout(), static_cast<cudaStream_t>(stream), 0, epi, region);
+  launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, 0, region, epi);
 }
 
 template <class T, int R, class Shape>

@@ -20,6 +20,7 @@
 #include "backend/wave_ghosts.hpp"
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
+#include "cuda/handles.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
@@ -270,11 +271,8 @@ public:
     STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
     halo_stream_.reset(h);
-    cudaEvent_t e = nullptr;
-    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    ready_.reset(e);
-    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    halo_done_.reset(e);
+    ready_ = cuda::make_order_event();
+    halo_done_ = cuda::make_order_event();
     set_near_far();
   }
 
@@ -518,9 +516,7 @@ private:
   // corners, where layers cross, gather per point. Without layers there is no shell.
   void set_shell() {
     if (s_.pml.empty()) return;
-    cudaEvent_t fork = nullptr;
-    STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-    fork_.reset(fork);
+    fork_ = cuda::make_order_event();
     const int n[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
     int cut[3][4], layer_of[3][3];  // per axis: interval bounds; the layer of intervals 0 and 2
     for (int a = 0; a < 3; ++a) cut[a][0] = 0, cut[a][1] = 0, cut[a][2] = n[a], cut[a][3] = n[a];
@@ -586,12 +582,8 @@ private:
     for (ShellLaunch& L : shell_)
       if (L.blocks > 0) L.stream = shell_streams_used_++;
     for (int k = 0; k < shell_streams_used_; ++k) {
-      cudaStream_t stream = nullptr;
-      cudaEvent_t join = nullptr;
-      STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      shell_streams_[k].reset(stream);
-      STRATA_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-      joins_[k].reset(join);
+      shell_streams_[k] = cuda::make_side_stream();
+      joins_[k] = cuda::make_order_event();
     }
   }
 
@@ -645,18 +637,12 @@ private:
   unsigned mirror_faces_ = 0;
   std::int64_t mirror_work_ = 0;  // ghost points of the largest mirrored face
   std::vector<DeviceArray<T>> psi_, psi_next_, zeta_, coef_a_, coef_b_;
-  struct StreamDelete {
-    void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); }
-  };
-  struct EventDelete {
-    void operator()(cudaEvent_t e) const noexcept { cudaEventDestroy(e); }
-  };
-  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete> shell_streams_[4], halo_stream_;
-  std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete> fork_, joins_[4], ready_, halo_done_;
+  using EventPtr = cuda::EventPtr;
+  cuda::StreamPtr shell_streams_[4], halo_stream_;
+  EventPtr fork_, joins_[4], ready_, halo_done_;
   // STRATA_WAVE_TIMELINE=1 (a diagnostic, docs/multigpu.md): steps kTimelineFirst ..
   // kTimelineFirst + kTimelineSteps - 1 of this backend's life carry timed events at their
   // milestones; step_timeline() reads them. Off, a step costs one counter increment.
-  using EventPtr = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete>;
   struct Marks {
     EventPtr start, halo, far, joined, end;
     bool used = false;

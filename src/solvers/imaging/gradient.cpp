@@ -230,17 +230,18 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     // One forward sweep keeping each u's ring in row n + 1 (row 0, u_0 = 0: the rest before
     // step 0), where the backend keeps its states.
     fwd->reserve_rings(ring.points, shot.steps + 1);
+    // The correlation inside the reversed step where the backends can (the GPU's): the box
+    // whose sums are kept is the interior and its ring (the rest is zeroed below). Its lists
+    // are made here, with the rest of the set-up.
+    std::array<int, 3> keep_lo{}, keep_hi{};
+    for (std::size_t a = 0; a < 3; ++a)
+      keep_lo[a] = ring.lo[a] - s.radius, keep_hi[a] = ring.hi[a] + s.radius;
+    const bool fused = o.fused_imaging && adj->fuse_correlation(*fwd, keep_lo, keep_hi);
     g.setup_seconds = since(t_start);
     for (int n = 0; n < shot.steps; ++n) {
       forward_step(n);  // u holds u_{n+1}
       fwd->keep_ring(n + 1);
     }
-    // The correlation inside the reversed step where the backends can (the GPU's): the box
-    // whose sums are kept is the interior and its ring (the rest is zeroed below).
-    std::array<int, 3> keep_lo{}, keep_hi{};
-    for (std::size_t a = 0; a < 3; ++a)
-      keep_lo[a] = ring.lo[a] - s.radius, keep_hi[a] = ring.hi[a] + s.radius;
-    const bool fused = o.fused_imaging && adj->fuse_correlation(*fwd, keep_lo, keep_hi);
     if (fused) {  // x_S: the residual; no u_{n+1} to keep (the step reads it)
       take_traces();
       fwd->synchronize();
