@@ -156,7 +156,8 @@ if "wave" not in skip:
                 j = json.load(open(os.path.join(out, "report.json")))
                 runs.append({"wall_s": wall, "stepping_s": j["phases_s"].get("stepping", 0),
                              "gpts_per_s": j["gpts_per_s"], "phases_s": j["phases_s"],
-                             "process_grid": j.get("process_grid", "")})
+                             "process_grid": j.get("process_grid", ""),
+                             "step_timeline_ms": j.get("step_timeline_ms")})  # STRATA_WAVE_TIMELINE=1
             row = {"ranks": ranks, "visible": mode, "runs": runs,
                    "wall_s": median_of(runs, "wall_s"), "stepping_s": median_of(runs, "stepping_s"),
                    "gpts_per_s": median_of(runs, "gpts_per_s"), "process_grid": runs[0]["process_grid"]}
@@ -165,6 +166,8 @@ if "wave" not in skip:
             ph = " ".join(f"{k} {v:.2f}" for k, v in runs[0]["phases_s"].items() if v >= 0.01)
             print(f"  {ranks:5d} {mode:>8} {row['wall_s']:7.2f} {row['stepping_s']:10.3f} {row['gpts_per_s']:8.1f} "
                   f"{row['fixed_s']:7.2f}  {ph}")
+            if runs[0]["step_timeline_ms"]:
+                print("        step timeline, ms: " + " ".join(f"{k} {v:.3f}" for k, v in runs[0]["step_timeline_ms"].items()))
 
 if "nccl_env" not in skip and gpus >= 2:
     # What NCCL's connections cost under its own settings: the communicators phase, the setup
