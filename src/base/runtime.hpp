@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "strata/field.hpp"
 
@@ -65,5 +66,18 @@ void start_device_early();
 // Waits for start_device_early's thread, if any. Call it before the process returns from
 // main: CUDA's own teardown at exit must not meet a context still being made.
 void join_device_start();
+
+// The GPUs this process may use, counted without starting CUDA: the entries of
+// CUDA_VISIBLE_DEVICES where it is set (`entries`, if given, gets them), else the NVIDIA
+// device nodes /dev/nvidiaN this process may open (a container shows only the GPUs it was
+// given); -1 when neither can be read. (base/device.cpp: no CUDA needed.)
+int gpus_without_cuda(std::vector<std::string>* entries = nullptr);
+// Whether this process has asked CUDA about its devices (cuda_available() and every GPU
+// resource ask first). Until it has, no GPU work of strata's can exist.
+bool cuda_started();
+// Whether a GPU can be used, for a CPU run's advice ("or --device cuda"): the runtime's answer
+// once CUDA has started, else gpus_without_cuda(). Asking CUDA would start it, which a CPU
+// command must not pay for (0.3 s a process on a 4 x H200 host).
+bool gpu_usable_for_advice();
 
 }  // namespace strata::runtime

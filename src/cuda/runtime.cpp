@@ -1,5 +1,6 @@
 // The CUDA runtime services behind Field and device.hpp: allocation with a free-memory
 // check first, copies that know which side each pointer is on, device queries.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -123,7 +124,9 @@ void stream_destroy(void* s) noexcept {
   if (s) cudaStreamDestroy(static_cast<cudaStream_t>(s));
 }
 void stream_synchronize(void* s) {
-  if (cuda_available()) STRATA_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s)));
+  // Before CUDA has started no GPU work of strata's exists (a CPU run's null stream): asking
+  // would start CUDA for nothing.
+  if (cuda_started() && cuda_available()) STRATA_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s)));
 }
 
 void* event_create() {
@@ -228,6 +231,7 @@ void graph_destroy(void* graph) noexcept {
 }  // namespace runtime
 
 namespace {
+std::atomic<bool> g_probed{false};  // set as the probe begins: runtime::cuda_started
 struct Probe {
   int count = 0;
   std::string reason;
@@ -235,6 +239,7 @@ struct Probe {
 const Probe& probe() {
   static const Probe p = [] {
     Probe r;
+    g_probed = true;
     const cudaError_t err = cudaGetDeviceCount(&r.count);
     if (err != cudaSuccess) {
       r.count = 0;
@@ -251,6 +256,11 @@ const Probe& probe() {
 
 bool cuda_available() { return probe().count > 0; }
 std::string cuda_unavailable_reason() { return cuda_available() ? "" : probe().reason; }
+
+namespace runtime {
+bool cuda_started() { return g_probed; }
+bool gpu_usable_for_advice() { return cuda_started() ? cuda_available() : gpus_without_cuda() > 0; }
+}  // namespace runtime
 
 namespace {
 // Device i's properties; its free memory where `with_free` (a context on it).
@@ -314,7 +324,7 @@ void require_device_memory(std::size_t bytes, const std::string& what) {
 }
 
 void device_synchronize() {
-  if (cuda_available()) STRATA_CUDA_CHECK(cudaDeviceSynchronize());
+  if (runtime::cuda_started() && cuda_available()) STRATA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 }  // namespace strata

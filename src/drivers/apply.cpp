@@ -11,6 +11,7 @@
 #include "io/atomic_file.hpp"
 #include "strata/error.hpp"
 #include "base/host_memory.hpp"
+#include "base/runtime.hpp"
 #include "strata/npy.hpp"
 #include "strata/reduce.hpp"
 
@@ -102,8 +103,9 @@ void check_memory(const ApplyPlan& p) {
   const Extent n = p.n;
   const std::string what =
       "applying a stencil to the " + n.str() + " " + to_string(precision_of<T>) + " array";
-  // --device cuda is advice only where a GPU can be used (a machine without one is never told to).
-  const std::string advice = mem == Memory::host && cuda_available()
+  // --device cuda is advice only where a GPU can be used (a machine without one is never told
+  // to), asked without starting CUDA for a CPU run.
+  const std::string advice = mem == Memory::host && runtime::gpu_usable_for_advice()
                                  ? "use a smaller array or --device cuda"
                                  : "use a smaller array";
   if (!p.distributed) {

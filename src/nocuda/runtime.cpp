@@ -57,6 +57,8 @@ void set_device(int index) {
 }
 void start_device_early() {}
 void join_device_start() {}
+bool cuda_started() { return false; }
+bool gpu_usable_for_advice() { return false; }
 
 }  // namespace runtime
 

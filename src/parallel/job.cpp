@@ -1,7 +1,6 @@
 // The job's parts that do not depend on MPI: the instance, the derived collectives (in
 // rank order, so results do not depend on MPI's reduction order), the validation
 // agreement and GPU binding. src/parallel/mpi/job.cpp or src/parallel/nompi/job.cpp has the rest.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -66,47 +65,11 @@ void Job::begin() {
   if (first_failed(false) >= 0) throw PeerFailed();
 }
 
-namespace {
-
-// The GPUs this process may use, counted without starting CUDA: the entries of
-// CUDA_VISIBLE_DEVICES where it is set (`entries` gets them), else the NVIDIA device nodes
-// /dev/nvidiaN this process may open (a container shows only the GPUs it was given); -1
-// when neither can be read.
-int gpus_without_cuda(std::vector<std::string>& entries) {
-  if (const char* list = std::getenv("CUDA_VISIBLE_DEVICES")) {
-    std::string item;
-    for (const char* c = list;; ++c) {
-      if (*c == ',' || *c == '\0') {
-        if (!item.empty()) entries.push_back(item);
-        item.clear();
-        if (*c == '\0') break;
-      } else if (*c != ' ') {
-        item += *c;
-      }
-    }
-    return int(entries.size());
-  }
-  DIR* dev = ::opendir("/dev");
-  if (!dev) return -1;
-  int count = 0;
-  while (const dirent* e = ::readdir(dev)) {
-    const std::string name = e->d_name;
-    if (name.size() > 6 && name.compare(0, 6, "nvidia") == 0 &&
-        name.find_first_not_of("0123456789", 6) == std::string::npos &&
-        ::access(("/dev/" + name).c_str(), R_OK | W_OK) == 0)
-      ++count;
-  }
-  ::closedir(dev);
-  return count;
-}
-
-}  // namespace
-
 void Job::narrow_gpus(int index) {
   if (narrowed_) return;
   if (const char* keep = std::getenv("STRATA_VISIBLE_GPUS"); keep && std::string(keep) == "all") return;
   std::vector<std::string> entries;
-  const int count = gpus_without_cuda(entries);
+  const int count = runtime::gpus_without_cuda(&entries);
   // Too few GPUs for this rank: leave every one visible, so that every rank of the host sees
   // the same count and bind_gpu says how many ranks the host can take.
   if (count <= index) return;

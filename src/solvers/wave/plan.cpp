@@ -17,6 +17,7 @@
 #include "solvers/wave/numerics.hpp"
 #include "strata/device.hpp"
 #include "base/host_memory.hpp"
+#include "base/runtime.hpp"
 #include "strata/stencil.hpp"
 
 namespace strata::wave {
@@ -217,7 +218,7 @@ void require_host_memory(const Config& c, Device device) {
   host::require_host_memory(m.bytes, "the " + c.shape.str() + " " + to_string(c.precision) + " wave run on the " + to_string(device),
                             m.parts,
                             "use a smaller grid, fewer receivers or steps (traces are receivers x steps / "
-                            "receivers.every)" + std::string(device == Device::cpu && cuda_available() ? ", or device cuda" : ""));
+                            "receivers.every)" + std::string(device == Device::cpu && runtime::gpu_usable_for_advice() ? ", or device cuda" : ""));
 }
 
 template <class T>
