@@ -1,5 +1,6 @@
 // The halo exchange (halo.hpp): one axis at a time, x then y then z, so edges and corners
-// arrive as a one-process fill makes them; the boxes packed for it and for a gather.
+// arrive as a one-process fill makes them, or every axis's faces at once for stars; the boxes
+// packed for it and for a gather.
 #include "parallel/halo.hpp"
 
 #include <algorithm>
@@ -111,6 +112,16 @@ void grow(Buffers& hb, std::size_t bytes, Memory m) {
   hb.bytes = bytes;
 }
 
+// The faces exchange_faces packs: the x and y faces of the split axes over the interior of
+// the other axes, each side's faces one after the other in a buffer; their total bytes.
+std::size_t packed_faces_bytes(Extent n, const ProcessGrid& grid, int w, std::size_t size) {
+  std::size_t bytes = 0;
+  for (int a = 0; a < 2; ++a)
+    if (grid.dims[a] > 1)
+      bytes += std::size_t(w) * n.points() / std::size_t(extent_of(n, a)) * size;
+  return bytes;
+}
+
 }  // namespace
 
 template <class T>
@@ -120,6 +131,7 @@ void reserve(const Field<T>& f, const ProcessGrid& grid, Buffers& hb) {
   for (int axis = 0; axis < 2; ++axis)  // z faces travel from the field itself
     if (grid.dims[axis] > 1 && w > 0)
       bytes = std::max(bytes, face_box(f.extent(), w, axis, 0, w).points() * sizeof(T));
+  if (w > 0) bytes = std::max(bytes, packed_faces_bytes(f.extent(), grid, w, sizeof(T)));
   if (bytes) grow(hb, bytes, f.memory());
 }
 
@@ -167,7 +179,69 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
   if (peer.hi >= 0) unpack(f, recv_hi, static_cast<const T*>(hb.ptr(3, m)), s);
 }
 
+template <class T>
+void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
+                    std::array<bool, 3> wrap, int w, Buffers& hb, void* s) {
+  const Extent n = f.extent();
+  const Memory m = f.memory();
+  const Layout& L = f.layout();
+  // Legs in axis order, upward then downward on each: every rank posts them in the same order,
+  // so NCCL (which matches a pair's messages in order) pairs them as exchange_axis's.
+  std::vector<transport::Leg> legs;
+  struct Face {
+    Region lo, hi;        // the ghosts' boxes
+    bool has_lo, has_hi;  // a neighbour on that side
+    std::size_t at;       // offset in the buffers
+  };
+  std::vector<Face> unpacks;
+  grow(hb, packed_faces_bytes(n, grid, w, sizeof(T)), m);
+  std::size_t at = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    const Peers peer = peers(grid, box, axis, wrap[axis]);
+    if (peer.lo < 0 && peer.hi < 0) continue;
+    const int len = extent_of(n, axis);
+    if (axis == 2) {
+      // z planes straight from and into the field, as exchange_axis sends them (their x and y
+      // ghosts travel too and land in ghosts no star reads).
+      auto planes = [&](int z) {
+        return static_cast<void*>(f.data() + std::ptrdiff_t(L.ghost + z) * L.plane);
+      };
+      const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
+      legs.push_back({peer.hi, peer.lo, planes(len - w), planes(-w), bytes, 0});
+      legs.push_back({peer.lo, peer.hi, planes(0), planes(len), bytes, 1});
+      continue;
+    }
+    auto face = [&](int lo) {
+      Region r{0, 0, 0, n.nx, n.ny, n.nz};
+      (axis == 0 ? r.x0 : r.y0) = lo;
+      (axis == 0 ? r.nx : r.ny) = w;
+      return r;
+    };
+    const std::size_t bytes = face(0).points() * sizeof(T);
+    auto buf = [&](int i) { return static_cast<char*>(hb.ptr(i, m)) + at; };
+    if (peer.hi >= 0) pack(f, face(len - w), reinterpret_cast<T*>(buf(1)), s);
+    if (peer.lo >= 0) pack(f, face(0), reinterpret_cast<T*>(buf(0)), s);
+    legs.push_back({peer.hi, peer.lo, buf(1), buf(2), bytes, 0});
+    legs.push_back({peer.lo, peer.hi, buf(0), buf(3), bytes, 1});
+    unpacks.push_back({face(-w), face(len), peer.lo >= 0, peer.hi >= 0, at});
+    at += bytes;
+  }
+  if (legs.empty()) return;
+  if (m == Memory::host)
+    transport::exchange_host(legs);
+  else
+    transport::exchange_device(legs, s);
+  for (const Face& u : unpacks) {
+    if (u.has_lo)
+      unpack(f, u.lo, reinterpret_cast<const T*>(static_cast<char*>(hb.ptr(2, m)) + u.at), s);
+    if (u.has_hi)
+      unpack(f, u.hi, reinterpret_cast<const T*>(static_cast<char*>(hb.ptr(3, m)) + u.at), s);
+  }
+}
+
 #define STRATA_INSTANTIATE(T)                                                                  \
+  template void exchange_faces(Field<T>&, const ProcessGrid&, const Subdomain&,                \
+                               std::array<bool, 3>, int, Buffers&, void*);                     \
   template void exchange_axis(Field<T>&, const ProcessGrid&, const Subdomain&, bool, int, int, \
                               Buffers&, void*);                                                \
   template void reserve(const Field<T>&, const ProcessGrid&, Buffers&);                        \

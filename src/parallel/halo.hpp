@@ -5,6 +5,7 @@
 // benchmark call it by this name (strata::dist::halo); users have DistField.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -48,6 +49,15 @@ struct Buffers {
 template <class T>
 void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, bool wrap, int width,
                    int axis, Buffers& buffers, void* stream);
+
+// The faces of every split axis at once, `width` layers each over the interior of the other
+// axes, as one message group: no edges or corners, so for stencils that read along the axes
+// only (stars: the wave's Laplacian). One round instead of one per axis in turn (the wave's
+// 1x2x2 grid waited for y's exchange, then z's). What the ghosts' edges and corners hold
+// afterwards is unspecified. `wrap[a]`: exchange_axis's `wrap` for axis a.
+template <class T>
+void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
+                    std::array<bool, 3> wrap, int width, Buffers& buffers, void* stream);
 
 // Sizes `buffers` for every exchange f can make (x and y faces of up to f's ghost width on
 // the split axes), so that no exchange allocates: a device allocation in the middle of a

@@ -366,7 +366,74 @@ TEST(DistHalo, ReservedBuffersServeEveryExchange) {
           halo::exchange_axis(f, grid, box, wrap, w, axis, hb, nullptr);
           EXPECT_EQ(hb.bytes, reserved) << grid.str() << " axis " << axis << " width " << w;
         }
+    for (int w = 1; w <= ghost; ++w)
+      for (bool wrap : {false, true}) {
+        halo::exchange_faces(f, grid, box, {wrap, wrap, wrap}, w, hb, nullptr);
+        EXPECT_EQ(hb.bytes, reserved) << grid.str() << " every face, width " << w;
+      }
   }
+}
+
+// exchange_faces (every split axis's faces in one round, for stars) puts in each face's
+// ghosts, over the interior of the other axes, the bits the axes exchanged in turn put there:
+// every process grid, width and wrap, on the host and on the device.
+template <class T>
+void check_faces_at_once(Extent global, Memory memory) {
+  const int ghost = 4;
+  const int rank = Job::get().rank();
+  for (const ProcessGrid& grid : test::grids_of(Job::get().size(), global, ghost))
+    for (int w : {1, 3, 4})
+      for (bool wrap : {false, true}) {
+        const Subdomain box = Subdomain::of(grid, global, rank);
+        const Extent n = box.local;
+        Field<T> start(n, ghost);
+        test::fill_random(start, 500 + 7 * std::uint64_t(rank) + std::uint64_t(w));
+        Field<T> in_turn(n, ghost, memory), at_once(n, ghost, memory);
+        copy(start, in_turn);
+        copy(start, at_once);
+        halo::Buffers b1, b2;
+        for (int a = 0; a < 3; ++a) halo::exchange_axis(in_turn, grid, box, wrap, w, a, b1, nullptr);
+        halo::exchange_faces(at_once, grid, box, {wrap, wrap, wrap}, w, b2, nullptr);
+        device_synchronize();
+        Field<T> want(n, ghost), got(n, ghost);
+        copy(in_turn, want);
+        copy(at_once, got);
+        std::size_t bad = 0, faces = 0;
+        const int len[3] = {n.nx, n.ny, n.nz};
+        for (int a = 0; a < 3; ++a) {
+          const halo::Peers peer = halo::peers(grid, box, a, wrap);
+          for (int side = 0; side < 2; ++side) {
+            if ((side == 0 ? peer.lo : peer.hi) < 0) continue;
+            ++faces;
+            int lo[3] = {0, 0, 0}, hi[3] = {n.nx, n.ny, n.nz};
+            lo[a] = side == 0 ? -w : len[a];
+            hi[a] = lo[a] + w;
+            for (int z = lo[2]; z < hi[2]; ++z)
+              for (int y = lo[1]; y < hi[1]; ++y)
+                for (int x = lo[0]; x < hi[0]; ++x) {
+                  const T g = got(x, y, z), e = want(x, y, z);
+                  if (std::memcmp(&g, &e, sizeof(T)) != 0 && bad++ < 3)
+                    ADD_FAILURE() << "grid " << grid.str() << ", width " << w << (wrap ? ", wrapped" : "") << ", rank "
+                                  << rank << ", axis " << a << ": ghost (" << x << ", " << y << ", " << z << ") got "
+                                  << g << ", the axes in turn give " << e;
+                }
+          }
+        }
+        EXPECT_EQ(bad, 0u) << "grid " << grid.str() << ", width " << w;
+        // Every rank of a split grid has a neighbour (wrapped: on both sides of every split axis).
+        if (grid.ranks() > 1) EXPECT_GT(faces, 0u) << grid.str();
+      }
+}
+
+TEST(DistHalo, FacesAtOnceAreTheAxesInTurnOnTheFacesCpu) {
+  check_faces_at_once<float>(kGlobal, Memory::host);
+  check_faces_at_once<double>(kGlobal, Memory::host);
+}
+
+TEST(DistHalo, FacesAtOnceAreTheAxesInTurnOnTheFacesGpu) {
+  REQUIRE_GPU_PER_RANK();
+  check_faces_at_once<float>(kGlobal, Memory::device);
+  check_faces_at_once<double>(kGlobal, Memory::device);
 }
 
 }  // namespace strata::dist

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`strata wave` over NP ranks (one model, the grid split into boxes) against one process:
 the seismogram, the receivers, every snapshot (.npy, .vti, .png), the seismogram picture
-and config.json are the same bytes, for the default process grid and every slab grid, with
+and config.json are the same bytes, for the default process grid, every slab grid and (at 4
+ranks) the grids split along two axes, with
 absorbing layers, a free surface, rigid and periodic faces (periodic axes split across
 ranks wrap), f32 and f64. A run continued from the ranks' checkpoints ends with the same
 bytes as the uninterrupted run; a restart on another process grid, a grid that cuts an
@@ -74,8 +75,14 @@ def slab_grids(n):
     return list(dict.fromkeys([f"{n}x1x1", f"1x{n}x1", f"1x1x{n}"]))
 
 
+def mixed_grids(n):
+    """Grids split along two axes (their faces travel in one round, without edges or corners)."""
+    return [f"{a}x{b}x{c}" for a, b, c in ((2, 2, 1), (1, 2, 2), (2, 1, 2)) if a * b * c == n]
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    for name, cfg_dict, grids in (("base", BASE, [""] + slab_grids(NP)), ("periodic", PERIODIC, ["", f"{NP}x1x1"])):
+    for name, cfg_dict, grids in (("base", BASE, [""] + slab_grids(NP) + mixed_grids(NP)),
+                                 ("periodic", PERIODIC, ["", f"{NP}x1x1"] + mixed_grids(NP)[:1])):
         cfg = os.path.join(tmp, name + ".json")
         with open(cfg, "w") as f:
             json.dump(cfg_dict, f)
