@@ -115,7 +115,9 @@ public:
   // update computes the points that do not read those ghosts (receivers are sampled after
   // it, and traces() makes a last exchange for a row still waiting). Every rank calls it
   // the same number of times (it is collective).
-  virtual void set_halo_exchange(std::function<void(void* stream)> exchange) = 0;
+  // `packed`, where not null, is an event the exchange records on `stream` once its faces are
+  // packed, before its messages (the GPU's step holds its interior back until then).
+  virtual void set_halo_exchange(std::function<void(void* stream, void* packed)> exchange) = 0;
   virtual void synchronize() = 0;
   // Whether every value of u is finite, checked where u lives (no copy of the grid).
   virtual bool wavefield_finite() = 0;

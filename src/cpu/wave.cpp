@@ -57,7 +57,7 @@ public:
     for (std::size_t f = 0; f < s_.pml.size(); ++f) update_psi(f);
     update(n);
     std::swap(u_, up_);
-    if (exchange_) exchange_(nullptr);  // the receivers and the next step read fresh ghosts
+    if (exchange_) exchange_(nullptr, nullptr);  // the receivers and the next step read fresh ghosts
   }
 
   void record(int row) override {
@@ -119,7 +119,7 @@ public:
 
   Field<T>& wavefield() override { return u_; }
   Field<T>& previous_wavefield() override { return up_; }
-  void set_halo_exchange(std::function<void(void*)> exchange) override { exchange_ = std::move(exchange); }
+  void set_halo_exchange(std::function<void(void*, void*)> exchange) override { exchange_ = std::move(exchange); }
 
   void synchronize() override {}
 
@@ -273,7 +273,7 @@ private:
   std::vector<double> wavelets_;
   int wl_first_ = 0, wl_count_ = 0;
   std::vector<T> traces_;
-  std::function<void(void*)> exchange_;
+  std::function<void(void*, void*)> exchange_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/halo.hpp"
+#include "base/runtime.hpp"
 #include "dispatch/backend.hpp"
 #include "parallel/transport.hpp"
 
@@ -181,7 +182,7 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 
 template <class T>
 void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
-                    std::array<bool, 3> wrap, int w, Buffers& hb, void* s) {
+                    std::array<bool, 3> wrap, int w, Buffers& hb, void* s, void* packed) {
   const Extent n = f.extent();
   const Memory m = f.memory();
   const Layout& L = f.layout();
@@ -226,6 +227,7 @@ void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
     unpacks.push_back({face(-w), face(len), peer.lo >= 0, peer.hi >= 0, at});
     at += bytes;
   }
+  if (packed && m == Memory::device) runtime::event_record(packed, s);
   if (legs.empty()) return;
   if (m == Memory::host)
     transport::exchange_host(legs);
@@ -241,7 +243,7 @@ void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
 
 #define STRATA_INSTANTIATE(T)                                                                  \
   template void exchange_faces(Field<T>&, const ProcessGrid&, const Subdomain&,                \
-                               std::array<bool, 3>, int, Buffers&, void*);                     \
+                               std::array<bool, 3>, int, Buffers&, void*, void*);              \
   template void exchange_axis(Field<T>&, const ProcessGrid&, const Subdomain&, bool, int, int, \
                               Buffers&, void*);                                                \
   template void reserve(const Field<T>&, const ProcessGrid&, Buffers&);                        \

@@ -54,10 +54,13 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
 // axes, as one message group: no edges or corners, so for stencils that read along the axes
 // only (stars: the wave's Laplacian). One round instead of one per axis in turn (the wave's
 // 1x2x2 grid waited for y's exchange, then z's). What the ghosts' edges and corners hold
-// afterwards is unspecified. `wrap[a]`: exchange_axis's `wrap` for axis a.
+// afterwards is unspecified. `wrap[a]`: exchange_axis's `wrap` for axis a. `packed`, an event
+// (device only), is recorded on `stream` once the faces are packed, before the messages: work
+// that waits for it leaves the messages' kernel the SMs it needs.
 template <class T>
 void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
-                    std::array<bool, 3> wrap, int width, Buffers& buffers, void* stream);
+                    std::array<bool, 3> wrap, int width, Buffers& buffers, void* stream,
+                    void* packed = nullptr);
 
 // Sizes `buffers` for every exchange f can make (x and y faces of up to f's ghost width on
 // the split axes), so that no exchange allocates: a device allocation in the middle of a

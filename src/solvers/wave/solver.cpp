@@ -67,7 +67,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
     setup_ = partition_setup(setup_, *grid, box, *part_);
   }
   backend_ = make_backend<T>(plan_.device, setup_);
-  if (part_) backend_->set_halo_exchange([this](void* stream) { exchange(stream); });
+  if (part_) backend_->set_halo_exchange([this](void* stream, void* packed) { exchange(stream, packed); });
   const bool planes = !v.planes.empty();
   const std::vector<T> mine = part_ ? box_values<T>(v.values(), cfg_.shape, part_->box, planes) : std::vector<T>();
   const std::span<const T> values = part_ ? std::span<const T>(mine) : v.values();
@@ -84,10 +84,10 @@ void SolverT<T>::connect() {
 }
 
 template <class T>
-void SolverT<T>::exchange(void* stream) {
+void SolverT<T>::exchange(void* stream, void* packed) {
   // The Laplacian is a star: the faces of every split axis in one round, no edges or corners.
   dist::halo::exchange_faces(backend_->wavefield(), part_->grid, part_->box, part_->wrap, setup_.radius, halo_,
-                             stream);
+                             stream, packed);
 }
 
 template <class T>

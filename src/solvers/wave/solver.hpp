@@ -82,7 +82,7 @@ public:
 private:
   void ensure_first_row() const;
   void load_wavelets(int first);
-  void exchange(void* stream = nullptr);  // u's ghost layers from the neighbours (distributed runs)
+  void exchange(void* stream = nullptr, void* packed = nullptr);  // u's ghost layers from the neighbours (distributed runs)
 
   Config cfg_;
   Plan plan_;
