@@ -92,6 +92,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       g.extra["adjoint_s"] = last.adjoint_seconds;
       g.extra["checkpoints_s"] = last.checkpoint_seconds;
       g.extra["setup_s"] = last.setup_seconds;
+      for (const auto& [part, s] : last.setup_parts) g.extra["setup_" + part + "_s"] = s;
       g.extra["finish_s"] = last.finish_seconds;
       g.extra["fused_imaging"] = last.fused_imaging;
       row_done(opt, g);

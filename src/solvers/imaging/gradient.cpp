@@ -105,6 +105,14 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
+  // The set-up's parts, each timed to the end of the device work it queued.
+  Clock::time_point t_part = t_start;
+  auto part = [&](const char* name) {
+    device_synchronize();
+    const Clock::time_point now = Clock::now();
+    g.setup_parts.emplace_back(name, std::chrono::duration<double>(now - t_part).count());
+    t_part = now;
+  };
   int slots = 0;
   Ring ring;
   if (o.adjoint && o.boundary_saving) {
@@ -117,12 +125,14 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
             8.0 * double(points) * sizeof(double),
         "the rings boundary saving keeps (" + std::to_string(shot.steps + 1) + " of " +
             std::to_string(ring.points.size()) + " points)");
+    part("ring");
   }
 
   std::unique_ptr<wave::Backend<T>> fwd = forward_backend<T>(device, s);
   fwd->set_velocity(velocity, dt_over_h);
   if (ns) fwd->set_wavelets(0, shot.steps, shot.wavelets);
   if (!g.boundary_saving) g.checkpoint_bytes = fwd->kept_state_bytes(s);
+  part("forward_backend");
   // The adjoint is made before the forward sweep: the imaging condition (the illumination
   // during the sweep, the correlation after) is summed where the fields live, so on a GPU no
   // field leaves the device until the end.
@@ -131,6 +141,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     adj = adjoint_backend<T>(device, s);
     adj->set_velocity(velocity, dt_over_h);
     adj->begin_imaging(shot.wavelets, o.illumination);
+    part("adjoint_backend");
   }
   if (o.adjoint && !o.boundary_saving) {
     // The kept states live where the backend keeps them (a GPU's own memory), so the budget
@@ -149,6 +160,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
             8.0 * double(points) * sizeof(double),
         "the forward states the adjoint run keeps (" + std::to_string(g.checkpoints) + ")");
     fwd->reserve_states(g.checkpoints);
+    part("kept_states");
   }
   if (!o.adjoint && o.illumination) {
     g.illumination.assign(points, 0.0);
@@ -234,6 +246,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     // One forward sweep keeping each u's ring in row n + 1 (row 0, u_0 = 0: the rest before
     // step 0), where the backend keeps its states.
     fwd->reserve_rings(ring.points, shot.steps + 1);
+    part("rings");
     // The correlation inside the reversed step where the backends can (the GPU's): the box
     // whose sums are kept is the interior and its ring (the rest is zeroed below). Its lists
     // are made here, with the rest of the set-up.
@@ -241,6 +254,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     for (std::size_t a = 0; a < 3; ++a)
       keep_lo[a] = ring.lo[a] - s.radius, keep_hi[a] = ring.hi[a] + s.radius;
     const bool fused = o.fused_imaging && adj->fuse_correlation(*fwd, keep_lo, keep_hi);
+    if (fused) part("fused_lists");
     g.setup_seconds = since(t_start);
     for (int n = 0; n < shot.steps; ++n) {
       forward_step(n);  // u holds u_{n+1}

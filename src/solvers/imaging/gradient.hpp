@@ -12,6 +12,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/wave.hpp"
@@ -78,6 +79,10 @@ struct Gradient {
   // Of `seconds`, before the first step (backends, velocity, sums, rings) and after the last
   // (the sums brought back, the gradient formed).
   double setup_seconds = 0, finish_seconds = 0;
+  // Of setup_seconds, in order, each with the device work it queued: "ring" (boundary
+  // saving's point list), "forward_backend" (fields, velocity, wavelets), "adjoint_backend"
+  // (its fields, velocity, sums), "kept_states" or "rings" (their memory), "fused_lists".
+  std::vector<std::pair<std::string, double>> setup_parts;
 };
 
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
