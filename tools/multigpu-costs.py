@@ -5,7 +5,8 @@ GPUs, in one call: the whole-process wall time and the phases each verb reports.
   start    a one-process command (a small Poisson solve) with the host's GPUs as strata
            leaves them (only the one it uses), with every GPU visible to the CUDA runtime
            (STRATA_VISIBLE_GPUS=all: what strata did before), and with CUDA_VISIBLE_DEVICES=0;
-           and `strata info`, which looks at every GPU
+           `strata info`, which looks at every GPU; `mpirun -np 1 true` with and without
+           hwloc's GPU plugins
   poisson  MG-CG, mixed precision, f64, rtol 1e-10 at 255^3, 511^3 and 1023^3 (where it fits)
            on 1, 2, 4, ... ranks: solve time, each iteration's time, and the phases from the
            process start to the first iteration (device start, communicators, allocation)
@@ -89,6 +90,11 @@ if "start" not in skip:
         rows[name] = {"wall_s": median_of(runs[1:], "wall_s"), "runs": runs}
     info = [timed([strata, "info"])[0] for _ in range(a.repeat + 1)]
     rows["strata info (every GPU)"] = {"wall_s": statistics.median(info[1:]), "runs": info}
+    # mpirun's own start: hwloc's GPU plugins start the driver inside it (docs/multigpu.md).
+    for name, extra in (("mpirun -np 1 true", {}),
+                        ("  without hwloc's GPU plugins", {"HWLOC_COMPONENTS": "-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl"})):
+        walls = [timed(["mpirun", "-np", "1", "true"], dict(env_base, **extra))[0] for _ in range(a.repeat + 1)]
+        rows[name] = {"wall_s": statistics.median(walls[1:]), "runs": walls}
     result["start"] = rows
     print(f"\none-process start on {gpus} GPUs (poisson 31^3, median wall of {a.repeat} after a first run):")
     for name, row in rows.items():
