@@ -74,6 +74,9 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   d["seconds"] = r.seconds;
   d["setup_seconds"] = r.setup_seconds;
   d["finish_seconds"] = r.finish_seconds;
+  nb::dict parts;  // the set-up's, in order (the report's cost.setup_parts_s)
+  for (const auto& [name, s] : r.setup_parts) parts[name.c_str()] = s;
+  d["setup_parts"] = parts;
   d["fused_imaging"] = r.fused_imaging;
   d["cost_in_forward_runs"] = r.cost_in_forward_runs();
   if (r.predicted.empty())

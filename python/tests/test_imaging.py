@@ -107,6 +107,9 @@ def test_the_run_says_where_its_time_went():
     assert r["forward_seconds"] > 0 and r["adjoint_seconds"] > 0 and r["checkpoint_seconds"] >= 0
     assert r["setup_seconds"] > 0 and r["finish_seconds"] > 0
     assert parts <= r["seconds"]  # disjoint parts of the run
+    setup = r["setup_parts"]  # checkpointing: no ring, the kept states' memory
+    assert list(setup) == ["forward_backend", "adjoint_backend", "kept_states"], setup
+    assert all(v >= 0 for v in setup.values()) and sum(setup.values()) <= r["setup_seconds"]
     assert r["fused_imaging"] is False  # checkpointing correlates in a pass of its own
     assert r["forward_steps"] > 70 and r["cost_in_forward_runs"] >= 1.0  # it recomputed
 

@@ -123,6 +123,21 @@ std::size_t packed_faces_bytes(Extent n, const ProcessGrid& grid, int w, std::si
   return bytes;
 }
 
+// The two legs of f's z faces, `w` whole planes each way, sent from and received into the
+// field itself: upward (the high planes to the high neighbour, the low ghosts from the low
+// one), then downward.
+template <class T>
+std::array<transport::Leg, 2> plane_legs(Field<T>& f, const Peers& peer, int w) {
+  const Layout& L = f.layout();
+  const int len = f.extent().nz;
+  auto planes = [&](int z) {
+    return static_cast<void*>(f.data() + std::ptrdiff_t(L.ghost + z) * L.plane);
+  };
+  const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
+  return {transport::Leg{peer.hi, peer.lo, planes(len - w), planes(-w), bytes, 0},
+          transport::Leg{peer.lo, peer.hi, planes(0), planes(len), bytes, 1}};
+}
+
 }  // namespace
 
 template <class T>
@@ -149,13 +164,7 @@ void exchange_axis(Field<T>& f, const ProcessGrid& grid, const Subdomain& box, b
     // itself, no packing (and no kernel that would queue behind the interior's). The planes
     // carry their x and y ghosts, already filled; what lies beyond width w in them (padding,
     // wider ghosts) is never read by a stencil of radius w.
-    const Layout& L = f.layout();
-    auto planes = [&](int z) {
-      return static_cast<void*>(f.data() + std::ptrdiff_t(L.ghost + z) * L.plane);
-    };
-    const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
-    const transport::Leg legs[2] = {{peer.hi, peer.lo, planes(len - w), planes(-w), bytes, 0},
-                                    {peer.lo, peer.hi, planes(0), planes(len), bytes, 1}};
+    const std::array<transport::Leg, 2> legs = plane_legs(f, peer, w);
     if (m == Memory::host)
       transport::exchange_host(legs);
     else
@@ -185,7 +194,6 @@ void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
                     std::array<bool, 3> wrap, int w, Buffers& hb, void* s, void* packed) {
   const Extent n = f.extent();
   const Memory m = f.memory();
-  const Layout& L = f.layout();
   // Legs in axis order, upward then downward on each: every rank posts them in the same order,
   // so NCCL (which matches a pair's messages in order) pairs them as exchange_axis's.
   std::vector<transport::Leg> legs;
@@ -202,14 +210,9 @@ void exchange_faces(Field<T>& f, const ProcessGrid& grid, const Subdomain& box,
     if (peer.lo < 0 && peer.hi < 0) continue;
     const int len = extent_of(n, axis);
     if (axis == 2) {
-      // z planes straight from and into the field, as exchange_axis sends them (their x and y
-      // ghosts travel too and land in ghosts no star reads).
-      auto planes = [&](int z) {
-        return static_cast<void*>(f.data() + std::ptrdiff_t(L.ghost + z) * L.plane);
-      };
-      const std::size_t bytes = std::size_t(w) * std::size_t(L.plane) * sizeof(T);
-      legs.push_back({peer.hi, peer.lo, planes(len - w), planes(-w), bytes, 0});
-      legs.push_back({peer.lo, peer.hi, planes(0), planes(len), bytes, 1});
+      // z planes as exchange_axis sends them (their x and y ghosts travel too and land in
+      // ghosts no star reads).
+      for (const transport::Leg& l : plane_legs(f, peer, w)) legs.push_back(l);
       continue;
     }
     auto face = [&](int lo) {
