@@ -2,13 +2,17 @@
 """`mpirun -np N strata apply` against the one-process run: the same bytes for every
 stencil family, boundary and precision, repeated steps included (N = 1: --grid 1x1x1, the
 distributed path on one rank); one message and exit 1 for bad input on any rank; nothing
-written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D]"""
+written when a run fails. Usage: test_cli_apply.py STRATA MPIEXEC NP [--device D] (or STRATA_TEST_DEVICE=D; cuda: one GPU a
+rank, else skipped)"""
 import os, subprocess, sys, tempfile, struct
 
 import cli_checks
+import gpu_ranks
 
 strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
-device = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--device" else "cpu"
+device = gpu_ranks.device(sys.argv)
+if device == "cuda":
+    gpu_ranks.require(strata, np_)
 failures = []
 
 

@@ -7,7 +7,8 @@ absorbing layers, a free surface, rigid and periodic faces (periodic axes split 
 ranks wrap), f32 and f64. A run continued from the ranks' checkpoints ends with the same
 bytes as the uninterrupted run; a restart on another process grid, a grid that cuts an
 absorbing layer and a bad configuration are each refused with one message, nothing written.
-Usage: test_wave_dist.py PATH_TO_STRATA MPIEXEC NP [--device cuda]"""
+Usage: test_wave_dist.py PATH_TO_STRATA MPIEXEC NP [--device cuda] (or STRATA_TEST_DEVICE=cuda: one GPU a
+rank, else skipped)"""
 import filecmp
 import json
 import os
@@ -18,8 +19,12 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from clitest import STRATA, check, finish  # noqa: E402
 
+import gpu_ranks  # noqa: E402
+
 MPIEXEC, NP = sys.argv[2], int(sys.argv[3])
-DEVICE = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--device" else "cpu"
+DEVICE = gpu_ranks.device(sys.argv)
+if DEVICE == "cuda":
+    gpu_ranks.require(STRATA, NP)
 
 BASE = {
     "grid": {"shape": [30, 26, 44], "spacing": 5.0},
