@@ -299,6 +299,19 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   if (std::fwrite(data, 1, bytes, file_) != bytes) fail("write failed", errno);
 }
 
+void AtomicFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
+  require(seekable(), "cannot write '" + path_ + "' out of order: " +
+                          (file_ ? "it is a stream" : "the file was already committed"));
+  if (std::fflush(file_) != 0) fail("write failed", errno);
+  const auto* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(::fileno(file_), p, bytes, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("write failed", n < 0 ? errno : EIO);
+    p += n, offset += std::uint64_t(n), bytes -= std::size_t(n);
+  }
+}
+
 void AtomicFile::commit() {
   require(file_ != nullptr, "cannot commit '" + path_ + "': the file was already committed");
   if (std::fflush(file_) != 0) fail("write failed", errno);

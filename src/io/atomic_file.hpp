@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -56,6 +57,13 @@ public:
   std::FILE* get() { return file_; }
   // Throws Error (path + strerror) on a short write, e.g. a full disk.
   void write(const void* data, std::size_t bytes);
+  // Whether write_at can go back over what was written: a regular file's temporary, not a
+  // stream (a pipe or device has taken its bytes already).
+  bool seekable() const { return file_ != nullptr && target_.kind != OutputTarget::Kind::stream; }
+  // Overwrites `bytes` already written at `offset` (a value known only once the rest is
+  // written, such as a digest), leaving the write position at the end. Requires seekable();
+  // throws Error as write() does.
+  void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
   // Flushes, fsyncs and closes the temporary, then renames it over the target (or copies it
   // into a hard-linked target). Throws Error on any failure, in which case the temporary is
   // removed and the target is untouched (a copy in place that fails part-way is the one

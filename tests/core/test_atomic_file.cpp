@@ -251,6 +251,45 @@ TEST_F(AtomicFileTest, CharacterDeviceIsWrittenThrough) {
   for (const auto& name : listing()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
 }
 
+// write_at goes back over bytes written (a digest known only at the end) on a file's
+// temporary, also one replacing a hard-linked file in place; a stream is not seekable and
+// write_at is refused there; after commit neither is allowed.
+TEST_F(AtomicFileTest, WriteAtPatchesWhatWasWrittenExceptOnAStream) {
+  {
+    AtomicFile out(file("a.bin"));
+    EXPECT_TRUE(out.seekable());
+    out.write("abcdef", 6);
+    out.write_at(2, "XY", 2);
+    out.write("gh", 2);  // the write position stayed at the end
+    out.commit();
+    EXPECT_FALSE(out.seekable());
+    EXPECT_NE(error_of([&] { out.write_at(0, "z", 1); }), "");
+  }
+  EXPECT_EQ(slurp(file("a.bin")), "abXYefgh");
+
+  put(file("linked.bin"), "old");
+  fs::create_hard_link(dir_ / "linked.bin", dir_ / "other.bin");
+  {
+    AtomicFile out(file("linked.bin"));
+    out.write("0123", 4);
+    out.write_at(0, "9", 1);
+    out.commit();
+  }
+  EXPECT_EQ(slurp(file("other.bin")), "9123");
+
+  const std::string fifo = file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    AtomicFile out(fifo);
+    EXPECT_FALSE(out.seekable());
+    out.write("ab", 2);
+    EXPECT_NE(error_of([&] { out.write_at(0, "z", 1); }).find("out of order"), std::string::npos);
+  }
+  ::close(reader);
+}
+
 // A FIFO receives the data; it stays a FIFO.
 TEST_F(AtomicFileTest, FifoIsWrittenThrough) {
   const std::string fifo = file("pipe");

@@ -28,6 +28,7 @@ namespace {
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'W', 'V'};
 constexpr std::uint32_t kVersion = 2;   // 2: the digest covers the header; 1 covered the data only
 constexpr std::size_t kPreamble = 32;   // magic, version, 0, header length, digest
+constexpr std::size_t kDigestAt = 24;   // the digest's place in the preamble
 constexpr std::size_t kAlign = 64;
 constexpr std::uint64_t kMaxHeader = std::uint64_t(64) << 20;  // the configuration is most of it
 
@@ -83,26 +84,27 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std
   const std::string header = h.dump();
 
   std::vector<T> stage;
-  auto stage_for = [&](const ArraySource<T>& a) {
-    std::size_t biggest = 0;
-    for_each_piece(a, [&](std::size_t, std::size_t n) { biggest = std::max(biggest, n); });
-    if (stage.size() < biggest) stage.resize(biggest);
-  };
+  for (const auto& a : sources)
+    for_each_piece(a, [&](std::size_t, std::size_t n) { stage.resize(std::max(stage.size(), n)); });
+
+  // The preamble holds the digest of what follows. A file's temporary gets it once the
+  // arrays are written (read once, hashed as they go out); a stream (a pipe, a device) cannot
+  // go back, so there the arrays are read twice: once to hash, once to write.
+  io::AtomicFile f(path);
+  const bool once = f.seekable();
   io::Digest digest;
   digest.add(header);
-  for (const auto& a : sources) {
-    stage_for(a);
-    for_each_piece(a, [&](std::size_t first, std::size_t n) {
-      a.read(first, n, stage.data());
-      digest.stream_bytes(stage.data(), n * sizeof(T));
-    });
-    digest.end_stream();
-  }
-  const std::uint64_t sum = digest.value();
-
-  io::AtomicFile f(path);
+  if (!once)
+    for (const auto& a : sources) {
+      for_each_piece(a, [&](std::size_t first, std::size_t n) {
+        a.read(first, n, stage.data());
+        digest.stream_bytes(stage.data(), n * sizeof(T));
+      });
+      digest.end_stream();
+    }
   const std::uint32_t words[2] = {kVersion, 0};
   const std::uint64_t len = header.size();
+  std::uint64_t sum = once ? 0 : digest.value();
   f.write(kMagic, 8);
   f.write(words, 8);
   f.write(&len, 8);
@@ -110,12 +112,19 @@ void write_checkpoint(const std::string& path, const Checkpoint<T>& c, const std
   f.write(header.data(), header.size());
   const char zeros[kAlign] = {};
   f.write(zeros, padded(kPreamble + header.size()) - kPreamble - header.size());
-  for (const auto& a : sources)
+  for (const auto& a : sources) {
     for_each_piece(a, [&](std::size_t first, std::size_t n) {
       a.read(first, n, stage.data());
+      if (once) digest.stream_bytes(stage.data(), n * sizeof(T));
       f.write(stage.data(), n * sizeof(T));
       start_writeback(f);
     });
+    if (once) digest.end_stream();
+  }
+  if (once) {
+    sum = digest.value();
+    f.write_at(kDigestAt, &sum, 8);
+  }
   if (before_commit) before_commit();
   f.commit();
 }

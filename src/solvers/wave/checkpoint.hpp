@@ -48,8 +48,9 @@ struct ArraySource {
   std::function<void(std::size_t first, std::size_t count, T* dst)> read;
 };
 
-// The same file as write_checkpoint, streamed through a buffer of ~64 MB: the arrays are
-// read twice (once for the digest the preamble holds, once to write), never held whole.
+// The same file as write_checkpoint, streamed through a buffer of ~64 MB, never held whole:
+// the arrays are read once, the digest the preamble holds written there last (a stream
+// target, which cannot go back, reads them twice: once for the digest, once to write).
 // c.arrays is ignored. The written data goes to disk as it is written (the final fsync
 // has little left to wait for).
 // `before_commit`, when given, is called once the temporary holds everything, just before it
