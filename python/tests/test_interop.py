@@ -11,25 +11,73 @@ import strata
 HAS_GPU = strata.cuda_available()
 
 
+# NumPy reads DLPack's read-only flag from 2.1 on (DLPack 1.0); before, every array it makes
+# with from_dlpack is read-only, whatever the producer says.
+NUMPY_DLPACK_WRITES = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 1)
+
+
 def test_interior_shares_memory_through_dlpack_and_array_interface(rng):
     f = strata.Field((3, 4, 5), dtype="float32")
     a = np.from_dlpack(f.interior)
     b = np.from_dlpack(f)                      # the Field itself is a DLPack producer
     c = np.asarray(f.interior)
+    d = np.asarray(f)
     assert f.__dlpack_device__() == (1, 0)
-    for v in (a, b, c):
+    for v in (a, b, c, d):
         assert v.__array_interface__["data"][0] == f.data_ptr
-    a[1, 2, 3] = 7.0
-    assert b[1, 2, 3] == 7.0 and f.interior[1, 2, 3] == 7.0
+    c[1, 2, 3] = 7.0
+    d[0, 0, 1] = -2.0
+    assert a[1, 2, 3] == 7.0 and b[1, 2, 3] == 7.0 and f.interior[1, 2, 3] == 7.0
+    assert b[0, 0, 1] == -2.0
+    # strata exports its views writable: NumPy 2.1 and later honour that.
+    assert a.flags.writeable == b.flags.writeable == NUMPY_DLPACK_WRITES
+    if NUMPY_DLPACK_WRITES:
+        a[2, 3, 4] = 5.0
+        assert f.interior[2, 3, 4] == 5.0
 
 
 def test_a_view_keeps_its_field_alive():
     f = strata.Field((4, 4, 4))
     v = np.from_dlpack(f)
-    v[...] = 2.5
+    f.interior[...] = 2.5
     del f
     gc.collect()
     assert float(v.sum()) == 2.5 * 64
+
+
+@pytest.mark.parametrize("hold", ["from_dlpack", "interior", "capsule", "asarray"])
+def test_a_field_goes_with_its_last_view(hold):
+    # No reference is kept past the last holder: the Field is freed at once (no cycle, no
+    # collector needed) when its view, capsule or array goes.
+    import weakref
+    f = strata.Field((3, 4, 5))
+    alive = weakref.ref(f)
+    held = {"from_dlpack": lambda: np.from_dlpack(f), "interior": lambda: f.interior,
+            "capsule": lambda: f.__dlpack__(), "asarray": lambda: np.asarray(f)}[hold]()
+    del f
+    assert alive() is not None, "the holder did not keep the Field alive"
+    del held
+    assert alive() is None, "the Field outlived its last holder"
+
+
+def test_a_script_with_views_at_exit_exits_silently(tmp_path):
+    # Arrays of other frameworks that still hold a Field when the interpreter exits are
+    # released after strata's module: nothing is printed about it.
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "views.py"
+    script.write_text("import numpy as np, strata\n"
+                      "f = strata.Field((3, 4, 5))\n"
+                      "a = np.from_dlpack(f)\n"
+                      "b = np.from_dlpack(strata.Field((2, 2, 2)).interior)\n"
+                      "c = np.asarray(f)\n"
+                      "print(float(a.sum() + b.sum() + c.sum()))\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "0.0"
+    assert r.stderr == "", r.stderr
 
 
 def test_apply_on_an_array_returns_the_same_kind(rng):
