@@ -3,13 +3,36 @@
 sends the ranks for Ctrl-C) to mpirun during `strata wave` gives rank 0's two lines (the
 request, then where the run stopped and its last checkpoint) and during `strata apply --steps`
 at most rank 0's "interrupted" line; no other rank adds its own, and the job exits non-zero with no output
-left behind. Usage: test_signals.py STRATA MPIEXEC NP"""
+left behind (the launcher's status where it passes the ranks' on: see launcher_passes_status).
+Usage: test_signals.py STRATA MPIEXEC NP"""
 import os, signal, struct, subprocess, sys, tempfile, time
 
 import cli_checks
 
 strata, mpiexec, np_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
 failures = []
+
+
+def launcher_passes_status():
+    """Whether the launcher's own exit status tells the job's after a signal to it: one
+    process, Open MPI's mpirun (documented in docs/multigpu.md). MPICH's mpiexec (Hydra),
+    signalled itself, forwards the signal, the ranks stop and exit 128 + 15, and Hydra 4.0
+    still exits 0 at times (most runs at 1 rank): there only the messages and the files are
+    checked."""
+    if not mpiexec:
+        return True
+    v = subprocess.run([mpiexec, "--version"], capture_output=True, text=True)
+    return "Open MPI" in v.stdout + v.stderr or "OpenRTE" in v.stdout + v.stderr
+
+
+STATUS = launcher_passes_status()
+if not STATUS:
+    print("note: %s does not pass the ranks' status on after a signal to it: not checked" % mpiexec)
+
+
+def status_says_stopped(rc):
+    """The job's exit status says it was stopped (or the launcher does not tell)."""
+    return rc != 0 or not STATUS
 
 
 def interrupt(args, started):
@@ -38,7 +61,7 @@ with tempfile.TemporaryDirectory() as d:
                          "--set", "time.steps=1000000", "--out-dir", out, "--device", "cpu"],
                         lambda: os.path.exists(os.path.join(out, ".strata.lock")))
     lines = strata_lines(err)
-    if rc == 0 or len(lines) != 2 or "SIGTERM received" not in lines[0] or "stopped by SIGTERM" not in lines[1]:
+    if not status_says_stopped(rc) or len(lines) != 2 or "SIGTERM received" not in lines[0] or "stopped by SIGTERM" not in lines[1]:
         failures.append("wave: expected a non-zero exit and rank 0's two lines, got exit %d:\n%s" % (rc, err))
     if os.path.exists(os.path.join(out, "report.json")):
         failures.append("wave: an interrupted run wrote its report")
@@ -55,7 +78,7 @@ with tempfile.TemporaryDirectory() as d:
     # At most one line: rank 0's. (Open MPI's mpirun, ending the job at once, may exit before
     # it forwards that last line: on a loaded machine it sometimes shows none.)
     lines = strata_lines(err)
-    if rc == 0 or len(lines) > 1 or any("interrupted by SIGTERM" not in l for l in lines):
+    if not status_says_stopped(rc) or len(lines) > 1 or any("interrupted by SIGTERM" not in l for l in lines):
         failures.append("apply: expected a non-zero exit and at most rank 0's line, got exit %d:\n%s" % (rc, err))
     if os.path.exists(dst):
         failures.append("apply: an interrupted run wrote its output")
