@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "parallel/launcher.hpp"
 #include "parallel/transport.hpp"
 #include "strata/error.hpp"
 
@@ -13,9 +14,7 @@ std::string host_transport() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;
   MPI_Get_library_version(text, &len);  // may be called before MPI_Init
-  std::string v(text, std::size_t(len));
-  if (const std::size_t end = v.find_first_of(",\n"); end != std::string::npos) v.resize(end);
-  return v;
+  return library_name(std::string(text, std::size_t(len)));
 }
 
 void exchange_host(std::span<const Leg> legs) {
