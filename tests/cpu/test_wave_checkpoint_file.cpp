@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,7 +74,15 @@ TEST_F(WaveCheckpointFile, AFileIsReadOnceAStreamTwiceWithTheSameBytes) {
   std::string through;
   std::thread reader([&] { through = slurp(fifo); });
   Counted to_stream;
-  strata::wave::write_checkpoint(fifo, c, to_stream.sources());
+  try {
+    strata::wave::write_checkpoint(fifo, c, to_stream.sources());
+  } catch (const std::exception& e) {
+    // The reader waits in open() for a writer: give it one that closes at once, so that a
+    // failing write ends the test instead of hanging it.
+    if (const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) ::close(fd);
+    reader.join();
+    FAIL() << "writing through the FIFO: " << e.what();
+  }
   reader.join();
   EXPECT_EQ(to_stream.reads, 4) << "a stream's arrays are read for the digest, then to write";
 
@@ -108,6 +117,31 @@ TEST_F(WaveCheckpointFile, AChangedValueIsRefusedByTheDigestWrittenLast) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("digest"), std::string::npos) << e.what();
   }
+}
+
+// A read that fails part-way (a GPU error while the state comes down) leaves the checkpoint
+// that was there, byte for byte, and no temporary beside it.
+TEST_F(WaveCheckpointFile, AFailedWriteLeavesTheOldCheckpoint) {
+  Counted arrays;
+  const std::string path = file("checkpoint.strata");
+  strata::wave::write_checkpoint(path, header_of(), arrays.sources());
+  const std::string before = slurp(path);
+  Counted other;
+  other.u[17] = 123.0;
+  std::vector<ArraySource<double>> failing = other.sources();
+  failing[1].read = [](std::size_t, std::size_t, double*) {
+    throw std::runtime_error("injected read failure");
+  };
+  Checkpoint<double> later = header_of();
+  later.step = 13;
+  try {
+    strata::wave::write_checkpoint(path, later, failing);
+    ADD_FAILURE() << "the failing write did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "injected read failure");
+  }
+  EXPECT_EQ(slurp(path), before) << "the old checkpoint was changed";
+  EXPECT_EQ(listing(), std::vector<std::string>{"checkpoint.strata"}) << "a temporary was left";
 }
 
 }  // namespace
