@@ -19,8 +19,8 @@ def _holds_field(value):
 
 def pytest_collection_modifyitems(items):
     """A Field made when the tests are collected (in a parametrize list) lives until the
-    interpreter exits, past the extension module: nanobind then reports it leaked. Make it
-    in the test instead (a callable in the list, called there)."""
+    interpreter exits, past the extension module, and is shared by every test that uses the
+    list. Make it in the test instead (a callable in the list, called there)."""
     held = [item.nodeid for item in items
             if _holds_field(list(getattr(getattr(item, "callspec", None), "params", {}).values()))]
     if held:

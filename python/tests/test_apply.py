@@ -100,8 +100,8 @@ def test_apply_accepts_read_only_arrays():
     ],
 )
 def test_bad_arguments_raise_clear_errors(kwargs, error, match):
-    # A Field is made here, not when the list is collected: one the list held until exit
-    # outlived the extension module (nanobind reported it leaked).
+    # A Field is made here, not when the list is collected: one the list held lived until
+    # exit, past the extension module (python/tests/conftest.py).
     kwargs = {k: v() if callable(v) else v for k, v in kwargs.items()}
     kwargs.setdefault("x", np.zeros((4, 4, 4)))
     with pytest.raises(error, match=match):
