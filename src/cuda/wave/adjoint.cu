@@ -26,6 +26,7 @@
 #include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
+#include "cuda/wave/velocity.cuh"
 #include "strata/device.hpp"
 
 namespace strata::wave {
@@ -133,7 +134,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
     synchronize();
     c2_.load_interior(v);
-    launch_c2(nullptr, dt_over_h);
+    form_c2(c2_, nullptr, dt_over_h, stream());
     c2_changed();
   }
 
@@ -141,7 +142,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
     synchronize();
     const DeviceArray<T> table(std::vector<T>(planes.begin(), planes.end()));
-    launch_c2(table.get(), dt_over_h);
+    form_c2(c2_, table.get(), dt_over_h, stream());
     synchronize();  // before the table is freed
     c2_changed();
   }
@@ -519,15 +520,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
   static cudaStream_t stream() { return nullptr; }
   static void synchronize() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
-  // c2 = (v dt / h)^2 over the interior from the velocity in c2_ itself (planes == null) or
-  // from one value per z plane: the forward's kernel.
-  void launch_c2(const T* planes, double dt_over_h) {
-    const Extent n = s_.n;
-    const dim3 grid(unsigned((n.nx + 127) / 128), unsigned(n.ny), unsigned(n.nz));
-    kernels::wave_velocity_to_c2<T><<<grid, 128, 0, stream()>>>(
-        c2_.origin(), planes, dt_over_h, n.nx, c2_.layout().pitch, c2_.layout().plane);
-    STRATA_CUDA_CHECK_LAUNCH();
-  }
   void c2_changed() {
     c2_set_ = true;
     c2_host_.clear();       // downloaded again when a whole-field conversion needs it
