@@ -26,6 +26,7 @@
 #include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
+#include "cuda/wave/velocity.cuh"
 #include "strata/device.hpp"
 
 namespace strata::wave {
@@ -117,8 +118,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
       done_.push_back(cuda::make_order_event());
       reach_.push_back(
           {std::max(0, f.lo[f.axis] - s.radius), std::min(n[f.axis], f.hi[f.axis] + s.radius)});
-      psi_.emplace_back(std::vector<T>(f.points(), T(0)));
-      zeta_.emplace_back(std::vector<T>(f.points(), T(0)));
+      psi_.emplace_back(f.points());  // allocated zeroed on the device
+      zeta_.emplace_back(f.points());
       t_.emplace_back(f.points());
       sv_.emplace_back(f.points());
       coef_a_.emplace_back(std::vector<T>(f.a.begin(), f.a.end()));
@@ -126,25 +127,24 @@ class CudaAdjoint final : public AdjointBackend<T> {
     }
   }
 
+  // c2 formed on the device by the forward's own kernel (the same bits), so that the set-up
+  // makes no pass over the grid on the host: at 512^3 that pass and c2's upload were most of
+  // the adjoint's set-up.
   void set_velocity(std::span<const T> v, double dt_over_h) override {
     require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
-    std::vector<T> c2(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const double c = double(v[i]) * dt_over_h;  // the bits the forward forms on the device
-      c2[i] = T(c * c);
-    }
-    set_c2(std::move(c2));
+    synchronize();
+    c2_.load_interior(v);
+    form_c2(c2_, nullptr, dt_over_h, stream());
+    c2_changed();
   }
 
   void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
     require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
-    const std::size_t plane = std::size_t(s_.n.nx) * s_.n.ny;
-    std::vector<T> c2(s_.n.points());
-    for (std::size_t z = 0; z < planes.size(); ++z) {
-      const double c = double(planes[z]) * dt_over_h;
-      std::fill_n(c2.begin() + std::ptrdiff_t(z * plane), plane, T(c * c));
-    }
-    set_c2(std::move(c2));
+    synchronize();
+    const DeviceArray<T> table(std::vector<T>(planes.begin(), planes.end()));
+    form_c2(c2_, table.get(), dt_over_h, stream());
+    synchronize();  // before the table is freed
+    c2_changed();
   }
 
   std::vector<NamedArray<double>> save() const override {
@@ -253,11 +253,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
     im.rows = ns ? wavelets.size() / ns : 0;
     // The sources' points, each with its taps in source order (the CPU subtracts them so).
     const PointTaps p = point_taps(s_.n, s_.sources);
-    std::vector<unsigned char> mask(n, 0);
-    for (std::size_t i : p.dense) mask[i] = 1;
-    im.mask = DeviceArray<unsigned char>(mask);
+    im.mask = DeviceArray<unsigned char>(n);  // zeroed; 1 at the sources' points
     im.points = int(p.dense.size());
     if (im.points) {
+      const DeviceArray<std::int64_t> at(std::vector<std::int64_t>(p.dense.begin(), p.dense.end()));
+      const DeviceArray<unsigned char> ones(std::vector<unsigned char>(p.dense.size(), 1));
+      kernels::ring_scatter<unsigned char><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+          im.mask.get(), at.get(), im.points, ones.get());
+      STRATA_CUDA_CHECK_LAUNCH();
+      synchronize();  // before `at` and `ones` are freed
       std::vector<double> w;
       for (const Tap& t : p.tap) w.push_back(t.w);
       im.dense =
@@ -516,12 +520,33 @@ class CudaAdjoint final : public AdjointBackend<T> {
   static cudaStream_t stream() { return nullptr; }
   static void synchronize() { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
-  void set_c2(std::vector<T> c2) {
-    synchronize();
-    c2_.load_interior(c2);
-    c2_host_ = std::move(c2);
+  void c2_changed() {
+    c2_set_ = true;
+    c2_host_.clear();       // downloaded again when a whole-field conversion needs it
     receivers_in_.reset();  // their weights hold c2
     sources_out_.reset();
+  }
+  // c2 over the interior on the host, downloaded at first need (save, load, adjoint_u).
+  const std::vector<T>& c2_host() const {
+    require(c2_set_, "the adjoint needs the velocity model first (set_velocity)");
+    if (c2_host_.empty()) {
+      synchronize();
+      c2_host_.resize(s_.n.points());
+      c2_.store_interior(c2_host_);
+    }
+    return c2_host_;
+  }
+  // c2 at the given field offsets, gathered on the device.
+  std::vector<T> c2_at(const std::vector<std::int64_t>& off) const {
+    require(c2_set_, "the adjoint needs the velocity model first (set_velocity)");
+    if (off.empty()) return {};
+    const DeviceArray<std::int64_t> at(off);
+    DeviceArray<T> row(off.size());
+    kernels::ring_gather<T><<<blocks_for(std::int64_t(off.size()), 128), 128, 0, stream()>>>(
+        c2_.origin(), at.get(), std::int64_t(off.size()), row.get());
+    STRATA_CUDA_CHECK_LAUNCH();
+    synchronize();
+    return row.download(off.size());
   }
 
   std::size_t dense(int x, int y, int z) const {
@@ -533,19 +558,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   // lambda = sign * q / c2 over the interior, and its inverse.
   std::vector<double> lambda(const Field<T>& q, double sign) const {
-    require(c2_host_.size() == s_.n.points(),
-            "the adjoint needs the velocity model first (set_velocity)");
+    const std::vector<T>& c2 = c2_host();
     std::vector<T> v(s_.n.points());
     q.store_interior(v);
     std::vector<double> out(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = sign * double(v[i]) / double(c2_host_[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = sign * double(v[i]) / double(c2[i]);
     return out;
   }
   std::vector<T> scaled(const std::vector<double>& lam, double sign) const {
-    require(c2_host_.size() == s_.n.points(),
-            "the adjoint needs the velocity model first (set_velocity)");
+    const std::vector<T>& c2 = c2_host();
     std::vector<T> v(lam.size());
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = T(sign * lam[i] * double(c2_host_[i]));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = T(sign * lam[i] * double(c2[i]));
     return v;
   }
   static std::vector<double> widen(const DeviceArray<T>& a) {
@@ -568,17 +591,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // at first use after the velocity is set.
   const Injection& receivers_in() {
     if (receivers_in_) return *receivers_in_;
-    require(c2_host_.size() == s_.n.points(),
-            "the adjoint needs the velocity model first (set_velocity)");
     const PointTaps p = point_taps(s_.n, s_.receivers);
     std::vector<std::int64_t> off;
-    std::vector<T> w;
     for (std::size_t k = 0; k < p.dense.size(); ++k) {
       const Tap& at = p.tap[std::size_t(p.first[k])];  // the point's coordinates
       off.push_back(offset(at.x, at.y, at.z));
-      for (int t = p.first[k]; t < p.first[k + 1]; ++t)
-        w.push_back(T(p.tap[std::size_t(t)].w * double(c2_host_[p.dense[k]])));
     }
+    const std::vector<T> c2 = c2_at(off);
+    std::vector<T> w;
+    for (std::size_t k = 0; k < p.dense.size(); ++k)
+      for (int t = p.first[k]; t < p.first[k + 1]; ++t)
+        w.push_back(T(p.tap[std::size_t(t)].w * double(c2[k])));
     Injection in;
     in.nodes = int(off.size());
     if (in.nodes) {
@@ -594,18 +617,20 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   const Sampling& sources_out() const {
     if (sources_out_) return *sources_out_;
-    require(c2_host_.size() == s_.n.points(),
-            "the adjoint needs the velocity model first (set_velocity)");
     std::vector<std::int64_t> off;
-    std::vector<T> w;
     for (const auto& set : s_.sources) {
       require(!set.empty() && set.size() <= 8, "internal: a source of 1 to 8 taps");
       for (int k = 0; k < 8; ++k) {  // 8 taps each, unused ones weight 0 on the first tap's point
         const Tap& t = k < int(set.size()) ? set[std::size_t(k)] : set.front();
         off.push_back(offset(t.x, t.y, t.z));
-        w.push_back(k < int(set.size()) ? T(t.w / double(c2_host_[dense(t.x, t.y, t.z)])) : T(0));
       }
     }
+    const std::vector<T> c2 = c2_at(off);
+    std::vector<T> w;
+    for (std::size_t j = 0; j < s_.sources.size(); ++j)
+      for (std::size_t k = 0; k < 8; ++k)
+        w.push_back(k < s_.sources[j].size() ? T(s_.sources[j][k].w / double(c2[8 * j + k]))
+                                             : T(0));
     sources_out_.emplace(Sampling{DeviceArray<std::int64_t>(off), DeviceArray<T>(w)});
     row_ = DeviceArray<T>(s_.sources.size());
     return *sources_out_;
@@ -613,7 +638,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   Setup s_;
   Field<T> q_, qp_, c2_;
-  std::vector<T> c2_host_;
+  bool c2_set_ = false;
+  mutable std::vector<T> c2_host_;  // c2_host()
   MirrorPlan mirror_;
   std::vector<kernels::AdjointLayer> layers_;
   std::vector<std::array<int, 2>> reach_;

@@ -25,6 +25,7 @@
 #include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
 #include "cuda/wave/update.hpp"
+#include "cuda/wave/velocity.cuh"
 #include "strata/device.hpp"
 #include "strata/reduce.hpp"
 
@@ -45,7 +46,7 @@ unsigned blocks_for(std::int64_t work, int threads) {
 
 template <class T>
 class CudaBackend final : public Backend<T> {
-public:
+ public:
   explicit CudaBackend(const Setup& s) : s_(s) {
     const Layout L = Layout::make(s.n, s.radius, sizeof(T));
     std::size_t bytes = 3 * L.bytes() + std::size_t(s.trace_rows) * s.receivers.size() * sizeof(T);
@@ -108,13 +109,13 @@ public:
   void set_velocity(std::span<const T> v, double dt_over_h) override {
     require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
     c2_.load_interior(v);
-    launch_c2(nullptr, dt_over_h);
+    form_c2(c2_, nullptr, dt_over_h, stream());
   }
 
   void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
     require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
     const DeviceArray<T> table(std::vector<T>(planes.begin(), planes.end()));
-    launch_c2(table.get(), dt_over_h);
+    form_c2(c2_, table.get(), dt_over_h, stream());
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));  // before the table goes
   }
 
@@ -186,13 +187,16 @@ public:
       for (const cuda::Region& r : near_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, r);
     };
     if (mirror_faces_ > 0) {
-      kernels::wave_mirror_ghosts<T><<<dim3(blocks_for(mirror_work_, 256), mirror_faces_), 256, 0, st>>>(u_.origin(),
-                                                                                                       mirror_);
+      kernels::wave_mirror_ghosts<T>
+          <<<dim3(blocks_for(mirror_work_, 256), mirror_faces_), 256, 0, st>>>(u_.origin(),
+                                                                               mirror_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     if (s_.pml.empty()) {
-      if (!halo) update({});  // in place over u_prev
-      else if (!far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+      if (!halo)
+        update({});  // in place over u_prev
+      else if (!far_.whole())
+        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       if (mk) mark(mk->far, st);
       near();
     } else {
@@ -204,10 +208,12 @@ public:
       STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), fork_.get(), 0));
-        if (halo) STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), halo_done_.get(), 0));
+        if (halo)
+          STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), halo_done_.get(), 0));
       }
       if (has_interior_ && !halo) update(interior_);
-      if (has_interior_ && halo && !far_.whole()) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+      if (has_interior_ && halo && !far_.whole())
+        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       if (mk) mark(mk->far, st);
       dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(); });
       if (has_interior_) near();
@@ -219,10 +225,12 @@ public:
       std::swap(psi_, psi_next_);
     }
     if (inject_nodes_ > 0) {
-      require(n >= wl_first_ && n < wl_first_ + wl_count_, "internal: no source amplitudes loaded for step " + std::to_string(n));
+      require(n >= wl_first_ && n < wl_first_ + wl_count_,
+              "internal: no source amplitudes loaded for step " + std::to_string(n));
       const T* row = amps_.get() + std::size_t(n - wl_first_) * s_.sources.size();
       kernels::wave_inject<T><<<blocks_for(inject_nodes_, 128), 128, 0, st>>>(
-          up_.origin(), inject_off_.get(), inject_first_.get(), inject_src_.get(), inject_w_.get(), row, inject_nodes_);
+          up_.origin(), inject_off_.get(), inject_first_.get(), inject_src_.get(), inject_w_.get(),
+          row, inject_nodes_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     if (mk) mark(mk->end, st);
@@ -273,7 +281,8 @@ public:
   void set_halo_exchange(std::function<void(void*, void*)> exchange) override {
     exchange_ = std::move(exchange);
     cudaStream_t h = nullptr;
-    int least = 0, greatest = 0;  // the highest priority: its packs and NCCL's kernel take SMs first
+    int least = 0,
+        greatest = 0;  // the highest priority: its packs and NCCL's kernel take SMs first
     STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&h, cudaStreamNonBlocking, greatest));
     halo_stream_.reset(h);
@@ -295,21 +304,31 @@ public:
     for (const StateSlot& slot : state_slots(s_)) {
       const std::string name = state_name(slot, s_);
       switch (slot.kind) {
-        case StateSlot::u: out.push_back({name, dense(u_)}); break;
-        case StateSlot::u_prev: out.push_back({name, dense(up_)}); break;
-        case StateSlot::psi: out.push_back({name, psi_[slot.layer].download(psi_[slot.layer].size())}); break;
-        case StateSlot::zeta: out.push_back({name, zeta_[slot.layer].download(zeta_[slot.layer].size())}); break;
+        case StateSlot::u:
+          out.push_back({name, dense(u_)});
+          break;
+        case StateSlot::u_prev:
+          out.push_back({name, dense(up_)});
+          break;
+        case StateSlot::psi:
+          out.push_back({name, psi_[slot.layer].download(psi_[slot.layer].size())});
+          break;
+        case StateSlot::zeta:
+          out.push_back({name, zeta_[slot.layer].download(zeta_[slot.layer].size())});
+          break;
       }
     }
     return out;
   }
 
-  void read_state(const StateSlot& slot, std::size_t first, std::size_t count, T* dst) const override {
+  void read_state(const StateSlot& slot, std::size_t first, std::size_t count,
+                  T* dst) const override {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     if (slot.kind == StateSlot::psi || slot.kind == StateSlot::zeta) {
       const DeviceArray<T>& a = slot.kind == StateSlot::psi ? psi_[slot.layer] : zeta_[slot.layer];
       require(first + count <= a.size(), "internal: state read past its array");
-      STRATA_CUDA_CHECK(cudaMemcpy(dst, a.get() + first, count * sizeof(T), cudaMemcpyDeviceToHost));
+      STRATA_CUDA_CHECK(
+          cudaMemcpy(dst, a.get() + first, count * sizeof(T), cudaMemcpyDeviceToHost));
       return;
     }
     const Field<T>& f = slot.kind == StateSlot::u ? u_ : up_;
@@ -318,9 +337,10 @@ public:
             "internal: u is read in whole planes");
     for (std::size_t i = first; i < first + count; i += plane) {
       const int z = int(i / plane);
-      STRATA_CUDA_CHECK(cudaMemcpy2D(dst + (i - first), nx * sizeof(T), f.data() + f.layout().index(0, 0, z),
-                                     f.layout().pitch * sizeof(T), nx * sizeof(T), std::size_t(s_.n.ny),
-                                     cudaMemcpyDeviceToHost));
+      STRATA_CUDA_CHECK(cudaMemcpy2D(dst + (i - first), nx * sizeof(T),
+                                     f.data() + f.layout().index(0, 0, z),
+                                     f.layout().pitch * sizeof(T), nx * sizeof(T),
+                                     std::size_t(s_.n.ny), cudaMemcpyDeviceToHost));
     }
   }
 
@@ -331,10 +351,18 @@ public:
     for (const auto& a : arrays) {
       const StateSlot slot = state_slot(a.name, a.data.size(), s_);
       switch (slot.kind) {
-        case StateSlot::u: u_.load_interior(a.data); break;
-        case StateSlot::u_prev: up_.load_interior(a.data); break;
-        case StateSlot::psi: psi_[slot.layer].upload(a.data); break;
-        case StateSlot::zeta: zeta_[slot.layer].upload(a.data); break;
+        case StateSlot::u:
+          u_.load_interior(a.data);
+          break;
+        case StateSlot::u_prev:
+          up_.load_interior(a.data);
+          break;
+        case StateSlot::psi:
+          psi_[slot.layer].upload(a.data);
+          break;
+        case StateSlot::zeta:
+          zeta_[slot.layer].upload(a.data);
+          break;
       }
     }
   }
@@ -378,30 +406,36 @@ public:
     ring_rows_.reset();
     ring_off_.reset();
     ring_points_ = std::int64_t(points.size());
-    const std::size_t bytes = points.size() * (std::size_t(rows) * sizeof(T) + sizeof(std::int64_t));
-    require_device_memory(bytes, std::to_string(rows) + " rings of " + std::to_string(points.size()) +
+    const std::size_t bytes =
+        points.size() * (std::size_t(rows) * sizeof(T) + sizeof(std::int64_t));
+    require_device_memory(bytes, std::to_string(rows) + " rings of " +
+                                     std::to_string(points.size()) +
                                      " points (boundary saving) on the GPU");
     std::vector<std::int64_t> off;
     const std::size_t nx = std::size_t(s_.n.nx), ny = std::size_t(s_.n.ny);
     for (std::size_t i : points)
-      off.push_back(std::int64_t(u_.layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
-                    std::int64_t(u_.layout().index(0, 0, 0)));
+      off.push_back(
+          std::int64_t(u_.layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
+          std::int64_t(u_.layout().index(0, 0, 0)));
     if (points.empty()) return;
     ring_off_.emplace(off);
     ring_rows_.emplace(points.size() * std::size_t(rows));
-    STRATA_CUDA_CHECK(cudaMemsetAsync(ring_rows_->get(), 0, ring_rows_->size() * sizeof(T), stream()));
+    STRATA_CUDA_CHECK(
+        cudaMemsetAsync(ring_rows_->get(), 0, ring_rows_->size() * sizeof(T), stream()));
   }
   void keep_ring(int row) override {
     if (!ring_points_) return;
     kernels::ring_gather<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
-        u_.origin(), ring_off_->get(), ring_points_, ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_));
+        u_.origin(), ring_off_->get(), ring_points_,
+        ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_));
     STRATA_CUDA_CHECK_LAUNCH();
   }
   void put_ring(int row) override {
     if (!ring_points_) return;
-    const T* src = row < 0 ? nullptr : ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_);
-    kernels::ring_scatter<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(u_.origin(), ring_off_->get(),
-                                                                                 ring_points_, src);
+    const T* src =
+        row < 0 ? nullptr : ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_);
+    kernels::ring_scatter<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
+        u_.origin(), ring_off_->get(), ring_points_, src);
     STRATA_CUDA_CHECK_LAUNCH();
   }
   void swap_time() override {
@@ -422,7 +456,7 @@ public:
     }
   }
 
-private:
+ private:
   struct KeptState {
     DeviceArray<T> u, up;
     std::vector<DeviceArray<T>> psi, zeta;
@@ -434,7 +468,8 @@ private:
   }
   static void copy(T* dst, const T* src, std::size_t values) {
     if (values)
-      STRATA_CUDA_CHECK(cudaMemcpyAsync(dst, src, values * sizeof(T), cudaMemcpyDeviceToDevice, stream()));
+      STRATA_CUDA_CHECK(
+          cudaMemcpyAsync(dst, src, values * sizeof(T), cudaMemcpyDeviceToDevice, stream()));
   }
 
   static cudaStream_t stream() { return nullptr; }  // the legacy default stream
@@ -443,8 +478,8 @@ private:
   void launch_record(int row, cudaStream_t st) {
     const int nr = int(s_.receivers.size());
     if (nr == 0) return;
-    kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, st>>>(u_.origin(), record_off_.get(), record_w_.get(), nr,
-                                                                 traces_.get() + std::size_t(row) * nr);
+    kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, st>>>(
+        u_.origin(), record_off_.get(), record_w_.get(), nr, traces_.get() + std::size_t(row) * nr);
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
@@ -468,13 +503,16 @@ private:
     const Extent n = s_.n;
     const cuda::Region base = s_.pml.empty() ? cuda::Region{0, 0, 0, n.nx, n.ny, n.nz} : interior_;
     if ((s_.pml.empty() || has_interior_) && !s_.exchanged[0] && !s_.exchanged[1]) {
-      int lo[3] = {base.x0, base.y0, base.z0}, hi[3] = {base.x0 + base.nx, base.y0 + base.ny, base.z0 + base.nz};
+      int lo[3] = {base.x0, base.y0, base.z0},
+          hi[3] = {base.x0 + base.nx, base.y0 + base.ny, base.z0 + base.nz};
       for (int a = 2; a >= 1; --a)
         for (int side = 0; side < 2; ++side) {
           if (!s_.exchanged[2 * a + side] || lo[a] >= hi[a]) continue;
           int b0[3] = {lo[0], lo[1], lo[2]}, b1[3] = {hi[0], hi[1], hi[2]};
-          if (side == 0) b1[a] = std::min(hi[a], lo[a] + s_.radius), lo[a] = b1[a];
-          else b0[a] = std::max(lo[a], hi[a] - s_.radius), hi[a] = b0[a];
+          if (side == 0)
+            b1[a] = std::min(hi[a], lo[a] + s_.radius), lo[a] = b1[a];
+          else
+            b0[a] = std::max(lo[a], hi[a] - s_.radius), hi[a] = b0[a];
           near_.push_back({b0[0], b0[1], b0[2], b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]});
         }
       far_ = lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2]
@@ -484,15 +522,6 @@ private:
       far_ = {};
       if (s_.pml.empty() || has_interior_) near_.push_back(base);
     }
-  }
-
-  // c2 = (v dt / h)^2 over the interior, v from c2 itself (planes == null) or per plane.
-  void launch_c2(const T* planes, double dt_over_h) {
-    const Extent n = s_.n;
-    const dim3 grid(unsigned((n.nx + 127) / 128), unsigned(n.ny), unsigned(n.nz));
-    kernels::wave_velocity_to_c2<T><<<grid, 128, 0, stream()>>>(c2_.origin(), planes, dt_over_h, n.nx,
-                                                                  c2_.layout().pitch, c2_.layout().plane);
-    STRATA_CUDA_CHECK_LAUNCH();
   }
 
   std::int64_t offset(int x, int y, int z) const {
@@ -508,10 +537,14 @@ private:
   template <class F>
   void dispatch_radius(F&& f) {
     switch (s_.radius) {
-      case 1: return f(std::integral_constant<int, 1>{});
-      case 2: return f(std::integral_constant<int, 2>{});
-      case 3: return f(std::integral_constant<int, 3>{});
-      default: return f(std::integral_constant<int, 4>{});
+      case 1:
+        return f(std::integral_constant<int, 1>{});
+      case 2:
+        return f(std::integral_constant<int, 2>{});
+      case 3:
+        return f(std::integral_constant<int, 3>{});
+      default:
+        return f(std::integral_constant<int, 4>{});
     }
   }
 
@@ -530,14 +563,21 @@ private:
     for (int a = 0; a < 3; ++a) layer_of[a][0] = layer_of[a][1] = layer_of[a][2] = -1;
     for (std::size_t f = 0; f < s_.pml.size(); ++f) {
       const PmlFace& p = s_.pml[f];
-      if (p.face % 2 == 0) cut[p.axis][1] = p.hi[p.axis], layer_of[p.axis][0] = int(f);
-      else cut[p.axis][2] = p.lo[p.axis], layer_of[p.axis][2] = int(f);
+      if (p.face % 2 == 0)
+        cut[p.axis][1] = p.hi[p.axis], layer_of[p.axis][0] = int(f);
+      else
+        cut[p.axis][2] = p.lo[p.axis], layer_of[p.axis][2] = int(f);
     }
     constexpr int kSector = 32 / int(sizeof(T));
-    cut[0][1] = std::min((cut[0][1] + kSector - 1) / kSector * kSector, cut[0][2]);  // y, z: lo <= hi (plan)
+    cut[0][1] = std::min((cut[0][1] + kSector - 1) / kSector * kSector,
+                         cut[0][2]);  // y, z: lo <= hi (plan)
     has_interior_ = cut[0][1] < cut[0][2] && cut[1][1] < cut[1][2] && cut[2][1] < cut[2][2];
     if (has_interior_)
-      interior_ = {cut[0][1], cut[1][1], cut[2][1], cut[0][2] - cut[0][1], cut[1][2] - cut[1][1],
+      interior_ = {cut[0][1],
+                   cut[1][1],
+                   cut[2][1],
+                   cut[0][2] - cut[0][1],
+                   cut[1][2] - cut[1][1],
                    cut[2][2] - cut[2][1]};
     for (int iz = 0; iz < 3; ++iz)
       for (int iy = 0; iy < 3; ++iy)
@@ -555,8 +595,10 @@ private:
           ShellKind kind = kernels::ShellKind::gather;
           if (outer == 1) {
             B.layer = layer_of[face_axis][iv[face_axis]];
-            if (face_axis == 0 && kernels::ShellBox::stageable(e[0], s_.radius)) kind = kernels::ShellKind::xslab;
-            else if (face_axis != 0) kind = kernels::ShellKind::march, B.march = face_axis;
+            if (face_axis == 0 && kernels::ShellBox::stageable(e[0], s_.radius))
+              kind = kernels::ShellKind::xslab;
+            else if (face_axis != 0)
+              kind = kernels::ShellKind::march, B.march = face_axis;
           } else {  // an edge or corner: march along its z layer, else its y layer
             B.march = iv[2] != 1 ? 2 : 1;
             B.layer = layer_of[B.march][iv[B.march]];
@@ -579,8 +621,10 @@ private:
                                                              : std::min(e[B.march], 2);
           ShellLaunch& L = shell_[int(kind)];
           B.first_block = L.blocks;
-          const std::int64_t blocks = std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
-          require(L.blocks + blocks < (std::int64_t(1) << 31), "internal: absorbing shell too large for one launch");
+          const std::int64_t blocks =
+              std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
+          require(L.blocks + blocks < (std::int64_t(1) << 31),
+                  "internal: absorbing shell too large for one launch");
           L.blocks += int(blocks);
           L.boxes[L.count++] = B;
         }
@@ -600,7 +644,8 @@ private:
     a.pitch = u_.layout().pitch;
     a.plane = u_.layout().plane;
     a.n[0] = s_.n.nx, a.n[1] = s_.n.ny, a.n[2] = s_.n.nz;
-    for (int r = 0; r <= R; ++r) a.lap[r] = T(s_.lap[r]), a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
+    for (int r = 0; r <= R; ++r)
+      a.lap[r] = T(s_.lap[r]), a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
     for (std::size_t f = 0; f < s_.pml.size(); ++f) {
       const PmlFace& p = s_.pml[f];
       kernels::PmlLayer<T>& L = a.layer[a.layers++];
@@ -617,7 +662,8 @@ private:
       if (L.blocks == 0) return;
       a.boxes = L.count;
       for (int b = 0; b < L.count; ++b) a.box[b] = L.boxes[b];
-      kernel<<<unsigned(L.blocks), kernels::ShellArgs<T, R>::kThreads, 0, shell_streams_[L.stream].get()>>>(u_.origin(), up_.origin(), c2_.origin(), a);
+      kernel<<<unsigned(L.blocks), kernels::ShellArgs<T, R>::kThreads, 0,
+               shell_streams_[L.stream].get()>>>(u_.origin(), up_.origin(), c2_.origin(), a);
       STRATA_CUDA_CHECK_LAUNCH();
     };
     launch(ShellKind::march, kernels::wave_shell_update<T, R, ShellKind::march>);
@@ -637,7 +683,7 @@ private:
   Setup s_;
   Field<T> u_, up_, c2_;
   std::vector<KeptState> device_kept_;  // reserve_states
-  std::int64_t ring_points_ = 0;         // reserve_rings: the points, their offsets, the rows
+  std::int64_t ring_points_ = 0;        // reserve_rings: the points, their offsets, the rows
   std::optional<DeviceArray<std::int64_t>> ring_off_;
   std::optional<DeviceArray<T>> ring_rows_;
   kernels::MirrorArgs mirror_{};
@@ -680,10 +726,10 @@ private:
   int shell_streams_used_ = 0;
   std::function<void(void*, void*)> exchange_;  // a distributed run's (set_halo_exchange)
   bool halo_started_ = false;
-  int pending_row_ = -1;                 // a receivers' row waiting for the next exchange
-  cuda::Region far_;                     // the update's points that never wait for it
-  std::vector<cuda::Region> near_;       // those that do
-  cuda::Region interior_;  // where the plain fused update runs beside a shell
+  int pending_row_ = -1;            // a receivers' row waiting for the next exchange
+  cuda::Region far_;                // the update's points that never wait for it
+  std::vector<cuda::Region> near_;  // those that do
+  cuda::Region interior_;           // where the plain fused update runs beside a shell
   bool has_interior_ = false;
   using ShellKind = kernels::ShellKind;
   struct ShellLaunch {  // the boxes of one kind of shell box, and their blocks

@@ -1,0 +1,287 @@
+// What limits a copy on this GPU (issue 38 item 3): the SM-driven ways to move a 512^3 f32
+// field (what every strata stencil pass is bounded by), beside cudaMemcpy in the same run, so
+// the ceiling an SM kernel can reach is measured, not assumed; and reads alone, writes alone,
+// to tell the read side from the write side. Standalone (no strata code):
+//   nvcc -O3 -std=c++17 -arch=sm_90 tools/copy-probe.cu -o copy-probe && ./copy-probe [MiB] [--json F]
+// Every variant's output is checked against the input (bit for bit) before it is timed.
+// Timing: rounds of every variant in turn (the order rotated each round), one CUDA event
+// pair around each launch; the median over 15 rounds.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                           \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+// ---- SM copies: each thread moves K 16-byte vectors, all K loads issued before any store
+// (bytes in flight per thread = 16 K), grid-stride over the array.
+enum class Hint { none, stream, no_allocate };
+
+template <Hint H>
+__device__ __forceinline__ void store16(float4* p, float4 v) {
+  if constexpr (H == Hint::stream)
+    __stcs(p, v);
+  else if constexpr (H == Hint::no_allocate)
+    asm volatile("st.global.L1::no_allocate.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(v.x), "f"(v.y),
+                 "f"(v.z), "f"(v.w)
+                 : "memory");
+  else
+    *p = v;
+}
+
+template <Hint H>
+__device__ __forceinline__ float4 load16(const float4* p) {
+  if constexpr (H == Hint::stream)
+    return __ldcs(p);
+  else
+    return __ldg(p);
+}
+
+template <int K, Hint H>
+__global__ void copy_vec(const float4* __restrict__ in, float4* __restrict__ out, std::int64_t n4) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (K - 1) * stride < n4; i += K * stride) {
+    float4 v[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = load16<H>(in + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < K; ++k) store16<H>(out + i + k * stride, v[k]);
+  }
+  for (; i < n4; i += stride) store16<H>(out + i, load16<H>(in + i));
+}
+
+// Reads alone: the sum of every value (kept, so that the loads are not removed).
+template <int K>
+__global__ void read_only(const float4* __restrict__ in, std::int64_t n4, float* sink) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  float s = 0.f;
+  std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (K - 1) * stride < n4; i += K * stride) {
+    float4 v[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = __ldg(in + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < K; ++k) s += v[k].x + v[k].y + v[k].z + v[k].w;
+  }
+  for (; i < n4; i += stride) {
+    const float4 v = __ldg(in + i);
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 1.2345f) *sink = s;  // never true for the probe's data; keeps s live
+}
+
+// Writes alone: a value derived from the index.
+template <Hint H>
+__global__ void write_only(float4* __restrict__ out, std::int64_t n4) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
+    const float f = float(i & 1023);
+    store16<H>(out + i, make_float4(f, f, f, f));
+  }
+}
+
+// ---- Bulk copies (the TMA's 1D form): one thread of each block moves chunks through a ring of
+// S stages of shared memory with cp.async.bulk (global -> shared, completion on an mbarrier)
+// and back (shared -> global, a bulk group); a stage is reused once its store has read it.
+template <int S>
+__global__ void copy_bulk(const char* __restrict__ in, char* __restrict__ out, std::int64_t bytes, int chunk) {
+  extern __shared__ __align__(128) char ring[];
+  __shared__ __align__(8) std::uint64_t full[S];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < S; ++s) {
+    const std::uint32_t bar = std::uint32_t(__cvta_generic_to_shared(&full[s]));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const std::int64_t chunks = (bytes + chunk - 1) / chunk;
+  std::uint32_t phase[S] = {};
+  auto issue = [&](std::int64_t c, int s) {
+    const std::int64_t off = c * chunk;
+    const int n = bytes - off < chunk ? int(bytes - off) : chunk;
+    const std::uint32_t dst = std::uint32_t(__cvta_generic_to_shared(ring + std::int64_t(s) * chunk));
+    const std::uint32_t bar = std::uint32_t(__cvta_generic_to_shared(&full[s]));
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(n) : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+        "l"(in + off), "r"(n), "r"(bar)
+        : "memory");
+  };
+  // This block's chunks, k = 0, 1, ...: chunk blockIdx.x + k gridDim.x in stage k % S. The
+  // first S are loaded at once; chunk k's store is issued as soon as it is in, and stage
+  // (k - 1) % S is refilled (with chunk k - 1 + S) once the store issued before it has read
+  // it, so that S - 1 loads and a store are in flight at all times.
+  const std::int64_t mine = chunks > blockIdx.x ? (chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  auto chunk_of = [&](std::int64_t k) { return std::int64_t(blockIdx.x) + k * gridDim.x; };
+  for (std::int64_t k = 0; k < S && k < mine; ++k) issue(chunk_of(k), int(k));
+  for (std::int64_t k = 0; k < mine; ++k) {
+    const int s = int(k % S);
+    const std::uint32_t bar = std::uint32_t(__cvta_generic_to_shared(&full[s]));
+    std::uint32_t done = 0;
+    while (!done)
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(bar), "r"(phase[s])
+          : "memory");
+    phase[s] ^= 1;
+    const std::int64_t off = chunk_of(k) * chunk;
+    const int n = bytes - off < chunk ? int(bytes - off) : chunk;
+    const std::uint32_t src = std::uint32_t(__cvta_generic_to_shared(ring + std::int64_t(s) * chunk));
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + off), "r"(src), "r"(n)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (k >= 1 && k - 1 + S < mine) {
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");  // the previous store has read its stage
+      issue(chunk_of(k - 1 + S), int((k - 1) % S));
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+struct Row {
+  std::string name;
+  double moved_bytes;  // per launch
+  std::function<void(cudaStream_t)> run;
+  bool copies;  // leaves `out` equal to `in`
+  std::vector<float> ms;
+};
+
+int main(int argc, char** argv) {
+  std::size_t mib = 512;
+  const char* json = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+      json = argv[++i];
+    else
+      mib = std::size_t(std::atol(argv[i]));
+  }
+  const std::size_t bytes = mib << 20, n4 = bytes / 16;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  float *in = nullptr, *out = nullptr, *sink = nullptr;
+  CHECK(cudaMalloc(&in, bytes));
+  CHECK(cudaMalloc(&out, bytes));
+  CHECK(cudaMalloc(&sink, 4));
+  {
+    std::vector<float> h(bytes / 4);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = float((i * 2654435761u) % 100003) * 1e-3f + 0.5f;
+    CHECK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+  }
+  cudaStream_t st;
+  CHECK(cudaStreamCreate(&st));
+  const auto* in4 = reinterpret_cast<const float4*>(in);
+  auto* out4 = reinterpret_cast<float4*>(out);
+
+  std::vector<Row> rows;
+  rows.push_back({"cudaMemcpy", 2.0 * bytes,
+                  [&](cudaStream_t s) { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, s)); }, true});
+  auto add_vec = [&](const char* hint, auto kernel, int k, int blocks_per_sm, int threads) {
+    char name[96];
+    std::snprintf(name, sizeof name, "vec16 x%d %s %dx%d/SM", k, hint, blocks_per_sm, threads);
+    rows.push_back({name, 2.0 * bytes,
+                    [=](cudaStream_t s) { kernel<<<sms * blocks_per_sm, threads, 0, s>>>(in4, out4, std::int64_t(n4)); },
+                    true});
+  };
+  for (int bps : {2, 4, 8}) {
+    add_vec("plain", copy_vec<1, Hint::none>, 1, bps, 256);
+    add_vec("plain", copy_vec<4, Hint::none>, 4, bps, 256);
+  }
+  add_vec("plain", copy_vec<2, Hint::none>, 2, 4, 256);
+  add_vec("plain", copy_vec<8, Hint::none>, 8, 4, 256);
+  add_vec("plain", copy_vec<4, Hint::none>, 4, 2, 1024);
+  add_vec("stream(.cs)", copy_vec<4, Hint::stream>, 4, 4, 256);
+  add_vec("st.no_allocate", copy_vec<4, Hint::no_allocate>, 4, 4, 256);
+  add_vec("stream(.cs)", copy_vec<1, Hint::stream>, 1, 8, 256);
+
+  for (int chunk : {16384, 32768}) {
+    for (int bps : {1, 2}) {
+      constexpr int S = 4;
+      char name[96];
+      std::snprintf(name, sizeof name, "bulk (TMA 1D) %d KB x%d stages, %d/SM", chunk / 1024, S, bps);
+      const int smem = S * chunk;
+      CHECK(cudaFuncSetAttribute(copy_bulk<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      rows.push_back({name, 2.0 * bytes,
+                      [=](cudaStream_t s) {
+                        copy_bulk<S><<<sms * bps, 32, smem, s>>>(reinterpret_cast<const char*>(in),
+                                                                 reinterpret_cast<char*>(out), std::int64_t(bytes), chunk);
+                      },
+                      true});
+    }
+  }
+  rows.push_back({"reads alone (x4, 4x256/SM)", double(bytes),
+                  [=](cudaStream_t s) { read_only<4><<<sms * 4, 256, 0, s>>>(in4, std::int64_t(n4), sink); }, false});
+  rows.push_back({"writes alone (plain, 4x256/SM)", double(bytes),
+                  [=](cudaStream_t s) { write_only<Hint::none><<<sms * 4, 256, 0, s>>>(out4, std::int64_t(n4)); }, false});
+  rows.push_back({"writes alone (.cs, 4x256/SM)", double(bytes),
+                  [=](cudaStream_t s) { write_only<Hint::stream><<<sms * 4, 256, 0, s>>>(out4, std::int64_t(n4)); }, false});
+  rows.push_back({"cudaMemset (writes alone)", double(bytes),
+                  [=](cudaStream_t s) { CHECK(cudaMemsetAsync(out, 0, bytes, s)); }, false});
+
+  // Each copy checked bit for bit first (a kernel that moves the wrong bytes is not timed).
+  std::vector<float> want(bytes / 4), got(bytes / 4);
+  CHECK(cudaMemcpy(want.data(), in, bytes, cudaMemcpyDeviceToHost));
+  for (Row& r : rows) {
+    if (!r.copies) continue;
+    CHECK(cudaMemsetAsync(out, 0xff, bytes, st));
+    r.run(st);
+    CHECK(cudaStreamSynchronize(st));
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+    if (std::memcmp(want.data(), got.data(), bytes) != 0) {
+      std::fprintf(stderr, "%s: wrong bytes\n", r.name.c_str());
+      return 1;
+    }
+  }
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (Row& r : rows) r.run(st);  // warm-up
+  const int rounds = 15;
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      Row& r = rows[(j + std::size_t(round)) % rows.size()];
+      CHECK(cudaEventRecord(a, st));
+      r.run(st);
+      CHECK(cudaEventRecord(b, st));
+      CHECK(cudaEventSynchronize(b));
+      CHECK(cudaGetLastError());
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, a, b));
+      r.ms.push_back(ms);
+    }
+  auto median = [](std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    return double(v[v.size() / 2]);
+  };
+  const double memcpy_gbs = rows[0].moved_bytes / median(rows[0].ms) * 1e-6;
+  std::printf("%s, %d SMs, %zu MiB a field; GB/s counts bytes read + written; median of %d\n", prop.name, sms, mib,
+              rounds);
+  std::printf("%-44s %10s %9s %12s\n", "variant", "ms", "GB/s", "of memcpy");
+  std::FILE* j = json ? std::fopen(json, "w") : nullptr;
+  if (j) std::fprintf(j, "{\"gpu\": \"%s\", \"sms\": %d, \"mib\": %zu, \"rows\": [\n", prop.name, sms, mib);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const double ms = median(r.ms), gbs = r.moved_bytes / ms * 1e-6;
+    std::printf("%-44s %10.4f %9.1f %12.3f\n", r.name.c_str(), ms, gbs, gbs / memcpy_gbs);
+    if (j)
+      std::fprintf(j, "  {\"variant\": \"%s\", \"median_ms\": %.5f, \"gb_per_s\": %.1f, \"of_memcpy\": %.4f}%s\n",
+                   r.name.c_str(), ms, gbs, gbs / memcpy_gbs, i + 1 < rows.size() ? "," : "");
+  }
+  if (j) std::fprintf(j, "]}\n"), std::fclose(j);
+  return 0;
+}
