@@ -1,0 +1,244 @@
+// tools/ipc-probe.cu (issue 36): can the ranks of one host trade halos through CUDA IPC and
+// stream memory operations instead of NCCL, and what does each part cost? Standalone, one
+// rank per GPU as strata runs them (each rank narrowed to its GPU by CUDA_VISIBLE_DEVICES
+// before CUDA starts). Measures: the context, exporting and opening the peers' buffers, a
+// halo round (every rank sends B bytes to each ring neighbour's staging buffer and copies what
+// it received out of its own) for B from 4 KB to 64 MB, checked byte for byte, and the same
+// round captured once into a CUDA graph and replayed. The protocol per ordered pair: the
+// receiver's "ready" flag (written by the sender after its copy) and the sender's "free"
+// flag (written by the receiver after it copied the staging out), waited on in the stream.
+//   nvcc -O2 -std=c++17 -arch=sm_90 tools/ipc-probe.cu -o /tmp/ipc-probe \
+//        $(mpicxx --showme:compile) $(mpicxx --showme:link) -lcuda
+//   mpirun -np 2 /tmp/ipc-probe [--json FILE]
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int rank = 0, size = 1;
+
+void die(const char* what, const char* why) {
+  std::fprintf(stderr, "rank %d: %s: %s\n", rank, what, why);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+void ck(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) die(what, cudaGetErrorString(e));
+}
+void ck(CUresult e, const char* what) {
+  if (e != CUDA_SUCCESS) {
+    const char* s = nullptr;
+    cuGetErrorString(e, &s);
+    die(what, s ? s : "?");
+  }
+}
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+constexpr std::size_t kSlot = std::size_t(64) << 20;  // staging bytes per source rank
+
+struct Peer {
+  int rank;
+  char* staging;           // the peer's staging buffer, my slot in it
+  unsigned* ready;         // the peer's ready flag for me
+  unsigned* free;          // my free flag for the peer (local)
+  unsigned* my_ready;      // my ready flag for the peer (local)
+  unsigned* peer_free;     // the peer's free flag for me
+};
+
+__global__ void fill(unsigned* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = unsigned(i) * 2654435761u ^ seed;
+}
+__global__ void check(const unsigned* p, std::size_t n, unsigned seed, unsigned* bad) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    if (p[i] != (unsigned(i) * 2654435761u ^ seed)) atomicAdd(bad, 1u);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double t_start = now();
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::string json;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--json") json = argv[i + 1];
+  if (!std::getenv("PROBE_ALL_GPUS")) setenv("CUDA_VISIBLE_DEVICES", std::to_string(rank).c_str(), 1);
+  const double t0 = now();
+  ck(cudaFree(nullptr), "context");
+  const double t_ctx = now() - t0;
+  int mem_ops = 0;
+  {
+    CUdevice d;
+    ck(cuCtxGetDevice(&d), "device");
+    ck(cuDeviceGetAttribute(&mem_ops, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, d), "attr");
+  }
+  // Each rank: staging (one slot per source rank) and flags (ready[src], free[dst]).
+  const double t1 = now();
+  char* staging = nullptr;
+  unsigned* flags = nullptr;
+  ck(cudaMalloc(&staging, kSlot * size), "staging");
+  ck(cudaMalloc(&flags, 4096), "flags");
+  std::vector<unsigned> init(1024, 0);
+  for (int r = 0; r < size; ++r) init[512 + r] = 1;  // free[r] = 1
+  ck(cudaMemcpy(flags, init.data(), 4096, cudaMemcpyHostToDevice), "flags init");
+  cudaIpcMemHandle_t mine[2], all[2 * 64];
+  ck(cudaIpcGetMemHandle(&mine[0], staging), "export staging");
+  ck(cudaIpcGetMemHandle(&mine[1], flags), "export flags");
+  MPI_Allgather(mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  const double t_export = now() - t1;
+  std::vector<int> ring;
+  if (size > 1) ring.push_back((rank + 1) % size);
+  if (size > 2) ring.push_back((rank + size - 1) % size);
+  std::vector<Peer> peers;
+  const double t2 = now();
+  for (int q : ring) {
+    void *st = nullptr, *fl = nullptr;
+    ck(cudaIpcOpenMemHandle(&st, all[2 * q], cudaIpcMemLazyEnablePeerAccess), "open staging");
+    ck(cudaIpcOpenMemHandle(&fl, all[2 * q + 1], cudaIpcMemLazyEnablePeerAccess), "open flags");
+    auto* pf = static_cast<unsigned*>(fl);
+    peers.push_back({q, static_cast<char*>(st) + kSlot * rank, pf + rank, flags + 512 + q, flags + q, pf + 512 + rank});
+  }
+  const double t_open = now() - t2;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t_ready = now() - t_start;
+
+  cudaStream_t s;
+  ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  char* src = nullptr;
+  ck(cudaMalloc(&src, kSlot), "src");
+  std::vector<char*> dst(peers.size());
+  for (auto& d : dst) ck(cudaMalloc(&d, kSlot), "dst");
+  unsigned* bad = nullptr;
+  ck(cudaMalloc(&bad, 4), "bad");
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+
+  // The round: the receive side copies its slot of the staging buffer out. Returns the first
+  // failing call's name ("" if none): inside a capture a call may be refused.
+  auto real_round = [&](std::size_t bytes) -> std::string {
+    auto bad_cu = [](CUresult e) { return e != CUDA_SUCCESS; };
+    auto bad_rt = [](cudaError_t e) { return e != cudaSuccess; };
+    for (Peer& p : peers) {
+      if (bad_cu(cuStreamWaitValue32(s, CUdeviceptr(p.free), 1, CU_STREAM_WAIT_VALUE_EQ))) return "wait free";
+      if (bad_cu(cuStreamWriteValue32(s, CUdeviceptr(p.free), 0, 0))) return "reset free";
+      if (bad_rt(cudaMemcpyAsync(p.staging, src, bytes, cudaMemcpyDeviceToDevice, s))) return "copy to peer";
+      if (bad_cu(cuStreamWriteValue32(s, CUdeviceptr(p.ready), 1, 0))) return "set peer ready";
+    }
+    for (std::size_t k = 0; k < peers.size(); ++k) {
+      Peer& p = peers[k];
+      if (bad_cu(cuStreamWaitValue32(s, CUdeviceptr(p.my_ready), 1, CU_STREAM_WAIT_VALUE_EQ))) return "wait ready";
+      if (bad_cu(cuStreamWriteValue32(s, CUdeviceptr(p.my_ready), 0, 0))) return "reset ready";
+      if (bad_rt(cudaMemcpyAsync(dst[k], staging + kSlot * p.rank, bytes, cudaMemcpyDeviceToDevice, s))) return "copy out";
+      if (bad_cu(cuStreamWriteValue32(s, CUdeviceptr(p.peer_free), 1, 0))) return "set peer free";
+    }
+    return "";
+  };
+  auto must = [](const std::string& e) {
+    if (!e.empty()) die("round", e.c_str());
+  };
+
+  std::string rows;
+  const std::size_t sizes[] = {4096, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+  unsigned seed = 1;
+  for (std::size_t bytes : sizes) {
+    const int reps = bytes <= (1 << 20) ? 200 : 50;
+    // Checked rounds: the sender's pattern depends on the round and the sender.
+    unsigned errors = 0;
+    for (int it = 0; it < 3; ++it, ++seed) {
+      fill<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(src), bytes / 4, seed * 97 + unsigned(rank));
+      must(real_round(bytes));
+      cudaMemsetAsync(bad, 0, 4, s);
+      for (std::size_t k = 0; k < peers.size(); ++k)
+        check<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(dst[k]), bytes / 4, seed * 97 + unsigned(peers[k].rank), bad);
+      unsigned b = 0;
+      cudaMemcpyAsync(&b, bad, 4, cudaMemcpyDeviceToHost, s);
+      ck(cudaStreamSynchronize(s), "checked round");
+      errors += b;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    cudaEventRecord(e0, s);
+    for (int it = 0; it < reps; ++it) must(real_round(bytes));
+    cudaEventRecord(e1, s);
+    ck(cudaStreamSynchronize(s), "timed rounds");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    const double us = 1e3 * ms / reps;
+    // Graph: one round captured, replayed.
+    double g_us = -1;
+    std::string g_err;
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+      g_err = real_round(bytes);
+      cudaError_t ce = cudaStreamEndCapture(s, &g);
+      if (ce == cudaSuccess && g_err.empty()) ce = cudaGraphInstantiate(&ge, g, 0);
+      if (ce != cudaSuccess) g_err += std::string(g_err.empty() ? "" : "; ") + cudaGetErrorString(ce);
+    }
+    int ok = ge != nullptr, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    unsigned g_errors = 0;
+    if (all_ok) {
+      for (int it = 0; it < 3; ++it, ++seed) {
+        fill<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(src), bytes / 4, seed * 97 + unsigned(rank));
+        ck(cudaGraphLaunch(ge, s), "graph launch");
+        cudaMemsetAsync(bad, 0, 4, s);
+        for (std::size_t k = 0; k < peers.size(); ++k)
+          check<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(dst[k]), bytes / 4, seed * 97 + unsigned(peers[k].rank), bad);
+        unsigned b = 0;
+        cudaMemcpyAsync(&b, bad, 4, cudaMemcpyDeviceToHost, s);
+        ck(cudaStreamSynchronize(s), "graph checked round");
+        g_errors += b;
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      cudaEventRecord(e0, s);
+      for (int it = 0; it < reps; ++it) cudaGraphLaunch(ge, s);
+      cudaEventRecord(e1, s);
+      ck(cudaStreamSynchronize(s), "graph rounds");
+      cudaEventElapsedTime(&ms, e0, e1);
+      g_us = 1e3 * ms / reps;
+    }
+    cudaGetLastError();
+    if (rank == 0) {
+      std::printf("%10zu B: round %9.2f us, %7.1f GB/s each way per peer, errors %u; graph %s %9.2f us, errors %u\n",
+                  bytes, us, bytes / us * 1e-3, errors, all_ok ? "ok" : ("failed (" + g_err + ")").c_str(), g_us,
+                  g_errors);
+      char row[400];
+      std::snprintf(row, sizeof row,
+                    "%s{\"bytes\": %zu, \"round_us\": %.3f, \"GBps_per_peer\": %.2f, \"errors\": %u, \"graph\": %s, "
+                    "\"graph_round_us\": %.3f, \"graph_errors\": %u}",
+                    rows.empty() ? "" : ", ", bytes, us, bytes / us * 1e-3, errors, all_ok ? "true" : "false", g_us,
+                    g_errors);
+      rows += row;
+    }
+  }
+  double mine_t[5] = {t_ctx, t_export, t_open, t_ready, double(mem_ops)}, max_t[5];
+  MPI_Reduce(mine_t, max_t, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::printf("ranks %d: context %.3f s, alloc+export+allgather %.3f s, open %.3f s, main->ready %.3f s (max over ranks); "
+                "64-bit mem ops attr %d\n",
+                size, max_t[0], max_t[1], max_t[2], max_t[3], int(max_t[4]));
+    if (!json.empty()) {
+      FILE* f = std::fopen(json.c_str(), "w");
+      std::fprintf(f,
+                   "{\"ranks\": %d, \"context_s\": %.4f, \"export_s\": %.4f, \"open_s\": %.4f, \"ready_s\": %.4f, "
+                   "\"rounds\": [%s]}\n",
+                   size, max_t[0], max_t[1], max_t[2], max_t[3], rows.c_str());
+      std::fclose(f);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}
