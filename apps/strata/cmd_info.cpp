@@ -47,7 +47,7 @@ void add_info(CLI::App& app) {
               << "\n";
     const dist::Transports t = dist::transports();
     std::cout << "  MPI:           " << t.mpi << "\n"
-              << "  NCCL:          " << t.nccl << "\n";
+              << "  GPU exchange:  " << t.gpu << "\n";
     const std::string pictures = wave::picture_library();
     std::cout << "  pictures:      "
               << (pictures.empty()

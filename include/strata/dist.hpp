@@ -159,10 +159,11 @@ struct Subdomain {
 };
 
 // What a job of several ranks runs over in this build, in words: the MPI library between
-// processes ("Open MPI v4.1.6") and NCCL between GPUs ("NCCL 2.28.3"), or why not ("none:
-// this strata was built without ...").
+// processes ("Open MPI v4.1.6") and what joins the GPUs ("CUDA IPC between the GPUs of one
+// host, else NCCL 2.28.3"; once a job has chosen, the one it chose), or why not ("none: this
+// strata was built without ...").
 struct Transports {
-  std::string mpi, nccl;
+  std::string mpi, gpu;
 };
 Transports transports();
 

@@ -1,6 +1,7 @@
 // How ghost layers travel between ranks: host buffers through MPI (src/parallel/mpi), device
-// buffers through NCCL (src/parallel/nccl). Builds without them compile src/parallel/nompi or
-// src/parallel/nonccl instead, which refuse, so callers have no #if.
+// buffers through CUDA IPC between the GPUs of one host or NCCL (src/parallel/gpu). Builds
+// without MPI or NCCL compile src/parallel/nompi or src/parallel/nogpu instead, which
+// refuse, so callers have no #if.
 #pragma once
 
 #include <cstddef>
@@ -24,16 +25,26 @@ struct Leg {
 // All legs at once (posted, then waited for); host memory. Returns when every leg is done.
 void exchange_host(std::span<const Leg> legs);
 
-// All legs as one NCCL group on `stream` (device memory of the bound GPU). Asynchronous.
+// All legs on `stream` (device memory of the bound GPU), asynchronously: through CUDA IPC
+// (staging buffers mapped between the ranks' GPUs) or as one NCCL group.
 void exchange_device(std::span<const Leg> legs, void* stream);
 
-// Makes the device transport ready to talk to `peers` (NCCL's communicator once per process,
-// then the connection to each peer, which NCCL makes at the first message: together over a
-// second). Collective, with the same peers list order on both sides of each pair; a device
-// DistField calls it when made, so no exchange pays it. Without NCCL it does nothing.
+// Makes the device transport ready to talk to `peers`. Collective over the job, with the same
+// peers list order on both sides of each pair; a device DistField calls it when made, so no
+// exchange pays it. The first call chooses the transport (gpu_transport_setting): CUDA IPC
+// maps every rank's staging buffer into every other (milliseconds); NCCL makes its
+// communicator and connects each peer (over a second on 2 x H200). Without NCCL it does
+// nothing.
 void prepare_device(std::span<const int> lo_peers, std::span<const int> hi_peers);
 
-// "NCCL 2.28.3" or why device exchange is unavailable.
+// What STRATA_GPU_TRANSPORT asks for: `automatic` (unset or "auto": CUDA IPC when every rank
+// is on one host and can map the others' GPU memory, else NCCL), `ipc` (CUDA IPC or an
+// error) or `nccl`. Throws Error on any other value; Job::begin checks it on every rank.
+enum class GpuTransport { automatic, ipc, nccl };
+GpuTransport gpu_transport_setting();
+
+// The device transport in words: the one this job chose ("CUDA IPC ...", "NCCL 2.28.3 (not
+// CUDA IPC: why)"), before the choice what it would choose, or why there is none.
 std::string device_transport();
 // The MPI library's own name and version ("Open MPI v4.1.6, ...") or why there is none.
 std::string host_transport();

@@ -6,7 +6,8 @@
 namespace strata::dist::transport {
 
 std::string device_transport() {
-  return "none: this strata was built without NCCL (it needs CUDA, MPI and NCCL's development files)";
+  return "none: this strata was built without NCCL (it needs CUDA, MPI and NCCL's development "
+         "files)";
 }
 
 void prepare_device(std::span<const int>, std::span<const int>) {}
