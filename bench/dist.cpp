@@ -94,8 +94,9 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
     weak.extra["ratio_to_one_rank"] = per_rank / alone.gpts_per_s;
     rows.push_back(alone), rows.push_back(weak);
 
-    // The exchange alone (a radius-1 and a radius-4 halo), beside the transport's own
-    // send/receive of the same messages between the same ranks.
+    // The exchange alone (a radius-1 and a radius-4 halo), beside NCCL's (on the host MPI's)
+    // own send/receive of the same messages between the same ranks, whichever transport
+    // fill_ghosts uses (CUDA IPC on one host).
     for (int w : {1, 4}) {
       if (w > 1) in = DistField<T>(global, g, w, mem);
       // z faces, the split axis: w whole planes (ghosts and padding included) each way
@@ -123,7 +124,7 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
       const dist::transport::Leg legs[2] = {{hi, lo, p[0], p[1], bytes, 0}, {lo, hi, p[2], p[3], bytes, 1}};
       const Timing tr = time_batches(opt, [&] {
         if (mem == Memory::host) dist::transport::exchange_host(legs);
-        else dist::transport::exchange_device(legs, nullptr);
+        else dist::transport::exchange_device_nccl(legs, nullptr);  // NCCL's rate, whatever fill_ghosts uses
       });
       raw.median_ms = tr.median_ms, raw.min_ms = tr.min_ms, raw.max_ms = tr.max_ms, raw.reps = tr.reps;
       raw.gb_per_s = job.max(sends * face) / (tr.median_ms * 1e6);

@@ -29,6 +29,10 @@ void exchange_host(std::span<const Leg> legs);
 // (staging buffers mapped between the ranks' GPUs) or as one NCCL group.
 void exchange_device(std::span<const Leg> legs, void* stream);
 
+// The same legs as one NCCL group, whatever transport the job chose: what the benchmark
+// compares the exchange with (NCCL's communicator is made at the first call; collective).
+void exchange_device_nccl(std::span<const Leg> legs, void* stream);
+
 // Makes the device transport ready to talk to `peers`. Collective over the job, with the same
 // peers list order on both sides of each pair; a device DistField calls it when made, so no
 // exchange pays it. The first call chooses the transport (gpu_transport_setting): CUDA IPC

@@ -40,6 +40,8 @@ void exchange_device(std::span<const Leg> legs, void* stream) {
     nccl::exchange(legs, stream);
 }
 
+void exchange_device_nccl(std::span<const Leg> legs, void* stream) { nccl::exchange(legs, stream); }
+
 std::string device_transport() {
   switch (chosen) {
     case Chosen::ipc:

@@ -18,4 +18,8 @@ void exchange_device(std::span<const Leg> legs, void*) {
       throw Error("GPU halo exchange between ranks: transport " + device_transport());
 }
 
+void exchange_device_nccl(std::span<const Leg> legs, void* stream) {
+  exchange_device(legs, stream);
+}
+
 }  // namespace strata::dist::transport
