@@ -9,7 +9,11 @@
 // flag (written by the receiver after it copied the staging out), waited on in the stream.
 //   nvcc -O2 -std=c++17 -arch=sm_90 tools/ipc-probe.cu -o /tmp/ipc-probe \
 //        $(mpicxx --showme:compile) $(mpicxx --showme:link) -lcuda
-//   mpirun -np 2 /tmp/ipc-probe [--json FILE]
+//   mpirun -np 2 /tmp/ipc-probe [--protocol engine|kernel|spin] [--blocks N] [--json FILE]
+// Protocols: engine (the copies by the copy engines, every flag by a stream memory operation),
+// kernel (the waits by stream memory operations, the copies and flag writes by one kernel each
+// way), spin (one kernel each way that also waits, spinning on counters that only grow: no
+// stream memory operations at all).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -63,6 +67,72 @@ __global__ void check(const unsigned* p, std::size_t n, unsigned seed, unsigned*
     if (p[i] != (unsigned(i) * 2654435761u ^ seed)) atomicAdd(bad, 1u);
 }
 
+// Copies every piece, 16-byte vectors, four loads in flight a thread (sizes and addresses
+// 16-byte aligned here).
+struct Pieces {
+  int n = 0;
+  const char* src[4];
+  char* dst[4];
+  unsigned long long bytes[4];
+};
+__device__ void copy_pieces(const Pieces& p) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x, t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  for (int k = 0; k < p.n; ++k) {
+    const uint4* s = reinterpret_cast<const uint4*>(p.src[k]);
+    uint4* d = reinterpret_cast<uint4*>(p.dst[k]);
+    const std::size_t nv = p.bytes[k] / 16;
+    std::size_t i = t;
+    for (; i + 3 * stride < nv; i += 4 * stride) {
+      const uint4 a = s[i], b = s[i + stride], c = s[i + 2 * stride], e = s[i + 3 * stride];
+      d[i] = a, d[i + stride] = b, d[i + 2 * stride] = c, d[i + 3 * stride] = e;
+    }
+    for (; i < nv; i += stride) d[i] = s[i];
+  }
+}
+__device__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+// The last block to finish (every block's writes fenced before it counts) runs `last`.
+template <class F>
+__device__ void when_last(unsigned* counter, F last) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    if (atomicAdd(counter, 1u) == gridDim.x - 1) {
+      *counter = 0;
+      __threadfence_system();
+      last();
+    }
+  }
+}
+// kernel protocol: a stream wait saw `mine` == 1 before the launch.
+__global__ void copy_and_flag(Pieces p, unsigned* mine, unsigned* theirs, unsigned* counter) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *mine = 0;
+  copy_pieces(p);
+  when_last(counter, [&] { store_release(theirs, 1); });
+}
+// spin protocol: `count` (mine) numbers the messages; wait until `seen` (written by the peer)
+// reaches count + 1 - lag, copy, then count + 1 goes to `count` and to the peer's `tell`.
+__global__ void spin_copy(Pieces p, unsigned* count, const unsigned* seen, unsigned lag, unsigned* tell,
+                          unsigned* counter) {
+  __shared__ unsigned seq;
+  if (threadIdx.x == 0) {
+    seq = *const_cast<volatile unsigned*>(count) + 1;
+    while (int(load_acquire(seen) - (seq - lag)) < 0) __nanosleep(32);
+  }
+  __syncthreads();
+  copy_pieces(p);
+  when_last(counter, [&] {
+    *count = seq;
+    store_release(tell, seq);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,9 +140,13 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::string json;
-  for (int i = 1; i + 1 < argc; ++i)
+  std::string json, protocol = "engine";
+  int blocks = 32;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--json") json = argv[i + 1];
+    if (std::string(argv[i]) == "--protocol") protocol = argv[i + 1];
+    if (std::string(argv[i]) == "--blocks") blocks = std::atoi(argv[i + 1]);
+  }
   if (!std::getenv("PROBE_ALL_GPUS")) setenv("CUDA_VISIBLE_DEVICES", std::to_string(rank).c_str(), 1);
   const double t0 = now();
   ck(cudaFree(nullptr), "context");
@@ -88,10 +162,10 @@ int main(int argc, char** argv) {
   char* staging = nullptr;
   unsigned* flags = nullptr;
   ck(cudaMalloc(&staging, kSlot * size), "staging");
-  ck(cudaMalloc(&flags, 4096), "flags");
-  std::vector<unsigned> init(1024, 0);
+  ck(cudaMalloc(&flags, 16384), "flags");
+  std::vector<unsigned> init(4096, 0);
   for (int r = 0; r < size; ++r) init[512 + r] = 1;  // free[r] = 1
-  ck(cudaMemcpy(flags, init.data(), 4096, cudaMemcpyHostToDevice), "flags init");
+  ck(cudaMemcpy(flags, init.data(), 16384, cudaMemcpyHostToDevice), "flags init");
   cudaIpcMemHandle_t mine[2], all[2 * 64];
   ck(cudaIpcGetMemHandle(&mine[0], staging), "export staging");
   ck(cudaIpcGetMemHandle(&mine[1], flags), "export flags");
@@ -121,13 +195,50 @@ int main(int argc, char** argv) {
   for (auto& d : dst) ck(cudaMalloc(&d, kSlot), "dst");
   unsigned* bad = nullptr;
   ck(cudaMalloc(&bad, 4), "bad");
+  unsigned* counters = nullptr;  // [0]: sends, [1]: receives
+  ck(cudaMalloc(&counters, 8), "counters");
+  ck(cudaMemset(counters, 0, 8), "counters");
+  // spin protocol's counters: sent[p] 1024+p, consumed[p] 1536+p (written by p), arrived[q]
+  // 2048+q (written by q), taken[q] 2560+q; all start at 0.
+  auto at = [](unsigned* base, int i) { return base + i; };
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
 
   // The round: the receive side copies its slot of the staging buffer out. Returns the first
   // failing call's name ("" if none): inside a capture a call may be refused.
+  auto kernel_round = [&](std::size_t bytes) -> std::string {
+    for (Peer& p : peers) {
+      Pieces pc;
+      pc.n = 1, pc.src[0] = src, pc.dst[0] = p.staging, pc.bytes[0] = bytes;
+      if (protocol == "kernel") {
+        if (cuStreamWaitValue32(s, CUdeviceptr(p.free), 1, CU_STREAM_WAIT_VALUE_EQ) != CUDA_SUCCESS) return "wait free";
+        copy_and_flag<<<blocks, 512, 0, s>>>(pc, p.free, p.ready, counters);
+      } else {
+        unsigned* peer_base = p.ready - rank;  // the peer's flags
+        spin_copy<<<blocks, 512, 0, s>>>(pc, at(flags, 1024 + p.rank), at(flags, 1536 + p.rank), 1,
+                                          at(peer_base, 2048 + rank), counters);
+      }
+      if (cudaGetLastError() != cudaSuccess) return "send kernel";
+    }
+    for (std::size_t k = 0; k < peers.size(); ++k) {
+      Peer& p = peers[k];
+      Pieces pc;
+      pc.n = 1, pc.src[0] = staging + kSlot * p.rank, pc.dst[0] = dst[k], pc.bytes[0] = bytes;
+      if (protocol == "kernel") {
+        if (cuStreamWaitValue32(s, CUdeviceptr(p.my_ready), 1, CU_STREAM_WAIT_VALUE_EQ) != CUDA_SUCCESS) return "wait ready";
+        copy_and_flag<<<blocks, 512, 0, s>>>(pc, p.my_ready, p.peer_free, counters + 1);
+      } else {
+        unsigned* peer_base = p.ready - rank;
+        spin_copy<<<blocks, 512, 0, s>>>(pc, at(flags, 2560 + p.rank), at(flags, 2048 + p.rank), 0,
+                                          at(peer_base, 1536 + rank), counters + 1);
+      }
+      if (cudaGetLastError() != cudaSuccess) return "receive kernel";
+    }
+    return "";
+  };
   auto real_round = [&](std::size_t bytes) -> std::string {
+    if (protocol != "engine") return kernel_round(bytes);
     auto bad_cu = [](CUresult e) { return e != CUDA_SUCCESS; };
     auto bad_rt = [](cudaError_t e) { return e != cudaSuccess; };
     for (Peer& p : peers) {
@@ -227,15 +338,16 @@ int main(int argc, char** argv) {
   double mine_t[5] = {t_ctx, t_export, t_open, t_ready, double(mem_ops)}, max_t[5];
   MPI_Reduce(mine_t, max_t, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
+    std::printf("protocol %s, %d blocks of 512\n", protocol.c_str(), blocks);
     std::printf("ranks %d: context %.3f s, alloc+export+allgather %.3f s, open %.3f s, main->ready %.3f s (max over ranks); "
                 "64-bit mem ops attr %d\n",
                 size, max_t[0], max_t[1], max_t[2], max_t[3], int(max_t[4]));
     if (!json.empty()) {
       FILE* f = std::fopen(json.c_str(), "w");
       std::fprintf(f,
-                   "{\"ranks\": %d, \"context_s\": %.4f, \"export_s\": %.4f, \"open_s\": %.4f, \"ready_s\": %.4f, "
+                   "{\"protocol\": \"%s\", \"blocks\": %d, \"ranks\": %d, \"context_s\": %.4f, \"export_s\": %.4f, \"open_s\": %.4f, \"ready_s\": %.4f, "
                    "\"rounds\": [%s]}\n",
-                   size, max_t[0], max_t[1], max_t[2], max_t[3], rows.c_str());
+                   protocol.c_str(), blocks, size, max_t[0], max_t[1], max_t[2], max_t[3], rows.c_str());
       std::fclose(f);
     }
   }

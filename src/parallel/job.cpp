@@ -63,7 +63,10 @@ void Job::begin() {
   if (begun_) return;
   // Settings the ranks read later, inside collective calls, are checked here, where a
   // refusal is still said once for the job.
-  if (size_ > 1) transport::gpu_transport_setting();
+  if (size_ > 1) {
+    transport::gpu_transport_setting();
+    transport::ipc_slot_setting();
+  }
   begun_ = true;
   if (first_failed(false) >= 0) throw PeerFailed();
 }

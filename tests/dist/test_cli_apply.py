@@ -111,15 +111,18 @@ with tempfile.TemporaryDirectory() as d:
                           (["--in", huge, "--out", out], "memory"))
                          + (((["--in", src, "--out", out, "--steps", "3", "--fuse", "3"], "one pass"),)
                             if np_ > 1 else ()), out, failures)
-    if np_ > 1:
-        # A setting the ranks read inside a collective call is refused before the job begins,
-        # once, like bad options.
+    # Settings the ranks read inside collective calls are refused before the job begins, once,
+    # like bad options.
+    for name, value, expect in (("STRATA_GPU_TRANSPORT", "bogus", "expected auto, ipc or nccl"),
+                                ("STRATA_IPC_SLOT_KB", "2", "expected kilobytes from 4"),
+                                ("STRATA_IPC_SLOT_KB", "12k", "expected kilobytes from 4")):
+        if np_ == 1:
+            break
         r = subprocess.run([mpiexec, "-np", str(np_), strata, "apply", "--device", device, "--in", src, "--out", out],
-                           capture_output=True, text=True, timeout=300,
-                           env=dict(os.environ, STRATA_GPU_TRANSPORT="bogus"))
-        if not cli_checks.said_once(r, "STRATA_GPU_TRANSPORT=bogus: expected auto, ipc or nccl") or os.path.exists(out):
-            failures.append("STRATA_GPU_TRANSPORT=bogus: expected exit 1 and one message, got exit %d:\n%s" %
-                            (r.returncode, r.stderr))
+                           capture_output=True, text=True, timeout=300, env=dict(os.environ, **{name: value}))
+        if not cli_checks.said_once(r, "%s=%s: %s" % (name, value, expect)) or os.path.exists(out):
+            failures.append("%s=%s: expected exit 1 and one message, got exit %d:\n%s" %
+                            (name, value, r.returncode, r.stderr))
     cli_checks.no_temporaries(d, failures)
 
 cli_checks.verdict(failures, "%d ranks, %s" % (np_, device))

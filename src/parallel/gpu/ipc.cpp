@@ -1,23 +1,17 @@
 // Device halo exchange between the ranks of one host through CUDA IPC, without NCCL.
 //
-// Each rank keeps a staging buffer with one slot per source rank and a few flags, exported
-// once (cudaIpcGetMemHandle) and mapped by every other rank (cudaIpcOpenMemHandle: about
-// 10 ms for a pair, where NCCL's communicator and connections took 1.6-1.8 s on 2 x H200).
-// A message travels in two copies: the sender's copy engine writes it over NVLink into its
-// slot of the receiver's staging buffer, then the receiver copies it out where the leg says.
-// Two flags per ordered pair keep the slot safe, both written and waited for by CUDA stream
-// memory operations (cuStreamWriteValue32 / cuStreamWaitValue32), so an exchange is
-// asynchronous like NCCL's, ordered on the caller's stream, and can be captured in a CUDA
-// graph (the flags go 0 -> 1 -> 0, the same values every time):
-//   sender s -> receiver r:  wait free[r] == 1 (s's memory), free[r] = 0, copy into r's
-//                            slot s, ready[s] = 1 (r's memory; the write fences the copy)
-//   receiver r <- sender s:  wait ready[s] == 1, ready[s] = 0, copy slot s out, free[r] = 1
-//                            (s's memory)
-// Messages between a pair are matched in order, as NCCL matches them: the k-th leg sent to
-// a peer is its k-th received from here, at the same offset in the slot. What does not fit a
+// Each rank keeps a staging buffer with one slot per source rank and a few counters,
+// exported once (cudaIpcGetMemHandle) and mapped by every other rank (cudaIpcOpenMemHandle:
+// about 10 ms for a pair, where NCCL's communicator and connections took 1.6-1.8 s on 2 x
+// H200). A message travels in two kernels (ipc_move.cu) on the caller's stream: the sender's
+// writes it over NVLink into its slot of the receiver's staging buffer once the receiver has
+// taken the one before, then tells the receiver; the receiver's waits for that, copies the
+// slot out where the leg says and tells the sender. The counts only grow and live in device
+// memory, so an exchange is asynchronous like NCCL's and a CUDA graph can replay it.
+// Messages between a pair are matched in order, as NCCL matches them: the k-th leg sent to a
+// peer is its k-th received from here, at the same offset in the slot. What does not fit a
 // slot goes in rounds of one slot each: every rank sends its round-c chunks, then receives
 // them, so no pair waits for a round its peer has not reached.
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -27,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "parallel/gpu/ipc_move.hpp"
 #include "parallel/gpu/transports.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
@@ -37,7 +32,7 @@ namespace {
 
 constexpr std::size_t kAlign = 256;  // each message's offset in a slot
 
-struct Piece {
+struct Part {
   char* local;     // the leg's buffer on this rank
   std::size_t at;  // offset in the pair's byte stream (its slot, round after round)
   std::size_t bytes;
@@ -46,14 +41,30 @@ struct Piece {
 struct State {
   int me = 0, ranks = 1;
   std::size_t slot = 0;
-  char* staging = nullptr;          // mine: `ranks` slots, slot s written by rank s
-  std::uint32_t* flags = nullptr;   // mine: ready[ranks], then free[ranks]
+  char* staging = nullptr;  // mine: `ranks` slots, slot s written by rank s
+  // Mine, six counters per rank r, all 0 at first: [0] messages from r that have landed
+  // (written by r), [1] my messages r has taken (written by r), [2] messages sent to r, [3]
+  // messages taken from r, [4] and [5] the send and receive kernels' scratch.
+  unsigned* counts = nullptr;
   std::vector<char*> peer_staging;  // rank r's staging buffer mapped here (nullptr: me)
-  std::vector<std::uint32_t*> peer_flags;
-  PFN_cuStreamWaitValue32_v11070 wait = nullptr;
-  PFN_cuStreamWriteValue32_v11070 write = nullptr;
+  std::vector<unsigned*> peer_counts;
   // One exchange's messages per peer (kept to reuse their storage).
-  std::vector<std::vector<Piece>> out, in;
+  std::vector<std::vector<Part>> out, in;
+  unsigned* count(int kind, int r) const {
+    return counts + std::size_t(kind) * std::size_t(ranks) + r;
+  }
+  unsigned* peer_count(int r, int kind, int of) const {
+    return peer_counts[std::size_t(r)] + std::size_t(kind) * std::size_t(ranks) + of;
+  }
+};
+enum Count {
+  kLanded = 0,
+  kTaken = 1,
+  kSent = 2,
+  kTakenHere = 3,
+  kSendScratch = 4,
+  kRecvScratch = 5,
+  kCounts = 6
 };
 
 State& state() {
@@ -61,70 +72,30 @@ State& state() {
   return s;
 }
 
-std::uint32_t* ready_flag(std::uint32_t* flags, int from) { return flags + from; }
-std::uint32_t* free_flag(std::uint32_t* flags, int ranks, int to) { return flags + ranks + to; }
-
-std::size_t slot_setting() {
-  // STRATA_IPC_SLOT_KB: the staging bytes per source rank (default 32 MiB: a radius-4 f32
-  // z face of 1448^2 points in one round). Smaller slots send large halos in more rounds;
-  // the tests use them to make every exchange take several.
-  const char* e = std::getenv("STRATA_IPC_SLOT_KB");
-  long kb = 32 * 1024;
-  if (e && *e) {
-    char* end = nullptr;
-    kb = std::strtol(e, &end, 10);
-    if (*end || kb < 4 || kb > 4 * 1024 * 1024)
-      throw Error(std::string("STRATA_IPC_SLOT_KB=") + e +
-                  ": expected kilobytes from 4 to 4194304");
-  }
-  return std::size_t(kb) * 1024;
-}
-
-template <class F>
-F driver_entry(const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-  if (cudaGetDriverEntryPointByVersion(name, &p, 11070, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !p)
-    return nullptr;
-  return reinterpret_cast<F>(p);
-}
-
 void check(cudaError_t rc, const char* what) {
   if (rc != cudaSuccess)
     throw Error(std::string("GPU halo exchange (CUDA IPC): ") + what + ": " +
                 cudaGetErrorString(rc));
 }
-void check(CUresult rc, const char* what) {
-  if (rc != CUDA_SUCCESS)
-    throw Error(std::string("GPU halo exchange (CUDA IPC): ") + what + " failed (CUresult " +
-                std::to_string(int(rc)) + ")");
-}
-
 // This rank's part of connect: "" or why it cannot. Leaves what it made in `st` (released
 // by release() if any rank fails).
 std::string connect_mine(State& st) {
-  st.wait = driver_entry<PFN_cuStreamWaitValue32_v11070>("cuStreamWaitValue32");
-  st.write = driver_entry<PFN_cuStreamWriteValue32_v11070>("cuStreamWriteValue32");
-  if (!st.wait || !st.write)
-    return "the CUDA driver has no stream memory operations (cuStreamWaitValue32)";
   const std::size_t stage_bytes = st.slot * std::size_t(st.ranks);
   if (cudaMalloc(&st.staging, stage_bytes) != cudaSuccess) {
     cudaGetLastError();
     st.staging = nullptr;
     return "cannot allocate " + std::to_string(stage_bytes >> 20) + " MiB of staging on the GPU";
   }
-  const std::size_t flag_bytes = 2 * std::size_t(st.ranks) * sizeof(std::uint32_t);
-  if (cudaMalloc(&st.flags, flag_bytes) != cudaSuccess) {
+  const std::size_t count_bytes = kCounts * std::size_t(st.ranks) * sizeof(unsigned);
+  if (cudaMalloc(&st.counts, count_bytes) != cudaSuccess) {
     cudaGetLastError();
-    st.flags = nullptr;
-    return "cannot allocate the exchange's flags on the GPU";
+    st.counts = nullptr;
+    return "cannot allocate the exchange's counters on the GPU";
   }
-  std::vector<std::uint32_t> init(2 * std::size_t(st.ranks), 0);
-  std::fill(init.begin() + st.ranks, init.end(), 1u);  // every slot free, nothing ready
-  if (cudaMemcpy(st.flags, init.data(), flag_bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+  if (cudaMemset(st.counts, 0, count_bytes) != cudaSuccess ||
+      cudaDeviceSynchronize() != cudaSuccess) {
     cudaGetLastError();
-    return "cannot set the exchange's flags on the GPU";
+    return "cannot clear the exchange's counters on the GPU";
   }
   return "";
 }
@@ -132,14 +103,14 @@ std::string connect_mine(State& st) {
 void release(State& st) {
   for (std::size_t r = 0; r < st.peer_staging.size(); ++r) {
     if (st.peer_staging[r]) cudaIpcCloseMemHandle(st.peer_staging[r]);
-    if (st.peer_flags[r]) cudaIpcCloseMemHandle(st.peer_flags[r]);
+    if (st.peer_counts[r]) cudaIpcCloseMemHandle(st.peer_counts[r]);
   }
   st.peer_staging.clear();
-  st.peer_flags.clear();
+  st.peer_counts.clear();
   if (st.staging) cudaFree(st.staging);
-  if (st.flags) cudaFree(st.flags);
+  if (st.counts) cudaFree(st.counts);
   st.staging = nullptr;
-  st.flags = nullptr;
+  st.counts = nullptr;
   cudaGetLastError();
 }
 
@@ -161,7 +132,7 @@ bool agree(const std::string& mine, std::string& why) {
 // stream's length per peer in `end`.
 void place(std::span<const Leg> legs, State& st, std::vector<std::size_t>& out_end,
            std::vector<std::size_t>& in_end) {
-  auto add = [](std::vector<Piece>& list, std::size_t& end, const void* p, std::size_t bytes) {
+  auto add = [](std::vector<Part>& list, std::size_t& end, const void* p, std::size_t bytes) {
     const std::size_t at = list.empty() ? 0 : (end + kAlign - 1) / kAlign * kAlign;
     list.push_back({static_cast<char*>(const_cast<void*>(p)), at, bytes});
     end = at + bytes;
@@ -177,20 +148,25 @@ void place(std::span<const Leg> legs, State& st, std::vector<std::size_t>& out_e
   }
 }
 
-// Copies the parts of `pieces` inside round c's window of the stream between the legs'
-// buffers and `slot` (to the slot when `to_slot`).
-void copy_round(const std::vector<Piece>& pieces, std::size_t c, std::size_t slot_bytes, char* slot,
-                bool to_slot, cudaStream_t s) {
+// The parts of `pieces` inside round c's window of the stream, as pieces of a move between
+// the legs' buffers and `slot` (into the slot when `to_slot`); their bytes.
+std::size_t round_pieces(const std::vector<Part>& pieces, std::size_t c, std::size_t slot_bytes,
+                         char* slot, bool to_slot, Move& m) {
   const std::size_t lo = c * slot_bytes, hi = lo + slot_bytes;
-  for (const Piece& p : pieces) {
+  std::size_t total = 0;
+  m.n = 0;
+  for (const Part& p : pieces) {
     const std::size_t a = std::max(p.at, lo), b = std::min(p.at + p.bytes, hi);
     if (a >= b) continue;
+    if (m.n == kMaxPieces)
+      throw Error("GPU halo exchange (CUDA IPC): more than " + std::to_string(kMaxPieces) +
+                  " messages to one peer in one exchange");
     char* in_slot = slot + (a - lo);
     char* in_leg = p.local + (a - p.at);
-    check(cudaMemcpyAsync(to_slot ? in_slot : in_leg, to_slot ? in_leg : in_slot, b - a,
-                          cudaMemcpyDeviceToDevice, s),
-          "cudaMemcpyAsync");
+    m.piece[m.n++] = to_slot ? Piece{in_leg, in_slot, b - a} : Piece{in_slot, in_leg, b - a};
+    total += b - a;
   }
+  return total;
 }
 
 }  // namespace
@@ -207,7 +183,7 @@ bool connect(std::string& why) {
     why = "the ranks are on several hosts (CUDA IPC joins the GPUs of one host)";
     return false;
   }
-  st.slot = slot_setting();
+  st.slot = ipc_slot_setting();
   std::string mine = connect_mine(st);
   if (!agree(mine, why)) {
     release(st);
@@ -216,23 +192,23 @@ bool connect(std::string& why) {
   // Every rank's two handles to every rank, then each opens the others'.
   cudaIpcMemHandle_t handles[2];
   check(cudaIpcGetMemHandle(&handles[0], st.staging), "cudaIpcGetMemHandle");
-  check(cudaIpcGetMemHandle(&handles[1], st.flags), "cudaIpcGetMemHandle");
+  check(cudaIpcGetMemHandle(&handles[1], st.counts), "cudaIpcGetMemHandle");
   std::vector<cudaIpcMemHandle_t> all(2 * std::size_t(st.ranks));
   if (MPI_Allgather(handles, int(sizeof handles), MPI_BYTE, all.data(), int(sizeof handles),
                     MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
     throw Error("MPI_Allgather failed while joining the GPUs by CUDA IPC");
   st.peer_staging.assign(std::size_t(st.ranks), nullptr);
-  st.peer_flags.assign(std::size_t(st.ranks), nullptr);
+  st.peer_counts.assign(std::size_t(st.ranks), nullptr);
   for (int r = 0; r < st.ranks && mine.empty(); ++r) {
     if (r == st.me) continue;
-    void *stage = nullptr, *flags = nullptr;
+    void *stage = nullptr, *counts = nullptr;
     cudaError_t rc =
         cudaIpcOpenMemHandle(&stage, all[2 * std::size_t(r)], cudaIpcMemLazyEnablePeerAccess);
     if (rc == cudaSuccess) {
       st.peer_staging[std::size_t(r)] = static_cast<char*>(stage);
-      rc =
-          cudaIpcOpenMemHandle(&flags, all[2 * std::size_t(r) + 1], cudaIpcMemLazyEnablePeerAccess);
-      if (rc == cudaSuccess) st.peer_flags[std::size_t(r)] = static_cast<std::uint32_t*>(flags);
+      rc = cudaIpcOpenMemHandle(&counts, all[2 * std::size_t(r) + 1],
+                                cudaIpcMemLazyEnablePeerAccess);
+      if (rc == cudaSuccess) st.peer_counts[std::size_t(r)] = static_cast<unsigned*>(counts);
     }
     if (rc != cudaSuccess) {
       cudaGetLastError();
@@ -252,8 +228,6 @@ bool connect(std::string& why) {
 
 void exchange(std::span<const Leg> legs, void* stream) {
   State& st = state();
-  const auto s = static_cast<cudaStream_t>(stream);
-  const auto cs = static_cast<CUstream>(stream);
   std::vector<std::size_t> out_end(std::size_t(st.ranks), 0), in_end(std::size_t(st.ranks), 0);
   place(legs, st, out_end, in_end);
   std::size_t rounds = 0;
@@ -261,32 +235,29 @@ void exchange(std::span<const Leg> legs, void* stream) {
     const std::size_t most = std::max(out_end[std::size_t(r)], in_end[std::size_t(r)]);
     rounds = std::max(rounds, (most + st.slot - 1) / st.slot);
   }
+  Move m;
   for (std::size_t c = 0; c < rounds; ++c) {
     const std::size_t lo = c * st.slot;
     for (int p = 0; p < st.ranks; ++p) {
       if (out_end[std::size_t(p)] <= lo) continue;
-      const auto free_p = reinterpret_cast<CUdeviceptr>(free_flag(st.flags, st.ranks, p));
-      check(st.wait(cs, free_p, 1, CU_STREAM_WAIT_VALUE_EQ), "waiting for a peer's free slot");
-      check(st.write(cs, free_p, 0, 0), "taking a peer's slot");
-      copy_round(st.out[std::size_t(p)], c, st.slot,
-                 st.peer_staging[std::size_t(p)] + st.slot * std::size_t(st.me), true, s);
-      check(st.write(
-                cs, reinterpret_cast<CUdeviceptr>(ready_flag(st.peer_flags[std::size_t(p)], st.me)),
-                1, 0),
-            "telling a peer its message is there");
+      // Into my slot of p's staging once p has taken my last message; then p's count of my
+      // messages that have landed.
+      const std::size_t bytes =
+          round_pieces(st.out[std::size_t(p)], c, st.slot,
+                       st.peer_staging[std::size_t(p)] + st.slot * std::size_t(st.me), true, m);
+      m.count = st.count(kSent, p), m.seen = st.count(kTaken, p), m.lag = 1;
+      m.tell = st.peer_count(p, kLanded, st.me), m.blocks_done = st.count(kSendScratch, p);
+      launch_move(m, bytes, stream);
     }
     for (int q = 0; q < st.ranks; ++q) {
       if (in_end[std::size_t(q)] <= lo) continue;
-      const auto ready_q = reinterpret_cast<CUdeviceptr>(ready_flag(st.flags, q));
-      check(st.wait(cs, ready_q, 1, CU_STREAM_WAIT_VALUE_EQ), "waiting for a peer's message");
-      check(st.write(cs, ready_q, 0, 0), "taking a peer's message");
-      copy_round(st.in[std::size_t(q)], c, st.slot, st.staging + st.slot * std::size_t(q), false,
-                 s);
-      check(st.write(cs,
-                     reinterpret_cast<CUdeviceptr>(
-                         free_flag(st.peer_flags[std::size_t(q)], st.ranks, st.me)),
-                     1, 0),
-            "giving a peer its slot back");
+      // Out of q's slot of mine once q's message has landed; then q's count of its messages
+      // taken.
+      const std::size_t bytes = round_pieces(st.in[std::size_t(q)], c, st.slot,
+                                             st.staging + st.slot * std::size_t(q), false, m);
+      m.count = st.count(kTakenHere, q), m.seen = st.count(kLanded, q), m.lag = 0;
+      m.tell = st.peer_count(q, kTaken, st.me), m.blocks_done = st.count(kRecvScratch, q);
+      launch_move(m, bytes, stream);
     }
   }
 }
