@@ -54,6 +54,13 @@ __device__ void copy_piece(const Piece& p) {
     p.dst[i] = p.src[i];
 }
 
+// The wait alone, by one thread: before a move of many blocks, so that they do not all sit on
+// their SMs while the peer's message is on its way (the wave's interior runs beside them).
+__global__ void wait_kernel(const unsigned* count, const unsigned* seen, unsigned lag) {
+  const unsigned seq = *const_cast<const volatile unsigned*>(count) + 1;
+  while (int(load_acquire(seen) - (seq - lag)) < 0) __nanosleep(32);
+}
+
 __global__ void move_kernel(Move m) {
   __shared__ unsigned seq;
   if (threadIdx.x == 0) {
@@ -83,7 +90,11 @@ void launch_move(const Move& m, std::size_t bytes, void* stream) {
   // 67.6 against 85.5), and never more blocks than can wait at once beside other kernels.
   const unsigned blocks =
       unsigned(std::min<std::size_t>(64, std::max<std::size_t>(1, (bytes + 65535) / 65536)));
-  move_kernel<<<blocks, 512, 0, static_cast<cudaStream_t>(stream)>>>(m);
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Small messages (the multigrid's coarse levels: latency) wait in the move's own blocks;
+  // large ones in one thread first, which costs a launch (a few us) and leaves the SMs free.
+  if (blocks > 4) wait_kernel<<<1, 32, 0, s>>>(m.count, m.seen, m.lag);
+  move_kernel<<<blocks, 512, 0, s>>>(m);
   const cudaError_t rc = cudaGetLastError();
   if (rc != cudaSuccess)
     throw Error(std::string("GPU halo exchange (CUDA IPC): launching the copy: ") +
