@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -265,19 +266,24 @@ int main(int argc, char** argv) {
   unsigned seed = 1;
   for (std::size_t bytes : sizes) {
     const int reps = bytes <= (1 << 20) ? 200 : 50;
-    // Checked rounds: the sender's pattern depends on the round and the sender.
-    unsigned errors = 0;
-    for (int it = 0; it < 3; ++it, ++seed) {
-      fill<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(src), bytes / 4, seed * 97 + unsigned(rank));
-      must(real_round(bytes));
-      cudaMemsetAsync(bad, 0, 4, s);
-      for (std::size_t k = 0; k < peers.size(); ++k)
-        check<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(dst[k]), bytes / 4, seed * 97 + unsigned(peers[k].rank), bad);
-      unsigned b = 0;
-      cudaMemcpyAsync(&b, bad, 4, cudaMemcpyDeviceToHost, s);
-      ck(cudaStreamSynchronize(s), "checked round");
-      errors += b;
-    }
+    // Checked rounds (direct or replayed): the sender's pattern depends on the round and the
+    // sender; returns the bytes' mismatches.
+    auto checked = [&](const std::function<void()>& one_round) {
+      unsigned errors = 0;
+      for (int it = 0; it < 3; ++it, ++seed) {
+        fill<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(src), bytes / 4, seed * 97 + unsigned(rank));
+        one_round();
+        cudaMemsetAsync(bad, 0, 4, s);
+        for (std::size_t k = 0; k < peers.size(); ++k)
+          check<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(dst[k]), bytes / 4, seed * 97 + unsigned(peers[k].rank), bad);
+        unsigned b = 0;
+        cudaMemcpyAsync(&b, bad, 4, cudaMemcpyDeviceToHost, s);
+        ck(cudaStreamSynchronize(s), "checked round");
+        errors += b;
+      }
+      return errors;
+    };
+    const unsigned errors = checked([&] { must(real_round(bytes)); });
     MPI_Barrier(MPI_COMM_WORLD);
     cudaEventRecord(e0, s);
     for (int it = 0; it < reps; ++it) must(real_round(bytes));
@@ -302,17 +308,7 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     unsigned g_errors = 0;
     if (all_ok) {
-      for (int it = 0; it < 3; ++it, ++seed) {
-        fill<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(src), bytes / 4, seed * 97 + unsigned(rank));
-        ck(cudaGraphLaunch(ge, s), "graph launch");
-        cudaMemsetAsync(bad, 0, 4, s);
-        for (std::size_t k = 0; k < peers.size(); ++k)
-          check<<<264, 256, 0, s>>>(reinterpret_cast<unsigned*>(dst[k]), bytes / 4, seed * 97 + unsigned(peers[k].rank), bad);
-        unsigned b = 0;
-        cudaMemcpyAsync(&b, bad, 4, cudaMemcpyDeviceToHost, s);
-        ck(cudaStreamSynchronize(s), "graph checked round");
-        g_errors += b;
-      }
+      g_errors = checked([&] { ck(cudaGraphLaunch(ge, s), "graph launch"); });
       MPI_Barrier(MPI_COMM_WORLD);
       cudaEventRecord(e0, s);
       for (int it = 0; it < reps; ++it) cudaGraphLaunch(ge, s);
