@@ -41,6 +41,11 @@ void exchange_device_nccl(std::span<const Leg> legs, void* stream);
 // nothing.
 void prepare_device(std::span<const int> lo_peers, std::span<const int> hi_peers);
 
+// Before MPI_Finalize (Job::finish; collective): where the ranks' GPUs are joined by CUDA
+// IPC, waits for this GPU's work and then for every rank's, so that no rank leaves while a
+// peer's last message still writes into its memory, and unmaps the peers' buffers.
+void finish_device();
+
 // What STRATA_GPU_TRANSPORT asks for: `automatic` (unset or "auto": CUDA IPC when every rank
 // is on one host and can map the others' GPU memory, else NCCL), `ipc` (CUDA IPC or an
 // error) or `nccl`. Throws Error on any other value; Job::begin checks it on every rank.

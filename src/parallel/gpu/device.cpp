@@ -40,6 +40,12 @@ void exchange_device(std::span<const Leg> legs, void* stream) {
     nccl::exchange(legs, stream);
 }
 
+void finish_device() {
+  if (chosen != Chosen::ipc) return;
+  ipc::finish();
+  chosen = Chosen::undecided;
+}
+
 void exchange_device_nccl(std::span<const Leg> legs, void* stream) { nccl::exchange(legs, stream); }
 
 std::string device_transport() {

@@ -226,6 +226,15 @@ bool connect(std::string& why) {
   return true;
 }
 
+void finish() {
+  State& st = state();
+  // A peer's receive kernel may still be telling this rank it took the last message: every
+  // GPU drains before any rank unmaps or leaves.
+  cudaDeviceSynchronize();
+  MPI_Barrier(MPI_COMM_WORLD);
+  release(st);
+}
+
 void exchange(std::span<const Leg> legs, void* stream) {
   State& st = state();
   std::vector<std::size_t> out_end(std::size_t(st.ranks), 0), in_end(std::size_t(st.ranks), 0);

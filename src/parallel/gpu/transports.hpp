@@ -18,6 +18,9 @@ namespace ipc {
 bool connect(std::string& why);
 // transport.hpp's exchange_device over the mapped buffers (connect returned true).
 void exchange(std::span<const Leg> legs, void* stream);
+// transport.hpp's finish_device for a connected job: this GPU's work done, every rank's too
+// (MPI_Barrier), then the peers' buffers unmapped and the staging freed.
+void finish();
 // The staging bytes each rank keeps per source rank.
 std::size_t slot_bytes();
 }  // namespace ipc

@@ -8,6 +8,7 @@
 
 #include "base/runtime.hpp"
 #include "parallel/launcher.hpp"
+#include "parallel/transport.hpp"
 #include "strata/dist.hpp"
 
 namespace strata::dist {
@@ -139,7 +140,9 @@ void Job::finish() {
   finished_ = true;
   int done = 0;
   MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
+  if (done) return;
+  transport::finish_device();
+  MPI_Finalize();
 }
 
 }  // namespace strata::dist

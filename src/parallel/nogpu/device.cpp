@@ -22,4 +22,6 @@ void exchange_device_nccl(std::span<const Leg> legs, void* stream) {
   exchange_device(legs, stream);
 }
 
+void finish_device() {}
+
 }  // namespace strata::dist::transport
