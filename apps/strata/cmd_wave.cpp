@@ -135,7 +135,7 @@ void add_wave(CLI::App& app) {
       "shot i runs on rank i % ranks, one GPU per rank (`mpirun -np 4 strata wave --config c.json --shots "
       "shots.json`).\n"
       "Several GPUs, one model: under mpirun (one rank per GPU) the grid is split into boxes, one per rank, "
-      "whose ghost layers are exchanged after every step (NCCL between GPUs, MPI between CPU processes): "
+      "whose ghost layers are exchanged after every step (CUDA IPC or NCCL between GPUs, MPI between CPU processes): "
       "`mpirun -np 2 strata wave --config c.json`. The results are the same bits as one process; snapshots are "
       "one file each, written by every rank; each rank writes its own checkpoint (OUT_DIR/checkpoint.strata and "
       "checkpoint.strata.rankR), and --restart continues on the same ranks and --grid.");

@@ -1,7 +1,7 @@
 // Many processes, one grid: the MPI job (one process per GPU), the process grid that splits
 // a global grid into boxes, and distributed fields whose ghost layers hold their
-// neighbours' values. Ghosts travel through NCCL between GPUs and through MPI between CPU
-// processes. Without an MPI launcher (or in a build without MPI) the job is one rank and
+// neighbours' values. Ghosts travel between GPUs through CUDA IPC on one host or NCCL
+// across hosts, and through MPI between CPU processes. Without an MPI launcher (or in a build without MPI) the job is one rank and
 // everything here reduces to the single-process API. No MPI or NCCL header is included.
 #pragma once
 
@@ -173,7 +173,8 @@ template <class T>
 class DistField {
 public:
   DistField() = default;
-  // Collective (every rank makes its box; a device field readies NCCL the first time).
+  // Collective (every rank makes its box; a device field readies the GPU transport the
+  // first time).
   DistField(Extent global, const ProcessGrid& grid, int ghost = kDefaultGhost,
             Memory memory = Memory::host);
   // The same with the boxes given (Subdomain::Cuts): every box on a split axis must be at
@@ -227,8 +228,9 @@ template <class T>
 void apply_steps(const Stencil& stencil, DistField<T>& u, DistField<T>& scratch, const Boundary& bc, int steps,
                  const StepOptions& options = {}, Stream stream = {});
 
-// Readies the GPU transport a device DistField of `grid` over `global` uses: NCCL's
-// communicator (once per process) and the connection to each neighbour. The first device
+// Readies the GPU transport a device DistField of `grid` over `global` uses: CUDA IPC's
+// mapped buffers on one host, else NCCL's communicator and its connection to each neighbour
+// (once per process, chosen by STRATA_GPU_TRANSPORT). The first device
 // DistField made does it anyway; a run calls it first to time it as its own phase (the
 // communicators). Collective; nothing to do on one rank.
 void connect_gpus(const ProcessGrid& grid, Extent global);

@@ -221,7 +221,8 @@ ApplyResult run_one(ApplyPlan& p) {
 }
 
 // The same on the job's ranks (mpirun -np N): each rank reads its box of the input, the
-// halos travel between ranks (NCCL between GPUs), and the ranks write their rows of one file.
+// halos travel between ranks (CUDA IPC or NCCL between GPUs), and the ranks write their rows
+// of one file.
 template <class T>
 ApplyResult run_ranks(ApplyPlan& p) {
   const ApplyRun& r = p.run;

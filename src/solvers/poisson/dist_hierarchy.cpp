@@ -277,9 +277,9 @@ DistHierarchy<T> build_dist_hierarchy(const PoissonOptions& o, const dist::DistF
   if (mem == Memory::host) H.parts_host.assign(total, T(0));
   else H.parts_device = DeviceArray<T>(total);
   // The gather talks to every rank, not only the neighbours the fields connected to, and
-  // NCCL makes a connection at its first message (on 4 x H200 the first cycle of a 4-rank
-  // solve took 0.41-0.45 s, the later ones 1.2-21 ms): one gather here makes them in the
-  // setup, where a connection belongs, not in the first cycle.
+  // NCCL (the transport across hosts) makes a connection at its first message (on 4 x H200
+  // the first cycle of a 4-rank solve took 0.41-0.45 s, the later ones 1.2-21 ms): one gather
+  // here makes them in the setup, where a connection belongs, not in the first cycle.
   if (mem == Memory::device && grid.ranks() > 1) {
     dist::halo::gather_parts(H.parts(), H.start, H.count, mem, s.handle);
     runtime::stream_synchronize(s.handle);

@@ -29,9 +29,10 @@ struct MultigridCycle {
   using T = scalar_of<V>;
   using Hier = decltype(hierarchy_for<P>(std::declval<const Solve<T, V>&>()));
 
-  // A distributed cycle is captured too: its exchanges are NCCL groups on the solver's
-  // stream and its gathered levels never wait for the host (dist_hierarchy.hpp). Every rank
-  // captures alike (use_graphs is the same on all), as NCCL requires of captured sends.
+  // A distributed cycle is captured too: its exchanges are CUDA IPC moves or NCCL groups on
+  // the solver's stream and its gathered levels never wait for the host (dist_hierarchy.hpp).
+  // Every rank captures alike (use_graphs is the same on all), as both transports require of
+  // captured sends (messages between a pair are matched in order).
   MultigridCycle(const Solve<T, V>& S, int fmg_cycles = 1)
       : H(hierarchy_for<P>(S)),
         M(H, S.o.smoother, S.o.pre, S.o.post, S.s, fmg_cycles),
