@@ -272,6 +272,9 @@ struct Report {
   // With STRATA_WAVE_TIMELINE=1 on a GPU (a diagnostic): rank 0's median step, in ms from its
   // start, at the halo's end, the far interior's, the shell's and the step's (docs/multigpu.md).
   std::vector<std::pair<std::string, double>> step_timeline_ms;
+  // The same for every rank of a distributed run (index = rank; filled on rank 0): the slowest
+  // rank sets the step, and rank 0's alone cannot say which it is.
+  std::vector<std::vector<std::pair<std::string, double>>> step_timeline_ms_by_rank;
   std::vector<std::string> outputs;  // files written
   std::vector<std::string> warnings;
   Plan plan;

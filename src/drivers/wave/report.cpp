@@ -94,6 +94,14 @@ std::string to_json(const Report& r) {
     j["step_timeline_ms"] = nlohmann::ordered_json::object();
     for (const auto& [name, v] : r.step_timeline_ms) j["step_timeline_ms"][name] = v;
   }
+  if (!r.step_timeline_ms_by_rank.empty()) {
+    j["step_timeline_ms_by_rank"] = nlohmann::ordered_json::array();
+    for (const auto& one : r.step_timeline_ms_by_rank) {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (const auto& [name, v] : one) o[name] = v;
+      j["step_timeline_ms_by_rank"].push_back(o);
+    }
+  }
   j["gpts_per_s"] = r.gpts_per_s;
   j["gb_per_s"] = r.gb_per_s;
   j["bytes_per_point"] = r.bytes_per_point;

@@ -175,6 +175,24 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, const Ranks& ranks, io::RunDi
   rep.steps_run = n - rep.first_step;
   rep.compute_s = compute;
   rep.step_timeline_ms = s.step_timeline();
+  if (ranks.many) {
+    // Every rank's timeline at rank 0, as "name=ms" lines (empty where it kept none).
+    std::string mine;
+    for (const auto& [name, ms] : rep.step_timeline_ms)
+      mine += name + "=" + std::to_string(ms) + "\n";
+    for (const std::string& text : ranks.job.gather_text(mine, 0)) {
+      auto& one = rep.step_timeline_ms_by_rank.emplace_back();
+      std::size_t at = 0;
+      for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) {
+        const std::string line = text.substr(at, end - at);
+        const std::size_t eq = line.find('=');
+        one.emplace_back(line.substr(0, eq), std::stod(line.substr(eq + 1)));
+      }
+    }
+    bool any = false;
+    for (const auto& one : rep.step_timeline_ms_by_rank) any = any || !one.empty();
+    if (!any) rep.step_timeline_ms_by_rank.clear();
+  }
   if (!ranks.root) return rep;  // the results are rank 0's to write
   write_results(c, p, traces, s.rows(), out);
   finish_rates(rep, points);
