@@ -266,6 +266,8 @@ struct Report {
                              // (several ranks: per GPU, the copy rate of one rank's box)
   int ranks = 1;             // processes (GPUs) the grid was split over
   std::string process_grid;  // "PXxPYxPZ" ("" in one process)
+  std::string
+      gpu_exchange;  // several ranks on GPUs: how the halos travelled ("CUDA IPC ...", "NCCL ...")
   // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
   // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
   std::vector<std::pair<std::string, double>> phases_s;

@@ -244,7 +244,11 @@ PoissonResult run_ranks(PoissonPlan& p) {
     phase.end("error");
   }
   if (!r.out.empty()) dist::write_npy(r.out, u);
-  if (res.root) res.json["ranks"] = job.size(), res.json["process_grid"] = p.grid.str();
+  if (res.root) {
+    res.json["ranks"] = job.size(), res.json["process_grid"] = p.grid.str();
+    if (mem == Memory::device)
+      res.json["gpu_exchange"] = dist::transports().gpu;  // the one it chose
+  }
   finish(p, res);
   return res;
 }

@@ -73,6 +73,7 @@ std::string to_json(const Report& r) {
   j["shape"] = {r.shape.nx, r.shape.ny, r.shape.nz};
   j["order"] = r.order;
   if (!r.process_grid.empty()) j["ranks"] = r.ranks, j["process_grid"] = r.process_grid;
+  if (!r.gpu_exchange.empty()) j["gpu_exchange"] = r.gpu_exchange;
   j["first_step"] = r.first_step;
   j["last_step"] = r.last_step;
   j["steps_run"] = r.steps_run;

@@ -70,6 +70,7 @@ void connect_and_measure(SolverT<T>& s, Report& rep, PhaseTimes& times, const Wa
   s.connect();
   if (part) {
     times.add_since("communicators", t_phase);
+    if (s.plan().device == Device::cuda) rep.gpu_exchange = dist::transports().gpu;
     t_phase = Clock::now();
   }
   if (s.plan().device == Device::cuda) {
