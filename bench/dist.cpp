@@ -1,5 +1,6 @@
 // The distributed family (`strata bench --kernel dist`, run under mpirun -np N): the halo
-// exchange beside NCCL's (or MPI's) own send/receive of the same messages, weak scaling
+// fill (fill_ghosts) and the exchange alone (exchange_ghosts) beside NCCL's (or MPI's) own
+// send/receive of the same messages, weak scaling
 // of the 7-point apply (512^3 per rank against each rank's one-GPU rate in the same run)
 // and strong scaling (a fixed 1024^3 grid on N ranks against rank 0 alone). Times are wall
 // clock over a batch of back-to-back calls between barriers, the largest over the ranks:
@@ -108,6 +109,14 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
       h.gb_per_s = job.max(sends * face) / (th.median_ms * 1e6);  // bytes sent per rank per second
       h.extra["message_bytes"] = face;
       tag(h, g);
+      // The exchange alone (exchange_ghosts: the neighbours' faces, none of the global faces'
+      // fills): what of fill_ghosts is the transport's, and what the rest of the fill's.
+      Result x = result_row(device, "halo_r" + std::to_string(w), "exchange_ghosts", precision_of<T>, global, 0);
+      const Timing tx = time_batches(opt, [&] { in.exchange_ghosts(false, w); });
+      x.median_ms = tx.median_ms, x.min_ms = tx.min_ms, x.max_ms = tx.max_ms, x.reps = tx.reps;
+      x.gb_per_s = job.max(sends * face) / (tx.median_ms * 1e6);
+      x.extra["message_bytes"] = face;
+      tag(x, g);
 
       const std::size_t bytes = std::size_t(face);
       const int lo = in.box().lo_face[2] ? -1 : g.rank_of({0, 0, in.box().coords[2] - 1});
@@ -131,8 +140,10 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
       raw.extra["message_bytes"] = face;
       h.ratio_to_copy = h.gb_per_s / raw.gb_per_s;
       h.reference = raw.variant;
+      x.ratio_to_copy = x.gb_per_s / raw.gb_per_s;
+      x.reference = raw.variant;
       tag(raw, g);
-      rows.push_back(raw), rows.push_back(h);
+      rows.push_back(raw), rows.push_back(h), rows.push_back(x);
     }
   }
 

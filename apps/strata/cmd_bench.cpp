@@ -67,7 +67,7 @@ void add_bench(CLI::App& app) {
          "imaging (one order-8 CPML shot run forward alone, then its misfit gradient "
          "with kept states, and on the CPU with boundary saving: the cost in forward "
          "runs; 256^3 x 400 steps on the GPU, 64^3 x 100 on the CPU unless --size/--shape); "
-         "dist (under mpirun -np N: halo exchange beside "
+         "dist (under mpirun -np N: the halo fill and the exchange alone beside "
          "NCCL's/MPI's own, 7pt weak scaling at --size^3 per rank and strong scaling at "
          "(2 size)^3; f32 unless --precision f64); all (every family; dist only with "
          "several ranks)")
