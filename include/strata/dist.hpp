@@ -79,7 +79,9 @@ public:
   // The smallest rank for which `failed` is true, or -1 when none failed.
   int first_failed(bool failed) const;
   // Collective: returns when `why` is empty on every rank; otherwise throws AgreedError on
-  // every rank with the message of the first rank whose `why` is not empty.
+  // every rank with the message of the first rank whose `why` is not empty. Over several
+  // ranks a rank whose `why` is empty also fails here on a bad setting the ranks would meet
+  // later inside collective calls (STRATA_GPU_TRANSPORT, STRATA_IPC_SLOT_KB), as begin does.
   void agree(const std::string& why) const;
 
   // The end of a verb's validation (collective): every rank says whether its checks passed.

@@ -48,7 +48,24 @@ double Job::max(double v) const {
 
 void Job::join_gpu_start() { runtime::join_device_start(); }
 
-void Job::agree(const std::string& why) const {
+namespace {
+
+// The settings the ranks read later, inside collective calls (the GPU transport's), checked
+// where a refusal is still said once for the job: "" or what is wrong.
+std::string settings_problem() {
+  try {
+    transport::gpu_transport_setting();
+    transport::ipc_slot_setting();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+void Job::agree(const std::string& mine) const {
+  const std::string why = mine.empty() && size_ > 1 ? settings_problem() : mine;
   const int first = first_failed(!why.empty());
   if (first < 0) return;
   std::string msg = why;
@@ -61,12 +78,8 @@ void Job::agree(const std::string& why) const {
 
 void Job::begin() {
   if (begun_) return;
-  // Settings the ranks read later, inside collective calls, are checked here, where a
-  // refusal is still said once for the job.
-  if (size_ > 1) {
-    transport::gpu_transport_setting();
-    transport::ipc_slot_setting();
-  }
+  if (size_ > 1)
+    if (const std::string problem = settings_problem(); !problem.empty()) throw Error(problem);
   begun_ = true;
   if (first_failed(false) >= 0) throw PeerFailed();
 }

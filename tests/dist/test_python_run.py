@@ -65,6 +65,16 @@ elif case == "imaging":
         with open("%s/imaging_refused.%d" % (d, job["rank"]), "w") as f:
             f.write(str(e))
     r = strata.run.migrate(d + "/img.json", d + "/obs", d + "/py_image.sgy", shots=d + "/shots.json")
+elif case == "bad_setting":
+    # STRATA_GPU_TRANSPORT=bogus in every rank's environment: refused at the end of the run's
+    # checks, on every rank alike, before anything is written.
+    try:
+        strata.run.apply(d + "/u.npy", d + "/py_bad_setting.npy", device="cpu")
+    except ValueError as e:
+        with open("%s/bad_setting.%d" % (d, job["rank"]), "w") as f:
+            f.write(str(e))
+        sys.exit(0)
+    sys.exit("rank %d: no ValueError" % job["rank"])
 elif case == "refused":
     try:
         strata.run.apply(d + "/u.npy", d + "/adir", device="cpu")  # a directory
@@ -86,11 +96,11 @@ def write_npy(path, shape, values):
         f.write(struct.pack("<%dd" % len(values), *values))
 
 
-def python_ranks(d, case):
+def python_ranks(d, case, **more_env):
     cmd = [sys.executable, os.path.join(d, "worker.py"), d, case]
     if np_ > 1:
         cmd = [mpiexec, "-np", str(np_)] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=dict(env, **more_env))
 
 
 def same_bytes(what, a, b):
@@ -206,6 +216,17 @@ with tempfile.TemporaryDirectory() as d:
                         % (r.returncode, said, r.stderr))
     if os.listdir(os.path.join(d, "adir")):
         failures.append("refused: something was written")
+
+    if np_ > 1:
+        r = python_ranks(d, "bad_setting", STRATA_GPU_TRANSPORT="bogus")
+        said = [open(os.path.join(d, "bad_setting.%d" % k)).read()
+                for k in range(np_) if os.path.exists(os.path.join(d, "bad_setting.%d" % k))]
+        if (r.returncode or len(said) != np_ or len(set(said)) != 1
+                or "STRATA_GPU_TRANSPORT=bogus: expected auto, ipc or nccl" not in said[0]):
+            failures.append("bad setting: every rank must raise the same ValueError naming it: exit %d, %r %s"
+                            % (r.returncode, said, r.stderr))
+        if os.path.exists(os.path.join(d, "py_bad_setting.npy")):
+            failures.append("bad setting: the refused run wrote its output")
 
 for f in failures:
     print("FAIL", f)

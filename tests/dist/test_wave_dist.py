@@ -109,6 +109,24 @@ with tempfile.TemporaryDirectory() as tmp:
                 ck = [f"checkpoint.strata"] + [f"checkpoint.strata.rank{k}" for k in range(1, NP)]
                 check(f"{label}: one checkpoint per rank", all(os.path.exists(os.path.join(out, c)) for c in ck),
                       str(os.listdir(out)))
+                # How the halos travelled: on GPUs of one host (CTest's) CUDA IPC; on CPU ranks
+                # nothing to say.
+                want = "CUDA IPC" if DEVICE == "cuda" else None
+                got = rep.get("gpu_exchange")
+                check(f"{label}: report's gpu_exchange", (want in got) if want and got else got == want, str(got))
+
+    # STRATA_WAVE_TIMELINE=1 on GPUs: every rank's step timeline in the report.
+    if DEVICE == "cuda" and NP > 1:
+        out = os.path.join(tmp, "timeline")
+        os.environ["STRATA_WAVE_TIMELINE"] = "1"
+        r = launch(NP, "--config", os.path.join(tmp, "base.json"), "--out-dir", out)
+        del os.environ["STRATA_WAVE_TIMELINE"]
+        check("timeline run exits 0", r.returncode == 0, r.stderr)
+        if r.returncode == 0:
+            with open(os.path.join(out, "report.json")) as f:
+                by_rank = json.load(f).get("step_timeline_ms_by_rank", [])
+            check("timeline: one per rank, each with its step's end", len(by_rank) == NP and
+                  all(t.get("step_done", 0) > 0 for t in by_rank), str(by_rank))
 
     # Every receiver in the top box (z slabs): the other ranks record nothing, yet make the
     # same exchanges (a GPU rank that skipped the last one left the others waiting forever).

@@ -21,8 +21,9 @@ Chosen choose() {
   if (want == GpuTransport::nccl) return chosen = Chosen::nccl;
   std::string why;
   if (ipc::connect(why)) return chosen = Chosen::ipc;
+  // Every rank has the same `why` (ipc::connect agrees on it): one message for the job.
   if (want == GpuTransport::ipc)
-    throw Error("STRATA_GPU_TRANSPORT=ipc, but CUDA IPC cannot join this job's GPUs: " + why);
+    throw AgreedError("STRATA_GPU_TRANSPORT=ipc, but CUDA IPC cannot join this job's GPUs: " + why);
   why_not_ipc = why;
   return chosen = Chosen::nccl;
 }
