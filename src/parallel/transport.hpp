@@ -48,12 +48,13 @@ void finish_device();
 
 // What STRATA_GPU_TRANSPORT asks for: `automatic` (unset or "auto": CUDA IPC when every rank
 // is on one host and can map the others' GPU memory, else NCCL), `ipc` (CUDA IPC or an
-// error) or `nccl`. Throws Error on any other value; Job::begin checks it on every rank.
+// error) or `nccl`. Throws Error on any other value; Job::begin and Job::agree check it on
+// every rank.
 enum class GpuTransport { automatic, ipc, nccl };
 GpuTransport gpu_transport_setting();
 // STRATA_IPC_SLOT_KB: CUDA IPC's staging bytes per source rank (default 32 MiB: a radius-4
 // f32 z face of 1448^2 points in one round; larger halos go in several). Throws Error outside
-// 4 KiB..4 GiB; Job::begin checks it on every rank. The tests use 4 KiB slots.
+// 4 KiB..4 GiB; Job::begin and Job::agree check it on every rank. The tests use 4 KiB slots.
 std::size_t ipc_slot_setting();
 
 // The device transport in words: the one this job chose ("CUDA IPC ...", "NCCL 2.28.3 (not
