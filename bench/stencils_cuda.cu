@@ -141,6 +141,17 @@ void run_precision(const Options& opt, const Extent& shape, std::vector<Result>&
                                   : "strata::apply(stencil, in, out, Boundary::dirichlet(0)): fill_ghosts then apply_interior";
       whole.extra["ratio_to_memcpy"] = whole.gb_per_s / memcpy_r.gb_per_s;
       family.push_back(whole);
+      // The whole-field ghost fill alone (Neumann; what an apply with any rule but Dirichlet +0
+      // pays before its pass), at radius 1 (7pt) and 4 (star4).
+      if (kernel == "7pt" || kernel == "star4") {
+        Result g = base("fill_ghosts:r" + std::to_string(s.radius()), "neumann");
+        set_rates(g, time_launches([&] { fill_ghosts(in, Boundary::neumann(), s.radius(), Stream{stream}); },
+                                   opt.warmup, opt.reps, stream));
+        g.extra["diagnostic"] = true;
+        g.extra["what"] = "fill_ghosts(in, Boundary::neumann(), radius): every ghost point of the field, alone";
+        g.extra["time_over_pass"] = g.median_ms / r.median_ms;
+        family.push_back(g);
+      }
     }
   }
   compare_to(memcpy_r, copy_ref);

@@ -13,6 +13,7 @@
 #include "common/require_gpu.hpp"
 #include "strata/device.hpp"
 #if STRATA_HAVE_CUDA
+#include "backend/halo.hpp"
 #include "cuda/stencil/registry.hpp"
 #endif
 
@@ -115,6 +116,46 @@ TEST(StencilCuda, DifferentGhostWidthsAndLargerGhosts) {
                                "ghost " + std::to_string(in_ghost) + "->" + std::to_string(out_ghost));
     }
 }
+
+#if STRATA_HAVE_CUDA
+// One axis's ghosts on chosen sides (a distributed box's global faces): the device fill must
+// write what the CPU's writes, bit for bit over the whole allocation (ghosts, padding and
+// interior), for every rule, width, axis and side, on shapes shorter than the ghosts and
+// longer than a block, the axes filled in order as the distributed fill does.
+template <class T>
+void ghost_sides(const Extent& n, int ghost, std::uint64_t seed) {
+  for (const Boundary& bc : {Boundary::dirichlet(-1.5), Boundary::neumann(), Boundary::periodic()})
+    for (int w = 1; w <= ghost; w += (ghost > 4 ? 3 : 1))
+      for (int sides = 1; sides < 4; ++sides) {
+        const bool lo = sides & 1, hi = sides & 2;
+        Field<T> host(n, ghost);
+        std::mt19937_64 rng(seed + std::uint64_t(w) * 7 + std::uint64_t(sides));
+        std::uniform_real_distribution<double> u(-2.0, 3.0);
+        for (std::size_t i = 0; i < host.layout().size; ++i) host.data()[i] = T(u(rng));
+        Field<T> dev(n, ghost, Memory::device), back(n, ghost);
+        copy(host, dev);
+        for (int axis = 0; axis < 3; ++axis) {
+          cpu::fill_ghost_sides(cpu::Tag{}, host, bc, w, axis, lo, hi);
+          cuda::fill_ghost_sides(cuda::Tag{}, dev, bc, w, axis, lo, hi, nullptr);
+          device_synchronize();
+          copy(dev, back);
+          EXPECT_EQ(std::memcmp(back.data(), host.data(), host.layout().bytes()), 0)
+              << bc.describe() << " " << n.str() << " ghost " << ghost << " width " << w << " axis " << axis
+              << (lo ? " lo" : "") << (hi ? " hi" : "") << " " << to_string(precision_of<T>);
+        }
+      }
+}
+
+TEST(StencilCuda, GhostSidesMatchTheCpuFillBitForBit) {
+  REQUIRE_GPU();
+  for (const Extent& n : test_shapes()) {
+    ghost_sides<float>(n, 4, 11);
+    ghost_sides<double>(n, 1, 12);
+  }
+  ghost_sides<float>({300, 3, 2}, 9, 13);  // rows longer than a block, an axis thinner than w
+  ghost_sides<double>({2, 290, 5}, 6, 14);
+}
+#endif
 
 // apply with Dirichlet +0 on the GPU reads +0 beyond the interior instead of filling in's
 // ghosts (the TMA loaders' zero fill): the same bits as the fill and the pass, in's ghosts
