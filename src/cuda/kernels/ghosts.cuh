@@ -19,82 +19,72 @@ struct GhostArgs {
   bool lo = true, hi = true;  // which sides to fill (a distributed box fills its global faces)
 };
 
-// One axis's ghosts, on the chosen sides, over the box the earlier axes have filled (x
-// before y before z, so edges and corners come out as a whole-field fill makes them):
-//   axis 0 (x): ghosts x in [-w, 0) and [nx, nx+w) of rows y in [0, ny), z in [0, nz)
-//   axis 1 (y): ghosts y of x in [-w, nx+w), z in [0, nz)
-//   axis 2 (z): ghosts z of x in [-w, nx+w), y in [-w, ny+w)
-// Threads run along the face's fastest index (x for the y and z faces; y for the x faces,
-// whose points lie a row apart), grid y along the next one, grid z over the ghost layers (for
-// x over the sides: a thread fills a row's w ghosts, side by side in memory). No division
-// per point: with a flat 64-bit index split by / and % (three 64-bit divisions a point) the
-// global faces of a 512^3 box took 46 us at width 1 and 75 us at width 4 on an H200, beside
-// a 21 us halo exchange.
+// axis 0 (x): points (k, y, z) for k in [0, 2w), y in [0, ny), z in [0, nz)
+// axis 1 (y): points (x, k, z) for x in [-w, nx+w), k in [0, 2w), z in [0, nz)
+// axis 2 (z): points (x, y, k) for x in [-w, nx+w), y in [-w, ny+w), k in [0, 2w)
+// k < w is the low side (index -1-k), k >= w the high side (index n + k - w).
 template <class T, int Axis>
 __global__ void fill_ghost_axis(T* origin, GhostArgs a, T value) {
   const int w = a.width;
-  const int n = Axis == 0 ? a.nx : Axis == 1 ? a.ny : a.nz;
-  const int fast_n = Axis == 0 ? a.ny : a.nx + 2 * w, fast0 = Axis == 0 ? 0 : -w;
-  const int mid_n = Axis == 2 ? a.ny + 2 * w : a.nz, mid0 = Axis == 2 ? -w : 0;
-  const int per = Axis == 0 ? w : 1;  // ghost layers per grid-z index
-  const int first = a.lo ? 0 : w;     // layers k: [0, w) the low side, [w, 2w) the high
-  const int count = (a.lo ? w : 0) + (a.hi ? w : 0);
-  for (int c = int(blockIdx.z) * per; c < count; c += int(gridDim.z) * per)
-    for (int m = int(blockIdx.y); m < mid_n; m += int(gridDim.y))
-      for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < fast_n;
-           i += int(gridDim.x * blockDim.x))
-        for (int j = 0; j < per; ++j) {
-          const int k = first + c + j;
-          const int g = k < w ? -1 - k : n + k - w;  // the ghost's index along the axis
-          const int f = fast0 + i, md = mid0 + m;
-          const int x = Axis == 0 ? g : f, y = Axis == 0 ? f : Axis == 1 ? g : md;
-          const int z = Axis == 2 ? g : md;
-          T v = value;
-          if (a.kind != BoundaryKind::dirichlet) {
-            const int s = ghost_source(a.kind, g, n);
-            const int sx = Axis == 0 ? s : x, sy = Axis == 1 ? s : y, sz = Axis == 2 ? s : z;
-            v = origin[std::int64_t(sz) * a.plane + std::int64_t(sy) * a.pitch + sx];
-          }
-          origin[std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x] = v;
-        }
+  const int ex = Axis == 0 ? 2 * w : a.nx + 2 * w;  // extent of the launch along x
+  const int ey = Axis == 1 ? 2 * w : (Axis == 0 ? a.ny : a.ny + 2 * w);
+  const int ez = Axis == 2 ? 2 * w : a.nz;
+  const std::int64_t total = std::int64_t(ex) * ey * ez;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    int i = int(t % ex), j = int((t / ex) % ey), l = int(t / (std::int64_t(ex) * ey));
+    int x = Axis == 0 ? 0 : i - w, y = Axis == 1 ? 0 : (Axis == 0 ? j : j - w), z = Axis == 2 ? 0 : l;
+    const int k = Axis == 0 ? i : (Axis == 1 ? j : l);
+    if (k < w ? !a.lo : !a.hi) continue;
+    const int n = Axis == 0 ? a.nx : (Axis == 1 ? a.ny : a.nz);
+    const int g = k < w ? -1 - k : n + k - w;  // ghost index along the axis
+    int sx = x, sy = y, sz = z;
+    if (Axis == 0) x = g, sx = ghost_source(a.kind, g, n);
+    if (Axis == 1) y = g, sy = ghost_source(a.kind, g, n);
+    if (Axis == 2) z = g, sz = ghost_source(a.kind, g, n);
+    const T v = a.kind == BoundaryKind::dirichlet ? value
+                                                  : origin[sz * a.plane + sy * a.pitch + sx];
+    origin[z * a.plane + y * a.pitch + x] = v;
+  }
 }
 
-// Every ghost point of the padded box in one launch, grid z choosing the part: z = k < 2w the
-// ghost plane k (x and y over the padded plane), 2w <= z < 4w the ghost row k - 2w of every
-// interior plane (x over the padded row), then one index per side for the x ghosts of every
-// interior row (a thread fills a row's w ghosts, side by side in memory). Threads run along
-// x (along y for the x ghosts), grid y along the next index; a block past its part's extent
-// does nothing. One launch instead of three (a 512^3 field's fill is a few microseconds of
-// launches and tails beside its pass, and most of a small field's apply), and no division
-// per point: the flat index this replaced was split by / and %, and cost dozens of
-// instructions a point.
-template <class T>
+// Threads map to the ghost points of the padded box, in three runs: the 2w z-ghost planes
+// whole, then the 2w y-ghost rows of each interior plane, then the 2w x-ghost points of each
+// interior row. One launch instead of three: the fill is a few microseconds of launches and
+// tails beside a 512^3 pass, and most of a small field's apply. I is the index type:
+// unsigned 32-bit whenever the ghost points number fewer than 2^32 (a 64-bit division is a
+// long subroutine on the GPU, and this kernel divides several times per point: with 64-bit
+// indices the fill of a 512^3 field took 51 us, 12% of a 7-point pass), else 64-bit.
+template <class T, class I>
 __global__ void fill_ghost_all(T* origin, GhostArgs a, T value) {
-  const int w = a.width, part = int(blockIdx.z);
-  const int px = a.nx + 2 * w, py = a.ny + 2 * w;
-  const bool planes = part < 2 * w, rows = !planes && part < 4 * w;
-  const int fast_n = planes || rows ? px : a.ny, mid_n = planes ? py : a.nz;
-  const int per = planes || rows ? 1 : w;
-  for (int m = int(blockIdx.y); m < mid_n; m += int(gridDim.y))
-    for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < fast_n;
-         i += int(gridDim.x * blockDim.x))
-      for (int j = 0; j < per; ++j) {
-        int x, y, z;
-        if (planes) {
-          x = i - w, y = m - w, z = part < w ? -1 - part : a.nz + part - w;
-        } else if (rows) {
-          const int k = part - 2 * w;
-          x = i - w, y = k < w ? -1 - k : a.ny + k - w, z = m;
-        } else {
-          x = part == 4 * w ? -1 - j : a.nx + j, y = i, z = m;
-        }
-        const T v = a.kind == BoundaryKind::dirichlet
-                        ? value
-                        : origin[std::int64_t(ghost_source(a.kind, z, a.nz)) * a.plane +
-                                 std::int64_t(ghost_source(a.kind, y, a.ny)) * a.pitch +
-                                 ghost_source(a.kind, x, a.nx)];
-        origin[std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x] = v;
-      }
+  const I w = I(a.width), w2 = 2 * w;
+  const I px = I(a.nx) + w2, py = I(a.ny) + w2, ny = I(a.ny), nz = I(a.nz);
+  const I zrun = w2 * px * py, yrun = nz * w2 * px;
+  const I total = zrun + yrun + nz * ny * w2;
+  for (I t = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); t < total; t += I(gridDim.x) * I(blockDim.x)) {
+    int x, y, z;
+    if (t < zrun) {  // (x, y) over the padded plane, k over the 2w ghost planes
+      const I k = t / (px * py), r = t - k * (px * py);
+      const I ry = r / px;
+      x = int(r - ry * px) - a.width, y = int(ry) - a.width;
+      z = k < w ? -1 - int(k) : a.nz + int(k - w);
+    } else if (t < zrun + yrun) {  // x over the padded row, k over the 2w ghost rows
+      const I u = t - zrun;
+      const I row = u / px, zz = row / w2;
+      const I k = row - zz * w2;
+      x = int(u - row * px) - a.width, y = k < w ? -1 - int(k) : a.ny + int(k - w), z = int(zz);
+    } else {  // k over the 2w ghost points of an interior row
+      const I u = t - zrun - yrun;
+      const I row = u / w2, zz = row / ny;
+      const I k = u - row * w2;
+      x = k < w ? -1 - int(k) : a.nx + int(k - w), y = int(row - zz * ny), z = int(zz);
+    }
+    const T v = a.kind == BoundaryKind::dirichlet
+                    ? value
+                    : origin[ghost_source(a.kind, z, a.nz) * a.plane +
+                             ghost_source(a.kind, y, a.ny) * a.pitch + ghost_source(a.kind, x, a.nx)];
+    origin[z * a.plane + y * a.pitch + x] = v;
+  }
 }
 
 }  // namespace strata::cuda::kernels
