@@ -5,6 +5,8 @@
 // and reach the backend through on_backend (dispatch/backend.hpp).
 #pragma once
 
+#include <array>
+
 #include "base/region.hpp"
 #include "strata/boundary.hpp"
 #include "strata/field.hpp"

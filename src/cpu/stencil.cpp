@@ -74,7 +74,12 @@ void relax_interior(Tag, const Stencil& s, double c, const Field<T>& in, Field<T
 
 // The CPU's ghost fill is a small part of its pass: it fills and applies.
 template <class T>
-bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*) {
+bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region,
+                       std::array<bool, 3>) {
+  return false;
+}
+template <class T>
+bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>) {
   return false;
 }
 
@@ -107,8 +112,12 @@ template void relax_interior(Tag, const Stencil&, double, const Field<float>&, F
                              Region);
 template void relax_interior(Tag, const Stencil&, double, const Field<double>&, Field<double>&,
                              void*, Region);
-template bool apply_zero_ghosts(Tag, const Stencil&, const Field<float>&, Field<float>&, void*);
-template bool apply_zero_ghosts(Tag, const Stencil&, const Field<double>&, Field<double>&, void*);
+template bool apply_zero_ghosts(Tag, const Stencil&, const Field<float>&, Field<float>&, void*, Region,
+                                std::array<bool, 3>);
+template bool apply_zero_ghosts(Tag, const Stencil&, const Field<double>&, Field<double>&, void*, Region,
+                                std::array<bool, 3>);
+template bool reads_zeros_beyond(Tag, const Stencil&, const Field<float>&, std::array<bool, 3>);
+template bool reads_zeros_beyond(Tag, const Stencil&, const Field<double>&, std::array<bool, 3>);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
                           const Field<float>&, Field<float>&, void*);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,

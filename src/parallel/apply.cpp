@@ -1,5 +1,6 @@
 // The overlapped distributed apply and steps: the interior computed while the halos travel,
 // then the shell; the timeline a benchmark asks for (timeline.hpp).
+#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -78,15 +79,16 @@ void apply_region(const Stencil& s, const Field<T>& in, Field<T>& out, void* str
 
 // One pass over a box whose `r` ghost layers the pass fills first, pass(region, stream)
 // computing the region: axes before the first split one need only local ghost fills, done
-// at once. The halo stream does the rest (exchanges, and the local fills that follow them,
+// at once (unless `fill_unsplit` is false: the pass reads none of their ghosts). The halo stream does the rest (exchanges, and the local fills that follow them,
 // which read the exchanged ghosts at edges and corners) while the compute stream does the
 // interior; the shell follows the halos on the halo stream, so it runs beside the
 // interior's last blocks, and the compute stream then waits for it.
 template <class T, class Pass>
-void overlapped_pass(DistField<T>& in, const Boundary& bc, int r, Stream stream, Pass&& pass) {
+void overlapped_pass(DistField<T>& in, const Boundary& bc, int r, Stream stream, bool fill_unsplit,
+                     Pass&& pass) {
   int first = 0;
   while (first < 3 && in.grid().dims[first] == 1) ++first;
-  for (int a = 0; a < first; ++a) in.fill_ghosts_axis(bc, r, a, stream);
+  for (int a = 0; fill_unsplit && a < first; ++a) in.fill_ghosts_axis(bc, r, a, stream);
 
   const bool device = in.local().memory() == Memory::device;
   Overlap* ov = device ? &Overlap::get() : nullptr;
@@ -126,8 +128,22 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
   require(in.local().ghost() >= r, "distributed apply: ghost width " +
                                        std::to_string(in.local().ghost()) +
                                        " is below the stencil radius " + std::to_string(r));
-  overlapped_pass(in, bc, r, stream, [&](const Region& box, void* s) {
-    apply_region(stencil, in.local(), out.local(), s, box);
+  // Dirichlet +0 where x is not split: as one process's apply, the passes read +0 beyond the
+  // box along the unsplit axes (the TMA loaders' zero fill) and the exchanged ghosts along the
+  // split ones, and the unsplit axes' ghosts are not filled (their x ghosts are a scattered
+  // write per row: with the fill a 512^3 box's apply took 0.370 ms on an H200, 0.313 alone).
+  const std::array<bool, 3> real{false, in.grid().dims[1] > 1, in.grid().dims[2] > 1};
+  const bool zeros = bc.kind == BoundaryKind::dirichlet && bc.value == 0.0 &&
+                     !std::signbit(bc.value) && in.grid().dims[0] == 1 &&
+                     on_backend(in.local().memory(), [&](auto tag) {
+                       return reads_zeros_beyond(tag, stencil, in.local(), real);
+                     });
+  overlapped_pass(in, bc, r, stream, !zeros, [&](const Region& box, void* s) {
+    if (!zeros) return apply_region(stencil, in.local(), out.local(), s, box);
+    on_backend(in.local().memory(), [&](auto tag) {
+      require(apply_zero_ghosts(tag, stencil, in.local(), out.local(), s, box, real),
+              "internal: the zero-ghost pass refused a box it was said to take");
+    });
   });
 }
 
@@ -155,7 +171,7 @@ void apply_steps(const Stencil& s, DistField<T>& u, DistField<T>& scratch, const
   DistField<T>* next = &scratch;
   for (int t = 0; t < steps; ++t) {
     // Each step as dist::apply's pass: the interior while the halos travel, then the shell.
-    overlapped_pass(*cur, bc, s.radius(), stream, [&](const Region& box, void* st) {
+    overlapped_pass(*cur, bc, s.radius(), stream, true, [&](const Region& box, void* st) {
       Field<T>& in = cur->local();
       Field<T>& out = next->local();
       if (o.update == StepUpdate::repeat)

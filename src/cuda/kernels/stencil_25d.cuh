@@ -49,7 +49,7 @@ struct StencilArgs {
   T* out;                       // interior origin (0,0,0) of the output
   std::int64_t in_pitch, in_plane;
   std::int64_t out_pitch, out_plane;
-  int in_xoff, in_ghost;
+  int in_xoff, in_yoff, in_zoff;  // the input's interior origin in the loader's coordinates
   int in_rows;                  // rows per plane in the input allocation (ny + 2*ghost)
   int rx, ry, rz;               // interior coordinates of the region's first output point
   int nx, ny, nz;               // the region's extent
@@ -81,8 +81,8 @@ __global__ void __launch_bounds__(Cfg::THREADS)
   // Allocation coordinates of the box's first element in input plane i: the box starts
   // HX elements left of the tile (16B aligned) and R rows above it.
   const int bx = a.in_xoff + a.rx + x0 - G::HX;
-  const int by = a.in_ghost + a.ry + y0 - R;
-  const int bz = a.in_ghost + a.rz + z0 - R;
+  const int by = a.in_yoff + a.ry + y0 - R;
+  const int bz = a.in_zoff + a.rz + z0 - R;
 
   auto slot = [&](int i) { return reinterpret_cast<T*>(smem + (i % S) * G::SLOT_BYTES); };
 

@@ -54,9 +54,11 @@ void launch_impl(const Stencil* s, const Field<typename Op::value_type>& in,
 
 template <class Op, class Cfg>
 void launch_impl_zero_ghosts(const Stencil* s, const Field<typename Op::value_type>& in,
-                             Field<typename Op::value_type>& out, void* stream) {
+                             Field<typename Op::value_type>& out, void* stream, Region region,
+                             int real_yz) {
   launch_25d<Op, Cfg>(make_op(OpTag<Op>{}, s), in.data(), in.layout(), out.origin(),
-                      out.layout(), static_cast<cudaStream_t>(stream), 0, {}, {}, true);
+                      out.layout(), static_cast<cudaStream_t>(stream), 0, {}, region, true,
+                      real_yz);
 }
 
 template <class Op, class Cfg>

@@ -64,12 +64,14 @@ inline int choose_zchunks(int tiles, int nz, int radius, int sms, int stages) {
 // an epilogue reads must share the output's layout (it indexes them with the output offset
 // from the interior origin, whatever the region). `zero_ghosts` (TMA loaders only): the
 // input is read as +0 beyond its interior, its ghost layers neither read nor needed (the
-// tensor map covers the interior alone, and the kernel's coordinates become the interior's).
+// tensor map covers the interior alone, and the kernel's coordinates become the interior's);
+// `real_yz` keeps the ghost layers of y (bit 0) and z (bit 1) in the tensor map, read as
+// they are: a distributed box's exchanged faces, its unsplit axes reading +0.
 template <class Op, class Cfg, class Epi = kernels::StoreEpilogue<typename Op::value_type>>
 void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layout& lin,
                 typename Op::value_type* out_origin, const Layout& lout, cudaStream_t stream,
                 int zchunks = 0, const Epi& epi = {}, Region region = {},
-                bool zero_ghosts = false) {
+                bool zero_ghosts = false, int real_yz = 0) {
   using T = typename Op::value_type;
   constexpr int R = Op::radius;
   using G = PlaneGeometry<T, R, Cfg>;
@@ -80,9 +82,13 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   require(!zero_ghosts || Cfg::loader == Loader::tma,
           "internal: a pass reading zeros beyond the interior needs a TMA loader");
   if constexpr (Cfg::loader == Loader::tma) {
-    if (zero_ghosts)
-      a.in_map = make_box_tensor_map(in_base + lin.index(0, 0, 0), sizeof(T), lin.n.nx, lin.n.ny,
-                                     lin.n.nz, lin.pitch, lin.plane, G::W, G::ROWS);
+    if (zero_ghosts) {
+      const int gy = real_yz & 1 ? lin.ghost : 0, gz = real_yz & 2 ? lin.ghost : 0;
+      a.in_map = make_box_tensor_map(in_base + lin.index(0, -gy, -gz), sizeof(T), lin.n.nx,
+                                     lin.n.ny + 2 * gy, lin.n.nz + 2 * gz, lin.pitch, lin.plane,
+                                     G::W, G::ROWS);
+      a.in_yoff = gy, a.in_zoff = gz;
+    }
     else
       a.in_map = make_plane_tensor_map(in_base, sizeof(T), lin.pitch, lin.rows, lin.planes, G::W,
                                        G::ROWS);  // one sub-tile box; NSUB are issued per plane
@@ -93,8 +99,7 @@ void launch_25d(const Op& op, const typename Op::value_type* in_base, const Layo
   a.in_plane = lin.plane;
   a.out_pitch = lout.pitch;
   a.out_plane = lout.plane;
-  a.in_xoff = zero_ghosts ? 0 : int(lin.xoff);  // the box's coordinates: the interior's
-  a.in_ghost = zero_ghosts ? 0 : lin.ghost;
+  if (!zero_ghosts) a.in_xoff = int(lin.xoff), a.in_yoff = lin.ghost, a.in_zoff = lin.ghost;
   a.in_rows = int(lin.rows);
   if (region.whole()) region = {0, 0, 0, lin.n.nx, lin.n.ny, lin.n.nz};
   // Both loaders start the tile's rows on 16 bytes: the cp.async loader copies 16-byte

@@ -1,5 +1,6 @@
 // The registry of compiled stencil implementations and the public API's CUDA dispatch: each
 // kernel runs the shape tuning chose for the current device (strata/tuning.hpp).
+#include <array>
 #include <cstdint>
 
 #include "cuda/stencil/impl.hpp"
@@ -62,17 +63,29 @@ void apply_interior(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, vo
 }
 
 template <class T>
-bool apply_zero_ghosts(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void* stream) {
+bool reads_zeros_beyond(Tag, const Stencil& s, const Field<T>& in, std::array<bool, 3> real) {
+  const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), nullptr);
+  // The tensor's base (the interior's first element, or the first ghost row or plane kept)
+  // must lie on 16 bytes; x's ghosts are never kept (the base would leave the 16 bytes).
+  const Layout& L = in.layout();
+  const auto base = reinterpret_cast<std::uintptr_t>(
+      in.data() + L.index(0, real[1] ? -L.ghost : 0, real[2] ? -L.ghost : 0));
+  return impl.launch_zero_ghosts && base % 16 == 0 && !real[0];
+}
+
+template <class T>
+bool apply_zero_ghosts(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
+                       Region region, std::array<bool, 3> real) {
+  if (!reads_zeros_beyond(Tag{}, s, in, real)) return false;
   const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), stream);
-  // The interior's first element is the tensor's base: it must lie on 16 bytes.
-  const auto origin = reinterpret_cast<std::uintptr_t>(in.data() + in.layout().index(0, 0, 0));
-  if (!impl.launch_zero_ghosts || origin % 16 != 0) return false;
-  impl.launch_zero_ghosts(&s, in, out, stream);
+  impl.launch_zero_ghosts(&s, in, out, stream, region, (real[1] ? 1 : 0) | (real[2] ? 2 : 0));
   return true;
 }
 
 #define STRATA_INSTANTIATE(T)                                                              \
-  template bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*); \
+  template bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>);  \
+  template bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region, \
+                                  std::array<bool, 3>);                                           \
   template const std::vector<StencilImpl<T>>& stencil_impls<T>();                          \
   template const StencilImpl<T>& default_impl<T>(std::string_view);                        \
   template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);                  \

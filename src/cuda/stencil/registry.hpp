@@ -29,9 +29,11 @@ struct StencilImpl {
   StencilLaunchFn<T> launch = nullptr;
   // The same pass reading +0 beyond the interior instead of in's ghost layers (the TMA
   // loaders: the tensor map covers the interior alone and the hardware fills the rest with
-  // zeros); nullptr where the loader cannot (cp.async). Whole interior, launcher's z split.
+  // zeros), on `region` (whole: the interior), the launcher's z split; real_yz: bit 0 (y) and
+  // bit 1 (z) read that axis's ghost layers instead. nullptr where the loader cannot
+  // (cp.async).
   void (*launch_zero_ghosts)(const Stencil* stencil, const Field<T>& in, Field<T>& out,
-                             void* stream) = nullptr;
+                             void* stream, Region region, int real_yz) = nullptr;
 };
 
 // Every compiled implementation (defaults first per kernel; the tile variants of
