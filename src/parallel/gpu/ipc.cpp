@@ -92,10 +92,14 @@ std::string connect_mine(State& st) {
     st.counts = nullptr;
     return "cannot allocate the exchange's counters on the GPU";
   }
+  // The staging is cleared too: only the peers write it (through their mappings), which
+  // compute-sanitizer's initcheck in this process cannot see, so every receive read as
+  // uninitialized memory (460,000 reports on DistApply at 2 ranks) and hid any real one.
   if (cudaMemset(st.counts, 0, count_bytes) != cudaSuccess ||
+      cudaMemset(st.staging, 0, stage_bytes) != cudaSuccess ||
       cudaDeviceSynchronize() != cudaSuccess) {
     cudaGetLastError();
-    return "cannot clear the exchange's counters on the GPU";
+    return "cannot clear the exchange's counters and staging on the GPU";
   }
   return "";
 }
