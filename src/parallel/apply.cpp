@@ -79,10 +79,11 @@ void apply_region(const Stencil& s, const Field<T>& in, Field<T>& out, void* str
 
 // One pass over a box whose `r` ghost layers the pass fills first, pass(region, stream)
 // computing the region: axes before the first split one need only local ghost fills, done
-// at once (unless `fill_unsplit` is false: the pass reads none of their ghosts). The halo stream does the rest (exchanges, and the local fills that follow them,
-// which read the exchanged ghosts at edges and corners) while the compute stream does the
-// interior; the shell follows the halos on the halo stream, so it runs beside the
-// interior's last blocks, and the compute stream then waits for it.
+// at once (unless `fill_unsplit` is false: the pass reads none of their ghosts). The halo stream
+// does the rest (exchanges, and the local fills that follow them, which read the exchanged ghosts
+// at edges and corners) while the compute stream does the interior; the shell follows the halos on
+// the halo stream, so it runs beside the interior's last blocks, and the compute stream then waits
+// for it.
 template <class T, class Pass>
 void overlapped_pass(DistField<T>& in, const Boundary& bc, int r, Stream stream, bool fill_unsplit,
                      Pass&& pass) {

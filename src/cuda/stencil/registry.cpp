@@ -82,14 +82,14 @@ bool apply_zero_ghosts(Tag, const Stencil& s, const Field<T>& in, Field<T>& out,
   return true;
 }
 
-#define STRATA_INSTANTIATE(T)                                                              \
-  template bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>);  \
+#define STRATA_INSTANTIATE(T)                                                                     \
+  template bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>);    \
   template bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region, \
                                   std::array<bool, 3>);                                           \
-  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                          \
-  template const StencilImpl<T>& default_impl<T>(std::string_view);                        \
-  template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);                  \
-  template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view);         \
+  template const std::vector<StencilImpl<T>>& stencil_impls<T>();                                 \
+  template const StencilImpl<T>& default_impl<T>(std::string_view);                               \
+  template const StencilImpl<T>& chosen_impl<T>(std::string_view, void*);                         \
+  template const StencilImpl<T>* find_impl<T>(std::string_view, std::string_view);                \
   template void apply_interior(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region);
 STRATA_INSTANTIATE(float)
 STRATA_INSTANTIATE(double)
