@@ -79,7 +79,7 @@ bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, R
   return false;
 }
 template <class T>
-bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>) {
+bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, void*, std::array<bool, 3>) {
   return false;
 }
 
@@ -116,8 +116,8 @@ template bool apply_zero_ghosts(Tag, const Stencil&, const Field<float>&, Field<
                                 std::array<bool, 3>);
 template bool apply_zero_ghosts(Tag, const Stencil&, const Field<double>&, Field<double>&, void*, Region,
                                 std::array<bool, 3>);
-template bool reads_zeros_beyond(Tag, const Stencil&, const Field<float>&, std::array<bool, 3>);
-template bool reads_zeros_beyond(Tag, const Stencil&, const Field<double>&, std::array<bool, 3>);
+template bool reads_zeros_beyond(Tag, const Stencil&, const Field<float>&, void*, std::array<bool, 3>);
+template bool reads_zeros_beyond(Tag, const Stencil&, const Field<double>&, void*, std::array<bool, 3>);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,
                           const Field<float>&, Field<float>&, void*);
 template bool fused_steps(Tag, const Stencil&, const StepOptions&, int, const Boundary&,

@@ -137,7 +137,7 @@ void apply(const Stencil& stencil, DistField<T>& in, DistField<T>& out, const Bo
   const bool zeros = bc.kind == BoundaryKind::dirichlet && bc.value == 0.0 &&
                      !std::signbit(bc.value) && in.grid().dims[0] == 1 &&
                      on_backend(in.local().memory(), [&](auto tag) {
-                       return reads_zeros_beyond(tag, stencil, in.local(), real);
+                       return reads_zeros_beyond(tag, stencil, in.local(), stream.handle, real);
                      });
   overlapped_pass(in, bc, r, stream, !zeros, [&](const Region& box, void* s) {
     if (!zeros) return apply_region(stencil, in.local(), out.local(), s, box);

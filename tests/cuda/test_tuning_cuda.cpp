@@ -149,6 +149,27 @@ TEST_F(TuningCuda, NothingIsMeasuredWhileAStreamIsCaptured) {
   runtime::stream_destroy(stream);
 }
 
+// The same through strata::apply with Dirichlet +0, whose zero-ghost pass first asks whether
+// the chosen shape can read zeros: that lookup too must see the caller's captured stream.
+TEST_F(TuningCuda, NothingIsMeasuredWhileAStreamIsCapturedZeroGhostApply) {
+  REQUIRE_GPU();
+  tuning::set_mode(tuning::Mode::measure);
+  const Extent n{40, 30, 20};
+  const Stencil s = test::random_stencil(StencilKind::star, 1, 10);
+  Field<float> in(n);
+  test::fill_random(in, 4);
+  Field<float> din(n, in.ghost(), Memory::device), dout(n, in.ghost(), Memory::device);
+  copy(in, din);
+  void* stream = runtime::stream_create();
+  void* graph = runtime::graph_capture(
+      stream, [&] { apply(s, din, dout, Boundary::dirichlet(0.0), Stream{stream}); });
+  EXPECT_TRUE(tuning::choices().empty()) << "a capture took a measurement";
+  runtime::graph_launch(graph, stream);
+  runtime::stream_synchronize(stream);
+  runtime::graph_destroy(graph);
+  runtime::stream_destroy(stream);
+}
+
 TEST_F(TuningCuda, OffRunsTheShippedOrPolicyShapeWithoutACacheFile) {
   REQUIRE_GPU();
   tuning::set_mode(tuning::Mode::off);

@@ -63,8 +63,11 @@ void apply_interior(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, vo
 }
 
 template <class T>
-bool reads_zeros_beyond(Tag, const Stencil& s, const Field<T>& in, std::array<bool, 3> real) {
-  const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), nullptr);
+bool reads_zeros_beyond(Tag, const Stencil& s, const Field<T>& in, void* stream,
+                        std::array<bool, 3> real) {
+  // The caller's stream, as the pass's own lookup: a first lookup may measure the family,
+  // which it must not do on another stream while the caller's is being captured.
+  const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), stream);
   // The tensor's base (the interior's first element, or the first ghost row or plane kept)
   // must lie on 16 bytes; x's ghosts are never kept (the base would leave the 16 bytes).
   const Layout& L = in.layout();
@@ -76,14 +79,15 @@ bool reads_zeros_beyond(Tag, const Stencil& s, const Field<T>& in, std::array<bo
 template <class T>
 bool apply_zero_ghosts(Tag, const Stencil& s, const Field<T>& in, Field<T>& out, void* stream,
                        Region region, std::array<bool, 3> real) {
-  if (!reads_zeros_beyond(Tag{}, s, in, real)) return false;
+  if (!reads_zeros_beyond(Tag{}, s, in, stream, real)) return false;
   const StencilImpl<T>& impl = chosen_impl<T>(kernel_name(s), stream);
   impl.launch_zero_ghosts(&s, in, out, stream, region, (real[1] ? 1 : 0) | (real[2] ? 2 : 0));
   return true;
 }
 
 #define STRATA_INSTANTIATE(T)                                                                     \
-  template bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, std::array<bool, 3>);    \
+  template bool reads_zeros_beyond(Tag, const Stencil&, const Field<T>&, void*,                   \
+                                   std::array<bool, 3>);                                          \
   template bool apply_zero_ghosts(Tag, const Stencil&, const Field<T>&, Field<T>&, void*, Region, \
                                   std::array<bool, 3>);                                           \
   template const std::vector<StencilImpl<T>>& stencil_impls<T>();                                 \
