@@ -59,6 +59,11 @@ struct Setup {
   int trace_rows = 0;                       // capacity of the trace buffer
 };
 
+// The interior box: the grid less the absorbing layers, [lo, hi) per axis (hi <= lo on an
+// axis where the layers leave none). Boundary saving keeps u on its ring (the points outside
+// it within `radius` of it) and runs the field backward in it.
+std::array<std::array<int, 3>, 2> interior_box(const Setup& s);
+
 template <class T>
 struct NamedArray {
   std::string name;

@@ -28,23 +28,10 @@ struct Ring {
   std::vector<std::size_t> points;
 };
 
-// The interior box: the grid less the absorbing layers.
-std::array<std::array<int, 3>, 2> interior_of(const wave::Setup& s) {
-  std::array<int, 3> lo{0, 0, 0}, hi{s.n.nx, s.n.ny, s.n.nz};
-  for (const wave::PmlFace& f : s.pml) {
-    const std::size_t a = std::size_t(f.axis);
-    if (f.face % 2 == 0)
-      lo[a] = std::max(lo[a], f.hi[a]);
-    else
-      hi[a] = std::min(hi[a], f.lo[a]);
-  }
-  return {lo, hi};
-}
-
 Ring ring_of(const wave::Setup& s) {
   Ring r;
   const int n[3] = {s.n.nx, s.n.ny, s.n.nz};
-  const auto box = interior_of(s);
+  const auto box = wave::interior_box(s);
   r.lo = box[0];
   r.hi = box[1];
   if (const std::string why = boundary_saving_problem(s); !why.empty()) throw Error(why);
@@ -70,7 +57,7 @@ Ring ring_of(const wave::Setup& s) {
 }  // namespace
 
 std::string boundary_saving_problem(const wave::Setup& s) {
-  const auto box = interior_of(s);
+  const auto box = wave::interior_box(s);
   for (int a = 0; a < 3; ++a)
     if (box[1][std::size_t(a)] <= box[0][std::size_t(a)])
       return std::string("boundary saving: the absorbing layers leave no interior along ") +
