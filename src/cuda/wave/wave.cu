@@ -140,7 +140,7 @@ class CudaBackend final : public Backend<T> {
     const cuda::Region& r = interior_;
     return {r.x0, r.y0, r.z0, r.x0 + r.nx, r.y0 + r.ny, r.z0 + r.nz};
   }
-  void step_correlating(int n, const T* q, double* corr) override {
+  void step_correlating(int n, const T* q, double* corr, bool) override {
     require(q && corr && correlating_box() != std::array<int, 6>{},
             "internal: a correlating step without its fields or its box");
     step(n, q, corr);
