@@ -68,17 +68,24 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     drivers::ImagingRun run;
     run.config = c;
     run.illumination = false;  // as `strata gradient` runs without --illumination
-    // Boundary saving twice on a GPU: its correlation inside the reversed step (what runs),
-    // and as a pass of its own (the same bits) for the fusion's gain in the same run.
+    // Boundary saving three times on a GPU: its correlation inside the reversed step and the
+    // layers left (what runs); as a pass of its own (the same bits), for the fusion's gain in
+    // the same run; and with the reversed steps updating the layers (the same bits), for what
+    // leaving them saves.
     struct Way {
-      bool boundary, fused;
+      bool boundary, fused, layers;
       const char* name;
     };
-    std::vector<Way> ways = {{false, true, "checkpoints"}, {true, true, "boundary-saving"}};
-    if (device == Device::cuda) ways.push_back({true, false, "boundary-saving-unfused"});
+    std::vector<Way> ways = {{false, true, false, "checkpoints"},
+                             {true, true, false, "boundary-saving"}};
+    if (device == Device::cuda) {
+      ways.push_back({true, false, false, "boundary-saving-unfused"});
+      ways.push_back({true, true, true, "boundary-saving-with-layers"});
+    }
     for (const Way& way : ways) {
       run.boundary_saving = way.boundary;
       run.fused_imaging = way.fused;
+      run.reversed_step_updates_layers = way.layers;
       drivers::ImagingResult last;
       const Timing t = time_host([&] { last = drivers::gradient(run); }, 0, reps);
       Result g = row("imaging_gradient", way.name, t);
@@ -95,6 +102,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       for (const auto& [part, s] : last.setup_parts) g.extra["setup_" + part + "_s"] = s;
       g.extra["finish_s"] = last.finish_seconds;
       g.extra["fused_imaging"] = last.fused_imaging;
+      if (way.boundary) g.extra["reversed_step_updates_layers"] = way.layers;
       row_done(opt, g);
       out.push_back(g);
     }

@@ -59,6 +59,11 @@ struct Setup {
   int trace_rows = 0;                       // capacity of the trace buffer
 };
 
+// The interior box: the grid less the absorbing layers, [lo, hi) per axis (hi <= lo on an
+// axis where the layers leave none). Boundary saving keeps u on its ring (the points outside
+// it within `radius` of it) and runs the field backward in it (Backend::step_without_layers).
+std::array<std::array<int, 3>, 2> interior_box(const Setup& s);
+
 template <class T>
 struct NamedArray {
   std::string name;
@@ -91,6 +96,14 @@ public:
   virtual void set_wavelets(int first, int count, std::span<const double> amplitudes) = 0;
   // u(n) -> u(n+1), injecting the sources' amplitudes of step n.
   virtual void step(int n) = 0;
+  // Boundary saving's reversed step (a field run backward, its ring put back after each step:
+  // imaging/gradient.cpp): step(n) where only the interior box (interior_box) must come out
+  // right, with step(n)'s bits there. The interior's update reads the interior and its ring,
+  // never psi, zeta or the layers' points beyond the ring, so a backend may leave the layers
+  // as they are: their points keep what u_prev held (but where a source injects), psi and
+  // zeta theirs. The CPU's does, and the GPU's in one process with an interior; otherwise
+  // step(n) runs. The mirror ghosts and the sources' injection run as in step(n).
+  virtual void step_without_layers(int n) { step(n); }
   // Samples the receivers from the current u into trace row `row`.
   virtual void record(int row) = 0;
   // The first `rows` rows of the traces (row-major, row x receiver), and their restore.
@@ -172,8 +185,9 @@ public:
   // with, at each of those points, corr += (q / c2) * ((u_prev - 2 u) + u_new) in double
   // (q the adjoint's field in this backend's layout and memory, corr doubles of that layout:
   // interior origins). The box's other points, sources and ring are the caller's to correlate.
+  // `layers` false: step_without_layers(n) instead of step(n) (the same bits in the interior).
   virtual std::array<int, 6> correlating_box() const { return {}; }
-  virtual void step_correlating(int, const T*, double*) {
+  virtual void step_correlating(int, const T*, double*, bool /*layers*/) {
     throw Error("internal: this wave backend has no correlating step");
   }
   virtual void swap_time() {

@@ -66,15 +66,19 @@ class AdjointBackend {
   // caller keeps (the others it zeroes): false where it cannot (then correlate as before;
   // keep() is not needed after a true). Then for each step m, lambda the adjoint after row
   // m's injection and fwd holding u = u_m, u_prev = u_{m+1}:
-  //   step_correlated(m):  fwd's step m (u becomes u_{m-1}, u_prev u_m) with correlation +=
-  //                        lambda * second on the points of its interior update;
+  //   step_correlated(m, layers):
+  //                        fwd's step m (u becomes u_{m-1}, u_prev u_m; `layers` false:
+  //                        Backend::step_without_layers's) with correlation += lambda *
+  //                        second on the points of its interior update;
   //   correlate_rest(m):   the same at the box's other points and the sources' (their
   //                        injection subtracted), once u_{m-1} is whole (its ring put back).
   // The sums are the bits correlate(u_m, u_{m-1}, m) gives.
   virtual bool fuse_correlation(Backend<T>&, std::array<int, 3>, std::array<int, 3>) {
     return false;
   }
-  virtual void step_correlated(int) { throw Error("internal: no fused correlation here"); }
+  virtual void step_correlated(int, bool /*layers*/) {
+    throw Error("internal: no fused correlation here");
+  }
   virtual void correlate_rest(int) { throw Error("internal: no fused correlation here"); }
   virtual std::vector<double> correlation() const = 0;   // dense [z][y][x]
   virtual std::vector<double> illumination() const = 0;  // dense [z][y][x]

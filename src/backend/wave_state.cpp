@@ -1,4 +1,7 @@
-// Names and sizes of the wave solver's checkpointed state arrays (backend/wave.hpp).
+// Names and sizes of the wave solver's checkpointed state arrays, and the interior its
+// absorbing layers leave (backend/wave.hpp).
+#include <algorithm>
+
 #include "backend/wave.hpp"
 
 #include "strata/error.hpp"
@@ -37,6 +40,18 @@ StateSlot state_slot(const std::string& name, std::size_t values, const Setup& s
     return slot;
   }
   throw Error("unknown state array '" + name + "'");
+}
+
+std::array<std::array<int, 3>, 2> interior_box(const Setup& s) {
+  std::array<int, 3> lo{0, 0, 0}, hi{s.n.nx, s.n.ny, s.n.nz};
+  for (const PmlFace& f : s.pml) {
+    const std::size_t a = std::size_t(f.axis);
+    if (f.face % 2 == 0)
+      lo[a] = std::max(lo[a], f.hi[a]);
+    else
+      hi[a] = std::min(hi[a], f.lo[a]);
+  }
+  return {lo, hi};
 }
 
 }  // namespace strata::wave

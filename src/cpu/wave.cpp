@@ -52,13 +52,8 @@ public:
     wavelets_.assign(amps.begin(), amps.end());
   }
 
-  void step(int n) override {
-    fill_ghosts();
-    for (std::size_t f = 0; f < s_.pml.size(); ++f) update_psi(f);
-    update(n);
-    std::swap(u_, up_);
-    if (exchange_) exchange_(nullptr, nullptr);  // the receivers and the next step read fresh ghosts
-  }
+  void step(int n) override { step(n, true); }
+  void step_without_layers(int n) override { step(n, false); }
 
   void record(int row) override {
     const std::size_t nr = s_.receivers.size();
@@ -124,6 +119,16 @@ public:
   void synchronize() override {}
 
 private:
+  // `layers` false (step_without_layers): neither psi nor the points outside the interior box.
+  void step(int n, bool layers) {
+    fill_ghosts();
+    if (layers)
+      for (std::size_t f = 0; f < s_.pml.size(); ++f) update_psi(f);
+    update(n, layers);
+    std::swap(u_, up_);
+    if (exchange_) exchange_(nullptr, nullptr);  // the receivers and the next step read fresh ghosts
+  }
+
   static std::vector<T> dense(const Field<T>& f) {
     std::vector<T> v(f.extent().points());
     f.store_interior(v);
@@ -223,30 +228,34 @@ private:
   }
 
   // u_prev <- 2u - u_prev + c2 (Lap u + CPML terms) + sources, then the caller swaps. The
-  // CPML terms of a row are gathered first, so each point is rounded to T once.
-  void update(int step) {
+  // CPML terms of a row are gathered first, so each point is rounded to T once. `layers`
+  // false: the interior box's points alone, whose CPML terms are 0 (a row through a layer
+  // still adds that 0, so the bits are the whole update's), zeta left as it is.
+  void update(int step, bool layers) {
     const Extent n = s_.n;
     const int R = s_.radius;
     const std::vector<double>& c = s_.lap;
     const std::ptrdiff_t py = u_.layout().pitch, pz = u_.layout().plane;
+    std::array<std::array<int, 3>, 2> box{std::array<int, 3>{0, 0, 0}, {n.nx, n.ny, n.nz}};
+    if (!layers) box = interior_box(s_);
 #pragma omp parallel if (threaded())
     {
       std::vector<double> corr(std::size_t(n.nx));
 #pragma omp for
-      for (int z = 0; z < n.nz; ++z)
-        for (int y = 0; y < n.ny; ++y) {
+      for (int z = box[0][2]; z < box[1][2]; ++z)
+        for (int y = box[0][1]; y < box[1][1]; ++y) {
           bool any = false;
           for (std::size_t f = 0; f < s_.pml.size(); ++f) {
             const PmlFace& pf = s_.pml[f];
             if (y < pf.lo[1] || y >= pf.hi[1] || z < pf.lo[2] || z >= pf.hi[2]) continue;
             if (!any) std::fill(corr.begin(), corr.end(), 0.0);
             any = true;
-            add_corrections(f, y, z, corr.data());
+            if (layers) add_corrections(f, y, z, corr.data());
           }
           const T* u = &u_(0, y, z);
           T* out = &up_(0, y, z);
           const double* c2 = c2_.data() + (std::size_t(z) * n.ny + y) * n.nx;
-          for (int x = 0; x < n.nx; ++x) {
+          for (int x = box[0][0]; x < box[1][0]; ++x) {
             double lap = c[0] * double(u[x]);
             for (int r = 1; r <= R; ++r)
               lap += c[r] * (double(u[x - r]) + double(u[x + r]) + double(u[x - r * py]) + double(u[x + r * py]) +

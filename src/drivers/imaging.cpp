@@ -142,6 +142,7 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   o.boundary_saving = run.boundary_saving;
   o.illumination = run.illumination;
   o.fused_imaging = run.fused_imaging;
+  o.reversed_step_updates_layers = run.reversed_step_updates_layers;
   return o;
 }
 

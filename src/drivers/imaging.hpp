@@ -35,6 +35,10 @@ struct ImagingRun {
   // imaging::GradientOptions::fused_imaging: with boundary saving on the GPU the correlation
   // inside the reversed step (false: a pass of its own; the same bits, for comparing costs).
   bool fused_imaging = true;
+  // imaging::GradientOptions::reversed_step_updates_layers: with boundary saving the reversed
+  // steps update the absorbing layers too (nothing reads them: the same bits, for comparing
+  // costs).
+  bool reversed_step_updates_layers = false;
 };
 
 struct ImagingResult {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
@@ -15,6 +16,15 @@
 #include "strata/wave.hpp"
 
 namespace strata::test {
+
+// A grid with absorbing layers `width` deep on some of its faces (xmin xmax ymin ymax zmin
+// zmax): the layouts that stress the GPU's split into an interior box and a shell around it.
+struct LayersLayout {
+  const char* name;
+  Extent n;
+  int width;
+  std::array<wave::FaceKind, 6> faces;
+};
 
 // A configuration with no outputs to speak of: h = 1, v = 1, every face rigid.
 inline wave::Config wave_config(Extent n, int order, Precision p, const std::string& device) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/wave.hpp"
 #include "common/imaging_cases.hpp"
 #include "solvers/imaging/checkpointing.hpp"
 #include "solvers/imaging/gradient.hpp"
@@ -305,4 +306,41 @@ TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
         compared, worst / peak, std::size_t(b.checkpoint_bytes / 8), b.checkpoint_bytes,
         exact.checkpoint_bytes);
   }
+}
+
+// Boundary saving's reversed step leaves the absorbing layers (Backend::step_without_layers):
+// one step from a random state has the whole step's bits in the interior box and writes
+// nothing outside it, psi and zeta left (test::expect_reversed_step_is_the_step_in_the_interior's
+// layouts, orders and precisions).
+TEST(ImagingGradient, ReversedStepWithoutTheLayersIsTheStepInTheInterior) {
+  test::expect_reversed_step_is_the_step_in_the_interior(
+      [](auto tag, const wave::Setup& s) {
+        return cpu::make_wave_backend<decltype(tag)>(cpu::Tag{}, s);
+      },
+      [](auto, const wave::Setup&) { return true; });
+}
+
+// What that step leaves gives the same bits: the gradient and the image with boundary saving,
+// its reversed steps left off the layers (the default) and updating them, f32 and f64, orders
+// 2 and 8, CPML on five faces with a free top, on every face, and beside rigid faces.
+TEST(ImagingGradient, BoundarySavingLeavesTheLayersWithTheSameBits) {
+  const FaceKind P = FaceKind::pml, G = FaceKind::rigid;
+  const std::array<FaceKind, 6> every = {P, P, P, P, P, P}, rigid = {G, P, P, G, P, P};
+  std::mt19937_64 rng(40);
+  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, int width) {
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, 50, {30, 26, 28}, width);
+    const std::string what = std::string(sizeof(tag) == 4 ? "f32" : "f64") + " order " +
+                             std::to_string(order) + " width " + std::to_string(width) +
+                             (faces[4] == FaceKind::free ? " free top" : "") +
+                             (faces[0] == G ? " rigid x low" : "");
+    test::expect_layers_left_with_the_same_bits<decltype(tag)>(
+        p, Device::cpu, false, order == 8 && faces == kCpmlFreeTop, rng, what);
+  };
+  for (int order : {2, 8})
+    for (const auto& faces : {kCpmlFreeTop, every}) {
+      check(float{}, order, faces, 7);
+      check(double{}, order, faces, 7);
+    }
+  check(double{}, 8, rigid, 9);
+  check(float{}, 8, kCpmlFreeTop, 9);
 }

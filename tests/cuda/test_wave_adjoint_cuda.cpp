@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/wave.hpp"
 #include "backend/wave_adjoint.hpp"
 #include "common/imaging_cases.hpp"
 #include "common/require_gpu.hpp"
@@ -25,6 +26,8 @@ namespace {
 
 const std::array<FaceKind, 6> kFiveLayers = {FaceKind::pml, FaceKind::pml,  FaceKind::pml,
                                              FaceKind::pml, FaceKind::free, FaceKind::pml};
+const std::array<FaceKind, 6> kAllLayers = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
+                                            FaceKind::pml, FaceKind::pml, FaceKind::pml};
 const std::array<FaceKind, 6> kMixed = {FaceKind::periodic, FaceKind::periodic, FaceKind::rigid,
                                         FaceKind::rigid,    FaceKind::free,     FaceKind::pml};
 
@@ -274,18 +277,13 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
 // interiors are not whole numbers of tiles.
 TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
-  const std::array<FaceKind, 6> all_layers = {FaceKind::pml, FaceKind::pml, FaceKind::pml,
-                                              FaceKind::pml, FaceKind::pml, FaceKind::pml};
   std::mt19937_64 rng(2026);
   auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate,
                    Extent shape = {30, 26, 28}) {
     using T = decltype(tag);
     const int steps = 50;
     const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
-    imaging::Shot shot = test::make_shot(
-        p, steps, [](int n, std::size_t j) { return std::sin(0.23 * n) * (1.0 + double(j)); });
-    std::normal_distribution<double> noise(0.0, 1e-3);  // random data: a residual everywhere
-    for (double& d : shot.observed) d = noise(rng);
+    const imaging::Shot shot = test::noisy_shot(p, steps, rng);
     const std::vector<T> v(p.velocity.begin(), p.velocity.end());
     imaging::GradientOptions fused{.migrate = migrate, .boundary_saving = true};
     imaging::GradientOptions pass = fused;
@@ -309,12 +307,80 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
     EXPECT_EQ(a.predicted, b.predicted) << what;
   };
   for (int order : {2, 8})
-    for (const auto& faces : {kFiveLayers, all_layers}) {
+    for (const auto& faces : {kFiveLayers, kAllLayers}) {
       check(float{}, order, faces, false);
       check(double{}, order, faces, false);
     }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
+}
+
+// Where the GPU's interior update starts in x: the interior's x start rounded up to a 32-byte
+// sector (CudaBackend::set_shell). The columns before it, inside the interior, the shell's
+// low x face box updates.
+template <class T>
+int interior_update_x0(const wave::Setup& s) {
+  const int lo = wave::interior_box(s)[0][0], sector = 32 / int(sizeof(T));
+  return (lo + sector - 1) / sector * sector;
+}
+
+// Boundary saving's reversed step on the GPU leaves the absorbing layers
+// (Backend::step_without_layers): one step from a random state has the whole step's bits in
+// the interior box, the columns between its x start and the interior update's included (the
+// shell's low x face box updated them: now a box of their own, of that box's kind), and
+// writes nothing outside it, psi and zeta left. Those columns are 1, 2, 3 and 7 wide, staged
+// (fewer rows than the shell's slabs where narrow) and gathered (layers too deep to stage);
+// where the rounding leaves the interior update no points (f32, an interior 4 wide), the
+// whole step runs.
+TEST(WaveAdjointCuda, ReversedStepWithoutTheLayersIsTheStepInTheInterior) {
+  REQUIRE_GPU();
+  test::expect_reversed_step_is_the_step_in_the_interior(
+      [](auto tag, const wave::Setup& s) { return forward<decltype(tag)>(Memory::device, s); },
+      [](auto tag, const wave::Setup& s) {
+        return interior_update_x0<decltype(tag)>(s) < wave::interior_box(s)[1][0];
+      });
+}
+
+// The gradient and the image with boundary saving on the GPU, the reversed steps left off the
+// layers (the default) and updating them (GradientOptions::reversed_step_updates_layers), have
+// the same bits: fused and unfused, f32 and f64, orders 2 and 8, with and without a free top,
+// layers 7 deep (one column between the interior's x start and the interior update's) and 9
+// (7 columns in f32, 3 in f64), the gradient not zero in those columns.
+TEST(WaveAdjointCuda, BoundarySavingLeavesTheLayersBitForBit) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(2040);
+  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, int width,
+                   bool fused) {
+    using T = decltype(tag);
+    const Extent shape{width == 7 ? 30 : 34, 26, 28};
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, 50, shape, width);
+    const std::string what = std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " +
+                             std::to_string(order) + " width " + std::to_string(width) +
+                             (faces[4] == FaceKind::free ? " free top" : "") +
+                             (fused ? " fused" : " unfused");
+    const imaging::Gradient a = test::expect_layers_left_with_the_same_bits<T>(
+        p, Device::cuda, fused, order == 8 && faces == kFiveLayers, rng, what);
+    EXPECT_EQ(a.fused_imaging, fused) << what;
+    // The columns, inside the interior's y and z: compared above, and not all zero.
+    const auto box = wave::interior_box(p.setup);
+    const int x0 = interior_update_x0<T>(p.setup);
+    ASSERT_LT(box[0][0], x0) << what << ": no columns";
+    std::size_t columns = 0;
+    for (int z = box[0][2]; z < box[1][2]; ++z)
+      for (int y = box[0][1]; y < box[1][1]; ++y)
+        for (int x = box[0][0]; x < x0; ++x)
+          columns += a.gradient[(std::size_t(z) * std::size_t(p.n.ny) + std::size_t(y)) *
+                                    std::size_t(p.n.nx) +
+                                std::size_t(x)] != 0.0;
+    EXPECT_GT(columns, 0u) << what;
+  };
+  for (bool fused : {true, false})
+    for (int width : {7, 9})
+      for (int order : {2, 8})
+        for (const auto& faces : {kFiveLayers, kAllLayers}) {
+          check(float{}, order, faces, width, fused);
+          check(double{}, order, faces, width, fused);
+        }
 }
 
 TEST(WaveAdjointCuda, BornAgreesWithTheCpu) {

@@ -215,12 +215,7 @@ TEST(WaveCuda, CpmlLayersAcrossTilesAgreeWithCpu) {
 TEST(WaveCuda, CpmlShellLayoutsAgreeWithCpu) {
   REQUIRE_GPU();
   using wave::FaceKind;
-  struct Layout {
-    const char* name;
-    Extent n;
-    int width;
-    std::array<FaceKind, 6> faces;  // xmin xmax ymin ymax zmin zmax
-  };
+  using Layout = test::LayersLayout;
   const FaceKind P = FaceKind::pml, G = FaceKind::rigid, F = FaceKind::free, W = FaceKind::periodic;
   const Layout layouts[] = {
       {"x and z high only", {37, 29, 31}, 7, {G, P, G, G, F, P}},

@@ -388,7 +388,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     return true;
   }
 
-  void step_correlated(int m) override {
+  void step_correlated(int m, bool layers) override {
     require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
     Fused& f = *fused_;
     if (f.points) {  // before the step replaces u_{m+1} and adds to the redone sums
@@ -397,7 +397,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
           f.next.get(), f.saved.get());
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    f.fwd->step_correlating(m, q_.origin(), im_->corr_origin);
+    f.fwd->step_correlating(m, q_.origin(), im_->corr_origin, layers);
   }
 
   void correlate_rest(int m) override {

@@ -131,7 +131,8 @@ class CudaBackend final : public Backend<T> {
     wl_count_ = count;
   }
 
-  void step(int n) override { step(n, nullptr, nullptr); }
+  void step(int n) override { step(n, nullptr, nullptr, true); }
+  void step_without_layers(int n) override { step(n, nullptr, nullptr, false); }
 
   std::array<int, 6> correlating_box() const override {
     if (exchange_) return {};  // one process only: the near regions would need it too
@@ -140,14 +141,16 @@ class CudaBackend final : public Backend<T> {
     const cuda::Region& r = interior_;
     return {r.x0, r.y0, r.z0, r.x0 + r.nx, r.y0 + r.ny, r.z0 + r.nz};
   }
-  void step_correlating(int n, const T* q, double* corr) override {
+  void step_correlating(int n, const T* q, double* corr, bool layers) override {
     require(q && corr && correlating_box() != std::array<int, 6>{},
             "internal: a correlating step without its fields or its box");
-    step(n, q, corr);
+    step(n, q, corr, layers);
   }
 
   // One step; with q and corr, the interior update correlates as it goes (correlating_box).
-  void step(int n, const T* q, double* corr) {
+  // `layers` false (step_without_layers): of the shell, only the interior's columns it keeps
+  // (columns_), where there is an interior and no exchange; psi and zeta left as they are.
+  void step(int n, const T* q, double* corr, bool layers) {
     const cudaStream_t st = stream();
     // The interior's update, or the whole grid's (region {}), correlating when asked.
     auto update = [&](const cuda::Region& r) {
@@ -205,6 +208,7 @@ class CudaBackend final : public Backend<T> {
       // latency-bound shell kernels fill them, the interior's tail and each other's (one
       // stream for the whole shell: 2.6% slower at 512^3, 4-6% on a 2-rank split's boxes).
       // Forked after the mirror ghosts, joined before the sources.
+      const bool shell = layers || halo || !has_interior_;
       STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(shell_streams_[k].get(), fork_.get(), 0));
@@ -215,14 +219,14 @@ class CudaBackend final : public Backend<T> {
       if (has_interior_ && halo && !far_.whole())
         cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
       if (mk) mark(mk->far, st);
-      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(); });
+      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell); });
       if (has_interior_) near();
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaEventRecord(joins_[k].get(), shell_streams_[k].get()));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, joins_[k].get(), 0));
       }
       if (mk) mark(mk->joined, st);
-      std::swap(psi_, psi_next_);
+      if (shell) std::swap(psi_, psi_next_);
     }
     if (inject_nodes_ > 0) {
       require(n >= wl_first_ && n < wl_first_ + wl_count_,
@@ -548,12 +552,22 @@ class CudaBackend final : public Backend<T> {
     }
   }
 
+  using ShellKind = kernels::ShellKind;
+  struct ShellLaunch {  // the boxes of one kind of shell box, and their blocks
+    kernels::ShellBox boxes[26];
+    int count = 0, blocks = 0;
+    int stream = 0;  // which of shell_streams_ it runs on
+  };
+
   // The interior box: the grid less the absorbing layers, its x start rounded up to a
   // 32-byte sector so the 2.5D kernel's rows stay aligned (where that leaves no interior,
   // the shell is the whole grid). The shell around it is cut, per axis, into the intervals
   // before, inside and after the interior: of the 26 boxes, the 6 faces lie in one layer
   // (y and z faces march along it, x faces are staged plane by plane) and the edges and
   // corners, where layers cross, gather per point. Without layers there is no shell.
+  // The columns of the interior that the rounding leaves in the low x face box are also a
+  // box of their own (columns_, of that box's kind, so their bits are the same): what
+  // step_without_layers runs of the shell.
   void set_shell() {
     if (s_.pml.empty()) return;
     fork_ = cuda::make_order_event();
@@ -569,6 +583,7 @@ class CudaBackend final : public Backend<T> {
         cut[p.axis][2] = p.lo[p.axis], layer_of[p.axis][2] = int(f);
     }
     constexpr int kSector = 32 / int(sizeof(T));
+    const int x_lo = cut[0][1];  // the interior's own x start
     cut[0][1] = std::min((cut[0][1] + kSector - 1) / kSector * kSector,
                          cut[0][2]);  // y, z: lo <= hi (plan)
     has_interior_ = cut[0][1] < cut[0][2] && cut[1][1] < cut[1][2] && cut[2][1] < cut[2][2];
@@ -604,42 +619,58 @@ class CudaBackend final : public Backend<T> {
             B.layer = layer_of[B.march][iv[B.march]];
             kind = kernels::ShellKind::march_cross;
           }
-          // 256 threads over tile_x x tile_c columns: 32-wide rows, or a staged x slab's whole
-          // width.
-          const int C = 3 - B.march;
-          B.tile_x = kind == kernels::ShellKind::xslab ? e[0] : std::min(e[0], 32);
-          B.tile_c = kernels::ShellArgs<T, 1>::kThreads / B.tile_x;
-          B.tiles_x = (e[0] + B.tile_x - 1) / B.tile_x;
-          B.tiles_c = (e[C] + B.tile_c - 1) / B.tile_c;
-          // A gathering thread takes 2 points (~1000 instructions each), so that there are
-          // threads enough to hide their latency.
-          // A face slab marches through its depth (16-20 points) in one go; an edge, whose
-          // cross-section is small, in runs of 16, so that it has threads enough.
-          B.mlen = kind == kernels::ShellKind::march         ? e[B.march]
-                   : kind == kernels::ShellKind::march_cross ? std::min(e[B.march], 16)
-                   : kind == kernels::ShellKind::xslab       ? std::min(e[B.march], 32)
-                                                             : std::min(e[B.march], 2);
-          ShellLaunch& L = shell_[int(kind)];
-          B.first_block = L.blocks;
-          const std::int64_t blocks =
-              std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
-          require(L.blocks + blocks < (std::int64_t(1) << 31),
-                  "internal: absorbing shell too large for one launch");
-          L.blocks += int(blocks);
-          L.boxes[L.count++] = B;
+          add_box(shell_[int(kind)], B, kind);
+          if (ix == 0 && iy == 1 && iz == 1 && x_lo < cut[0][1]) {
+            B.lo[0] = x_lo, B.n[0] = cut[0][1] - x_lo;
+            add_box(columns_, B, kind);
+            columns_kind_ = kind;
+          }
         }
     // Each kind of box on a stream of its own: their writes are disjoint and their reads
     // (u, psi_in) read-only, so the launches overlap each other's ramps and tails.
     for (ShellLaunch& L : shell_)
       if (L.blocks > 0) L.stream = shell_streams_used_++;
+    columns_.stream = shell_[int(columns_kind_)].stream;
     for (int k = 0; k < shell_streams_used_; ++k) {
       shell_streams_[k] = cuda::make_side_stream();
       joins_[k] = cuda::make_order_event();
     }
   }
 
+  // Box B (its lo, n, march and layer set) into launch L with the shape of its kind.
+  void add_box(ShellLaunch& L, kernels::ShellBox B, ShellKind kind) {
+    const int e[3] = {B.n[0], B.n[1], B.n[2]};
+    // 256 threads over tile_x x tile_c columns: 32-wide rows, or a staged x slab's whole
+    // width, with fewer rows where 256 threads' plane and its halo would not fit in the stage
+    // (a slab a few columns wide: the interior's columns).
+    const int C = 3 - B.march, halo = 2 * s_.radius;
+    B.tile_x = kind == kernels::ShellKind::xslab ? e[0] : std::min(e[0], 32);
+    B.tile_c = kernels::ShellArgs<T, 1>::kThreads / B.tile_x;
+    if (kind == kernels::ShellKind::xslab)
+      B.tile_c = std::min(B.tile_c, kernels::ShellBox::kStageElems / (B.tile_x + halo) - halo);
+    B.tiles_x = (e[0] + B.tile_x - 1) / B.tile_x;
+    B.tiles_c = (e[C] + B.tile_c - 1) / B.tile_c;
+    // A gathering thread takes 2 points (~1000 instructions each), so that there are
+    // threads enough to hide their latency.
+    // A face slab marches through its depth (16-20 points) in one go; an edge, whose
+    // cross-section is small, in runs of 16, so that it has threads enough.
+    B.mlen = kind == kernels::ShellKind::march         ? e[B.march]
+             : kind == kernels::ShellKind::march_cross ? std::min(e[B.march], 16)
+             : kind == kernels::ShellKind::xslab       ? std::min(e[B.march], 32)
+                                                       : std::min(e[B.march], 2);
+    B.first_block = L.blocks;
+    const std::int64_t blocks =
+        std::int64_t(B.tiles_x) * B.tiles_c * ((e[B.march] + B.mlen - 1) / B.mlen);
+    require(L.blocks + blocks < (std::int64_t(1) << 31),
+            "internal: absorbing shell too large for one launch");
+    L.blocks += int(blocks);
+    L.boxes[L.count++] = B;
+  }
+
+  // The shell's launches, each kind on its stream; `layers` false: the interior's columns
+  // alone (columns_).
   template <int R>
-  void shell_update() {
+  void shell_update(bool layers) {
     kernels::ShellArgs<T, R> a{};
     a.pitch = u_.layout().pitch;
     a.plane = u_.layout().plane;
@@ -657,8 +688,7 @@ class CudaBackend final : public Backend<T> {
       L.a = coef_a_[f].get();
       L.b = coef_b_[f].get();
     }
-    auto launch = [&](ShellKind kind, auto kernel) {
-      const ShellLaunch& L = shell_[int(kind)];
+    auto launch = [&](const ShellLaunch& L, auto kernel) {
       if (L.blocks == 0) return;
       a.boxes = L.count;
       for (int b = 0; b < L.count; ++b) a.box[b] = L.boxes[b];
@@ -666,10 +696,18 @@ class CudaBackend final : public Backend<T> {
                shell_streams_[L.stream].get()>>>(u_.origin(), up_.origin(), c2_.origin(), a);
       STRATA_CUDA_CHECK_LAUNCH();
     };
-    launch(ShellKind::march, kernels::wave_shell_update<T, R, ShellKind::march>);
-    launch(ShellKind::xslab, kernels::wave_shell_update<T, R, ShellKind::xslab>);
-    launch(ShellKind::march_cross, kernels::wave_shell_update<T, R, ShellKind::march_cross>);
-    launch(ShellKind::gather, kernels::wave_shell_update<T, R, ShellKind::gather>);
+    if (!layers) {  // the x face box's kind: a staged slab, or gathered
+      if (columns_kind_ == ShellKind::xslab)
+        launch(columns_, kernels::wave_shell_update<T, R, ShellKind::xslab>);
+      else
+        launch(columns_, kernels::wave_shell_update<T, R, ShellKind::gather>);
+      return;
+    }
+    auto of = [&](ShellKind kind) -> const ShellLaunch& { return shell_[int(kind)]; };
+    launch(of(ShellKind::march), kernels::wave_shell_update<T, R, ShellKind::march>);
+    launch(of(ShellKind::xslab), kernels::wave_shell_update<T, R, ShellKind::xslab>);
+    launch(of(ShellKind::march_cross), kernels::wave_shell_update<T, R, ShellKind::march_cross>);
+    launch(of(ShellKind::gather), kernels::wave_shell_update<T, R, ShellKind::gather>);
   }
 
   // Each non-pml face as index arithmetic for wave_mirror_ghosts (mirror.cuh).
@@ -731,13 +769,11 @@ class CudaBackend final : public Backend<T> {
   std::vector<cuda::Region> near_;  // those that do
   cuda::Region interior_;           // where the plain fused update runs beside a shell
   bool has_interior_ = false;
-  using ShellKind = kernels::ShellKind;
-  struct ShellLaunch {  // the boxes of one kind of shell box, and their blocks
-    kernels::ShellBox boxes[26];
-    int count = 0, blocks = 0;
-    int stream = 0;  // which of shell_streams_ it runs on
-  };
   ShellLaunch shell_[4];  // by ShellKind
+  // The columns of the interior between its own x start and interior_'s (step_without_layers
+  // updates them so), in a box of the low x face box's kind.
+  ShellLaunch columns_;
+  ShellKind columns_kind_ = ShellKind::gather;
   int inject_nodes_ = 0;
   DeviceArray<std::int64_t> inject_off_;
   DeviceArray<int> inject_first_, inject_src_;

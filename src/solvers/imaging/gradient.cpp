@@ -28,23 +28,10 @@ struct Ring {
   std::vector<std::size_t> points;
 };
 
-// The interior box: the grid less the absorbing layers.
-std::array<std::array<int, 3>, 2> interior_of(const wave::Setup& s) {
-  std::array<int, 3> lo{0, 0, 0}, hi{s.n.nx, s.n.ny, s.n.nz};
-  for (const wave::PmlFace& f : s.pml) {
-    const std::size_t a = std::size_t(f.axis);
-    if (f.face % 2 == 0)
-      lo[a] = std::max(lo[a], f.hi[a]);
-    else
-      hi[a] = std::min(hi[a], f.lo[a]);
-  }
-  return {lo, hi};
-}
-
 Ring ring_of(const wave::Setup& s) {
   Ring r;
   const int n[3] = {s.n.nx, s.n.ny, s.n.nz};
-  const auto box = interior_of(s);
+  const auto box = wave::interior_box(s);
   r.lo = box[0];
   r.hi = box[1];
   if (const std::string why = boundary_saving_problem(s); !why.empty()) throw Error(why);
@@ -70,7 +57,7 @@ Ring ring_of(const wave::Setup& s) {
 }  // namespace
 
 std::string boundary_saving_problem(const wave::Setup& s) {
-  const auto box = interior_of(s);
+  const auto box = wave::interior_box(s);
   for (int a = 0; a < 3; ++a)
     if (box[1][std::size_t(a)] <= box[0][std::size_t(a)])
       return std::string("boundary saving: the absorbing layers leave no interior along ") +
@@ -267,19 +254,24 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
     }
     // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
-    // ring's values are put back. The backend's u and u_prev trade places once.
+    // ring's values are put back. The backend's u and u_prev trade places once. The step
+    // leaves the absorbing layers (Backend::step_without_layers): nothing reads them.
     const Clock::time_point t_swap = Clock::now();
     fwd->swap_time();
     fwd->synchronize();
     g.checkpoint_seconds += since(t_swap);
     for (int m = shot.steps - 1; m >= 0; --m) {
       const Clock::time_point t = Clock::now();
+      // u: u_{m-1}; u_prev: u_m (the layers left unless the options ask for them)
+      const bool layers = o.reversed_step_updates_layers;
       if (fused) {  // lambda gains row m's residual first: the step correlates with it
         adj->inject_at_receivers(
             std::span<const double>(residual).subspan(std::size_t(m) * nr, nr));
-        adj->step_correlated(m);  // u: u_{m-1}; u_prev: u_m; the sums on its interior update
+        adj->step_correlated(m, layers);  // the sums on its interior update
+      } else if (layers) {
+        fwd->step(m);
       } else {
-        fwd->step(m);  // u: u_{m-1}; u_prev: u_m
+        fwd->step_without_layers(m);
       }
       ++g.forward_steps;
       fwd->put_ring(m - 1);  // u_{m-1}'s ring; u_{-1} = 0

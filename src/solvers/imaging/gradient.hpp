@@ -54,6 +54,11 @@ struct GradientOptions {
   // inside the forward field's reversed step (its kernel holds u_{m+1}, u_m and u_{m-1}), not
   // as a pass of its own over them. The same bits either way; false is for comparing costs.
   bool fused_imaging = true;
+  // With boundary saving: whether the reversed steps also update the absorbing layers (their
+  // points, psi and zeta) as the forward steps do. Nothing reads them there (the interior's
+  // update reads the interior and the ring, and the ring is put back), so by default they are
+  // left (Backend::step_without_layers; the same bits); true is for tests and comparing costs.
+  bool reversed_step_updates_layers = false;
 };
 
 struct Gradient {
