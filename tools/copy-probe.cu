@@ -152,11 +152,73 @@ __global__ void copy_bulk(const char* __restrict__ in, char* __restrict__ out, s
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// ---- The field's layout (issue 38: is it the layout, not the kernel, that holds strata's copy
+// at 0.86?). A 512^3 interior inside an allocation of `rows` rows of `p4` 16-byte vectors a row
+// and `planes` planes, its first point at (x4, y0, z0): strata's Field<float> with 4 ghost
+// layers has rows of 576 floats (the interior's first point 128-byte aligned, the pitch a
+// multiple of 32 elements), 520 rows, 520 planes. The same byte count as the flat copies.
+constexpr int kN = 512, kC4 = kN / 4;  // interior side; 16-byte vectors in an interior row
+struct Layout {
+  int p4, rows, planes, x4, y0, z0;
+  std::int64_t size4() const { return std::int64_t(p4) * rows * planes; }
+  __host__ __device__ std::int64_t at(int c, int y, int z) const {
+    return (std::int64_t(z + z0) * rows + (y + y0)) * p4 + x4 + c;
+  }
+};
+
+// Row order: consecutive threads take consecutive vectors of an interior row, grid-stride, K
+// loads in flight a thread (what the flat copy_vec does, through the layout's index).
+template <int K>
+__global__ void copy_rows(const float4* __restrict__ in, float4* __restrict__ out, Layout L) {
+  const std::int64_t n4 = std::int64_t(kN) * kN * kC4;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  auto at = [&](std::int64_t i) {
+    const int c = int(i % kC4);
+    const std::int64_t row = i / kC4;
+    return L.at(c, int(row % kN), int(row / kN));
+  };
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += K * stride) {
+    float4 v[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (i + k * stride < n4) v[k] = __ldg(in + at(i + k * stride));
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (i + k * stride < n4) out[at(i + k * stride)] = v[k];
+  }
+}
+
+// Tile order, as the 2.5D kernels walk the field: block (tile, z chunk) owns a tile of TW4
+// vectors x 32 rows of the XY plane and streams its planes in z, K loads in flight a thread.
+// So at any moment DRAM sees (tiles x chunks) separate 32-row footprints, not whole rows.
+template <int TW4, int K>
+__global__ void copy_tiles(const float4* __restrict__ in, float4* __restrict__ out, Layout L, int zchunk) {
+  constexpr int TY = 32, E = TW4 * TY;
+  const int tiles_x = kC4 / TW4;
+  const int x = (blockIdx.x % tiles_x) * TW4, y = (blockIdx.x / tiles_x) * TY;
+  const int z0 = blockIdx.y * zchunk, z1 = min(z0 + zchunk, kN);
+  for (int z = z0; z < z1; ++z)
+    for (int e = threadIdx.x; e < E; e += K * blockDim.x) {
+      float4 v[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int f = e + k * blockDim.x;
+        if (f < E) v[k] = __ldg(in + L.at(x + f % TW4, y + f / TW4, z));
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        const int f = e + k * blockDim.x;
+        if (f < E) out[L.at(x + f % TW4, y + f / TW4, z)] = v[k];
+      }
+    }
+}
+
 struct Row {
   std::string name;
   double moved_bytes;  // per launch
   std::function<void(cudaStream_t)> run;
-  bool copies;  // leaves `out` equal to `in`
+  bool copies;     // leaves `out` equal to `in` (over the interior, for a layout)
+  int layout = -1;  // -1: the flat arrays; else which of the probe's layouts
   std::vector<float> ms;
 };
 
@@ -223,6 +285,77 @@ int main(int argc, char** argv) {
                       true});
     }
   }
+  // The field's layout (strata's Field<float>, 4 ghost layers: rows of 576 floats, the interior
+  // at x = 32) against dense rows and other pitches: cudaMemcpy3D, row order and tile order
+  // (needs the 512 MiB default: kN^3 floats). Pitch 544 has f64's density (512 + 32 of 544).
+  struct Lay {
+    Layout L;
+    const char* name;
+    bool all;  // every variant, else row order and the best tile order only
+  };
+  const Lay lays[] = {
+      {{576 / 4, kN + 8, kN + 8, 32 / 4, 4, 4}, "field 576x520x520", true},
+      {{kC4, kN, kN, 0, 0, 0}, "dense 512^3", true},
+      {{528 / 4, kN + 8, kN + 8, 8 / 4, 4, 4}, "pitch 528 x8", false},
+      {{544 / 4, kN + 8, kN + 8, 32 / 4, 4, 4}, "pitch 544 x32", false},
+      {{640 / 4, kN + 8, kN + 8, 32 / 4, 4, 4}, "pitch 640 x32", false},
+      {{1024 / 4, kN + 8, kN + 8, 32 / 4, 4, 4}, "pitch 1024 x32", false},
+      // Rows that start on large boundaries: does where a row starts matter, not the gaps?
+      {{kC4, kN + 8, kN + 8, 0, 4, 4}, "pitch 512 x0, ghost rows and planes", false},
+      {{576 / 4, kN + 8, kN + 8, 0, 4, 4}, "pitch 576 x0", false},
+      {{768 / 4, kN + 8, kN + 8, 0, 4, 4}, "pitch 768 x0", false},
+      {{1024 / 4, kN + 8, kN + 8, 0, 4, 4}, "pitch 1024 x0", false},
+      {{1024 / 4, kN + 8, kN + 8, 256 / 4, 4, 4}, "pitch 1024 x256", false},
+  };
+  constexpr int kLays = int(sizeof lays / sizeof lays[0]);
+  std::int64_t most4 = 0;
+  for (const Lay& l : lays) most4 = std::max(most4, l.L.size4());
+  float *fin = nullptr, *fout = nullptr;
+  if (bytes == std::size_t(kN) * kN * kN * 4) {
+    CHECK(cudaMalloc(&fin, most4 * 16));
+    CHECK(cudaMalloc(&fout, most4 * 16));
+    {
+      std::vector<float> h(std::size_t(most4) * 4);
+      for (std::size_t i = 0; i < h.size(); ++i) h[i] = float((i * 2246822519u) % 100019) * 1e-3f + 0.25f;
+      CHECK(cudaMemcpy(fin, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+    }
+    for (int l = 0; l < kLays; ++l) {
+      const Layout L = lays[l].L;
+      const float4* src = reinterpret_cast<const float4*>(fin);
+      float4* dst = reinterpret_cast<float4*>(fout);
+      auto name = [&](const char* what) { return std::string(what) + ", " + lays[l].name; };
+      if (lays[l].all)
+        rows.push_back({name("cudaMemcpy3D"), 2.0 * bytes,
+                        [=](cudaStream_t s) {
+                          cudaMemcpy3DParms p{};
+                          p.srcPtr = make_cudaPitchedPtr(const_cast<float4*>(src), std::size_t(L.p4) * 16,
+                                                         std::size_t(L.p4) * 16, std::size_t(L.rows));
+                          p.dstPtr = make_cudaPitchedPtr(dst, std::size_t(L.p4) * 16, std::size_t(L.p4) * 16,
+                                                         std::size_t(L.rows));
+                          p.srcPos = p.dstPos =
+                              make_cudaPos(std::size_t(L.x4) * 16, std::size_t(L.y0), std::size_t(L.z0));
+                          p.extent = make_cudaExtent(std::size_t(kN) * 4, kN, kN);
+                          p.kind = cudaMemcpyDeviceToDevice;
+                          CHECK(cudaMemcpy3DAsync(&p, s));
+                        },
+                        true, l});
+      rows.push_back({name("rows x4, 4x256/SM"), 2.0 * bytes,
+                      [=](cudaStream_t s) { copy_rows<4><<<sms * 4, 256, 0, s>>>(src, dst, L); }, true, l});
+      auto tiles = [&](const char* what, auto kernel, int tiles, int chunks, int threads) {
+        rows.push_back({name(what), 2.0 * bytes,
+                        [=](cudaStream_t s) {
+                          kernel<<<dim3(tiles, chunks), threads, 0, s>>>(src, dst, L, kN / chunks);
+                        },
+                        true, l});
+      };
+      tiles("tiles 128x32 x4, 64 tiles x 8 chunks of 256", copy_tiles<32, 4>, 64, 8, 256);
+      if (!lays[l].all) continue;
+      tiles("tiles 256x32 x4, 32 tiles x 16 chunks of 256", copy_tiles<64, 4>, 32, 16, 256);
+      tiles("tiles 512x32 x4, 16 tiles x 32 chunks of 256", copy_tiles<128, 4>, 16, 32, 256);
+      tiles("tiles 128x32 x2, 64 tiles x 2 chunks of 512 (strata's grid)", copy_tiles<32, 2>, 64, 2, 512);
+      tiles("tiles 512x32 x2, 16 tiles x 8 chunks of 512", copy_tiles<128, 2>, 16, 8, 512);
+    }
+  }
   rows.push_back({"reads alone (x4, 4x256/SM)", double(bytes),
                   [=](cudaStream_t s) { read_only<4><<<sms * 4, 256, 0, s>>>(in4, std::int64_t(n4), sink); }, false});
   rows.push_back({"writes alone (plain, 4x256/SM)", double(bytes),
@@ -235,8 +368,31 @@ int main(int argc, char** argv) {
   // Each copy checked bit for bit first (a kernel that moves the wrong bytes is not timed).
   std::vector<float> want(bytes / 4), got(bytes / 4);
   CHECK(cudaMemcpy(want.data(), in, bytes, cudaMemcpyDeviceToHost));
+  std::vector<float> fwant, fgot;
+  if (fin) {
+    fwant.resize(std::size_t(most4) * 4);
+    fgot.resize(fwant.size());
+    CHECK(cudaMemcpy(fwant.data(), fin, fwant.size() * 4, cudaMemcpyDeviceToHost));
+  }
   for (Row& r : rows) {
     if (!r.copies) continue;
+    if (r.layout >= 0) {  // a layout: its interior rows
+      const Layout L = lays[r.layout].L;
+      CHECK(cudaMemsetAsync(fout, 0xff, std::size_t(most4) * 16, st));
+      r.run(st);
+      CHECK(cudaStreamSynchronize(st));
+      CHECK(cudaGetLastError());
+      CHECK(cudaMemcpy(fgot.data(), fout, fgot.size() * 4, cudaMemcpyDeviceToHost));
+      for (int z = 0; z < kN; ++z)
+        for (int y = 0; y < kN; ++y) {
+          const std::size_t at = std::size_t(L.at(0, y, z)) * 4;
+          if (std::memcmp(fwant.data() + at, fgot.data() + at, std::size_t(kN) * 4) != 0) {
+            std::fprintf(stderr, "%s: wrong bytes in row y %d z %d\n", r.name.c_str(), y, z);
+            return 1;
+          }
+        }
+      continue;
+    }
     CHECK(cudaMemsetAsync(out, 0xff, bytes, st));
     r.run(st);
     CHECK(cudaStreamSynchronize(st));
