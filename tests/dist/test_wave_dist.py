@@ -61,12 +61,41 @@ def outputs(d):
     return names
 
 
+def where_they_differ(ref, got, files):
+    """For a failure's message: where the differing .npy arrays differ (count, largest
+    difference, and the box of differing points as x, y, z ranges for a snapshot), so that
+    a log alone says which rank's box or which face is wrong."""
+    try:
+        import numpy as np
+    except ImportError:
+        return ""
+    lines = []
+    for f in files:
+        if not f.endswith(".npy") or not os.path.exists(os.path.join(got, f)):
+            continue
+        a, b = np.load(os.path.join(ref, f)), np.load(os.path.join(got, f))
+        if a.shape != b.shape:
+            lines.append(f"{f}: shape {b.shape} against {a.shape}")
+            continue
+        d = a != b
+        if not d.any():
+            continue
+        line = f"{f}: {int(d.sum())} of {d.size} values differ, largest by {float(np.abs(a - b).max()):.3e}"
+        if a.ndim == 3:  # a snapshot, [z][y][x]
+            idx = np.argwhere(d)
+            lo, hi = idx.min(axis=0), idx.max(axis=0)
+            line += f", in x {lo[2]}..{hi[2]}, y {lo[1]}..{hi[1]}, z {lo[0]}..{hi[0]}"
+        lines.append(line)
+    return "".join("\n    " + line for line in lines)
+
+
 def same_outputs(label, ref, got):
     files = outputs(ref)
     check(f"{label}: every snapshot written", outputs(got) == files, f"{outputs(got)} vs {files}")
     differ = [f for f in files if not os.path.exists(os.path.join(got, f)) or
               not filecmp.cmp(os.path.join(ref, f), os.path.join(got, f), shallow=False)]
-    check(f"{label}: {len(files)} files byte-identical to one process", not differ, f"differ: {differ}")
+    check(f"{label}: {len(files)} files byte-identical to one process", not differ,
+          f"differ: {differ}{where_they_differ(ref, got, differ)}")
     configs = []
     for d in (ref, got):
         with open(os.path.join(d, "config.json")) as f:
