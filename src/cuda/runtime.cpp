@@ -8,6 +8,7 @@
 
 #include "base/runtime.hpp"
 #include "cuda/check.hpp"
+#include "cuda/copy_pitched.hpp"
 #include "strata/device.hpp"
 
 namespace strata {
@@ -95,6 +96,10 @@ void copy_2d(void* dst, Memory dm, std::size_t dpitch, const void* src, Memory s
                   static_cast<const char*>(src) + r * spitch, width);
     return;
   }
+  if (dm == Memory::device && sm == Memory::device) {  // a kernel: see copy_3d
+    cuda::copy_pitched(dst, dpitch, height, src, spitch, height, width, height, 1);
+    return;
+  }
   STRATA_CUDA_CHECK(cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind_of(dm, sm)));
 }
 
@@ -104,6 +109,12 @@ void copy_3d(void* dst, Memory dm, std::size_t dpitch, std::size_t drows, const 
     for (std::size_t z = 0; z < depth; ++z)
       copy_2d(static_cast<char*>(dst) + z * drows * dpitch, dm, dpitch,
               static_cast<const char*>(src) + z * srows * spitch, sm, spitch, width, height);
+    return;
+  }
+  // Device to device, cudaMemcpy3D runs at 0.55 of a flat cudaMemcpy on the H200 (even on
+  // dense rows); the row-order kernel at ~0.9 on the padded layout.
+  if (dm == Memory::device && sm == Memory::device) {
+    cuda::copy_pitched(dst, dpitch, drows, src, spitch, srows, width, height, depth);
     return;
   }
   cudaMemcpy3DParms p{};
