@@ -161,6 +161,29 @@ struct ShellArgs {
   T d2[R + 1] = {};   // second derivative along one axis
 };
 
+// The star at a point in the arithmetic of the interior's 2.5D kernel (StarOp::plane, and
+// stencil_25d's accumulation over input planes): the z neighbours below from the farthest,
+// then the in-plane sum (centre, then per distance the x pair plus the y pair), then the z
+// neighbours above. Every shell kind forms the star so: which kernel updates a point outside
+// the layers depends on where a box starts (the interior's x start is rounded up to a
+// sector, so the columns before it are the shell's in one box and the interior's in a box
+// that starts among them), and the bits must not. xy(r) = (x pair) + (y pair) at distance
+// r, zm(r) and zp(r) the z neighbours at distance r below and above; each called once, in
+// the order the sum needs them (no operand arrays: they cost the staged x slab registers).
+template <class T, int R, class XY, class ZM, class ZP>
+__device__ __forceinline__ T star_as_interior(const T (&k)[R + 1], T centre, XY&& xy, ZM&& zm, ZP&& zp) {
+  T in_plane = k[0] * centre;
+#pragma unroll
+  for (int r = 1; r <= R; ++r) in_plane = fma(k[r], xy(r), in_plane);
+  T acc = fma(k[R], zm(R), T(0));
+#pragma unroll
+  for (int r = R - 1; r >= 1; --r) acc = fma(k[r], zm(r), acc);
+  acc += in_plane;
+#pragma unroll
+  for (int r = 1; r <= R; ++r) acc = fma(k[r], zp(r), acc);
+  return acc;
+}
+
 // D1 u at the centre of a window w of u along one axis.
 template <class T, int R>
 __device__ __forceinline__ T first_derivative(const T (&d1)[R + 1], const T* w) {
@@ -288,9 +311,9 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     const T a_new = new_in ? coef_a[qn - qlo] : T(0), b_new = new_in ? coef_b[qn - qlo] : T(0);
     const std::int64_t idx = base + std::int64_t(m) * sp;
     const T a_here = here ? coef_a[m - qlo] : T(0), b_here = here ? coef_b[m - qlo] : T(0);
-    T lap_c[R + 1];
+    T pair_x[R + 1], across_m[R + 1], across_p[R + 1];  // x pairs; C's neighbours
 #pragma unroll
-    for (int r = 1; r <= R; ++r) lap_c[r] = (c[-r] + c[r]) + (c[-r * sc] + c[r * sc]);
+    for (int r = 1; r <= R; ++r) pair_x[r] = c[-r] + c[r], across_m[r] = c[-r * sc], across_p[r] = c[r * sc];
 
 #pragma unroll
     for (int j = 0; j < 4 * R; ++j) w[j] = w[j + 1];
@@ -299,9 +322,12 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     for (int k = 0; k < 2 * R; ++k) pk[k] = pk[k + 1];
     pk[2 * R] = fma(b_new, psi_in, a_new * first_derivative<T, R>(a.d1, &w[3 * R]));
 
-    T lap = a.lap[0] * w[2 * R];
-#pragma unroll
-    for (int r = 1; r <= R; ++r) lap += a.lap[r] * (lap_c[r] + (w[2 * R - r] + w[2 * R + r]));
+    // The star: across is y and the march z (M 2), or the march is y and across z (M 1).
+    const T lap = star_as_interior<T, R>(
+        a.lap, w[2 * R],
+        [&](int r) { return M == 2 ? pair_x[r] + (across_m[r] + across_p[r]) : pair_x[r] + (w[2 * R - r] + w[2 * R + r]); },
+        [&](int r) { return M == 2 ? w[2 * R - r] : across_m[r]; },
+        [&](int r) { return M == 2 ? w[2 * R + r] : across_p[r]; });
     T extra = T(0);
     if (here) {
       T dpsi = T(0), d2u = a.d2[0] * w[2 * R];
@@ -319,8 +345,10 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
       for (unsigned bits = cross; bits; bits &= bits - 1) {
         extra += layer_terms_gathered<T, R>(a, a.layer[__ffs(int(bits)) - 1], c, x, M == 1 ? m : xc, M == 2 ? m : xc);
       }
-    // out is u-'s buffer: this thread alone reads and then writes the point.
-    out[off] = fma(c2_here, lap + extra, T(2) * w[2 * R] - u_prev);
+    // out is u-'s buffer: this thread alone reads and then writes the point. A point in no
+    // layer takes the star alone, as the interior kernel stores it (lap + 0 can flip a -0).
+    const bool layered = here || (Cross && cross != 0);
+    out[off] = fma(c2_here, layered ? lap + extra : lap, T(2) * w[2 * R] - u_prev);
   }
 }
 
@@ -343,17 +371,18 @@ __device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, co
   const std::int64_t off = std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x;
   const T* c = u + off;
   const T c2_here = c2[off], u_prev = out[off];
-  T lap = a.lap[0] * c[0];
-#pragma unroll
-  for (int r = 1; r <= R; ++r)
-    lap += a.lap[r] * (((c[-r] + c[r]) + (c[-r * a.pitch] + c[r * a.pitch])) + (c[-r * a.plane] + c[r * a.plane]));
+  const T lap = star_as_interior<T, R>(
+      a.lap, c[0], [&](int r) { return (c[-r] + c[r]) + (c[-r * a.pitch] + c[r * a.pitch]); },
+      [&](int r) { return c[-r * a.plane]; }, [&](int r) { return c[r * a.plane]; });
   T extra = T(0);
+  bool layered = false;
   for (int l = 0; l < a.layers; ++l) {
     const PmlLayer<T>& L = a.layer[l];
     if (x < L.lo[0] || x >= L.hi[0] || y < L.lo[1] || y >= L.hi[1] || z < L.lo[2] || z >= L.hi[2]) continue;
     extra += layer_terms_gathered<T, R>(a, L, c, x, y, z);
+    layered = true;
   }
-  out[off] = fma(c2_here, lap + extra, T(2) * c[0] - u_prev);
+  out[off] = fma(c2_here, layered ? lap + extra : lap, T(2) * c[0] - u_prev);
 }
 
 // An x slab (ShellBox::stageable widths): the block owns W x tile_c columns (x, y) and walks
@@ -440,10 +469,10 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
     }
     __syncthreads();
     if (!active) continue;
-    T lap = a.lap[0] * w[R], extra = T(0);
-#pragma unroll
-    for (int r = 1; r <= R; ++r)
-      lap += a.lap[r] * (((row[-r] + row[r]) + (row[-r * UW] + row[r * UW])) + (w[R - r] + w[R + r]));
+    const T lap = star_as_interior<T, R>(
+        a.lap, w[R], [&](int r) { return (row[-r] + row[r]) + (row[-r * UW] + row[r * UW]); },
+        [&](int r) { return w[R - r]; }, [&](int r) { return w[R + r]; });
+    T extra = T(0);
     if (in_layer) {
       const T* p = &ps[ty * UW + tx + R];
       T dpsi = T(0), d2u = a.d2[0] * row[0];
@@ -457,7 +486,7 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
       L.zeta[lidx] = zt;
       extra = dpsi + zt;
     }
-    out[off] = fma(c2_here, lap + extra, T(2) * w[R] - u_prev);
+    out[off] = fma(c2_here, in_layer ? lap + extra : lap, T(2) * w[R] - u_prev);
   }
 }
 
