@@ -4,7 +4,8 @@ the seismogram, the receivers, every snapshot (.npy, .vti, .png), the seismogram
 and config.json are the same bytes, for the default process grid, every slab grid and (at 4
 ranks) the grids split along two axes, with
 absorbing layers, a free surface, rigid and periodic faces (periodic axes split across
-ranks wrap), f32 and f64. A run continued from the ranks' checkpoints ends with the same
+ranks wrap), f32 and f64, and a box that starts among the columns beside the x layer that
+one process updates in the shell's kernels. A run continued from the ranks' checkpoints ends with the same
 bytes as the uninterrupted run; a restart on another process grid, a grid that cuts an
 absorbing layer and a bad configuration are each refused with one message, nothing written.
 Usage: test_wave_dist.py PATH_TO_STRATA MPIEXEC NP [--device cuda] (or STRATA_TEST_DEVICE=cuda: one GPU a
@@ -46,6 +47,21 @@ PERIODIC = json.loads(json.dumps(BASE))
 PERIODIC["boundary"] = {"xmin": "periodic", "xmax": "periodic", "ymin": "rigid", "ymax": "rigid",
                         "zmin": "free", "zmax": "pml", "pml": {"width": 6}}
 PERIODIC["scheme"]["precision"] = "f64"
+# A box that starts among the columns the interior's x start is rounded past (the x layer is
+# 6 points, the 32-byte sector 8 f32s): one process updates x 6 and 7 in the absorbing
+# shell's kernels, the rank whose box starts there in the interior's, and the bits must be
+# the same. With a rigid x end, the grid's x length puts the first cut (by modelled work, the
+# layer whole in its box) at 6 or 7 for NP boxes along x: 26 -> 0,6,26; 46 -> 0,7,26,46;
+# 65 -> 0,6,26,45,65.
+COLUMNS_NX = {2: 26, 3: 46, 4: 65}.get(NP)
+COLUMNS = json.loads(json.dumps(BASE))
+if COLUMNS_NX:
+    COLUMNS["grid"]["shape"] = [COLUMNS_NX, 20, 24]
+    COLUMNS["boundary"] = {"xmax": "rigid", "pml": {"width": 6}}
+    COLUMNS["sources"] = [{"position": [35.0, 45.0, 55.0], "frequency": 25.0}]
+    COLUMNS["receivers"] = {"every": 2, "points": [[32.5, 40.0, 50.0]], "planes": [],
+                            "lines": [{"start": [5.0, 45.0, 55.0], "end": [(COLUMNS_NX - 2) * 5.0, 45.0, 55.0],
+                                       "count": 6}]}
 
 
 def launch(np_, *args):
@@ -115,8 +131,11 @@ def mixed_grids(n):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for name, cfg_dict, grids in (("base", BASE, [""] + slab_grids(NP) + mixed_grids(NP)),
-                                 ("periodic", PERIODIC, ["", f"{NP}x1x1"] + mixed_grids(NP)[:1])):
+    cases = [("base", BASE, [""] + slab_grids(NP) + mixed_grids(NP)),
+             ("periodic", PERIODIC, ["", f"{NP}x1x1"] + mixed_grids(NP)[:1])]
+    if COLUMNS_NX:
+        cases.append(("columns", COLUMNS, [f"{NP}x1x1"]))
+    for name, cfg_dict, grids in cases:
         cfg = os.path.join(tmp, name + ".json")
         with open(cfg, "w") as f:
             json.dump(cfg_dict, f)
