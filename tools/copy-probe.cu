@@ -306,6 +306,12 @@ int main(int argc, char** argv) {
       {{768 / 4, kN + 8, kN + 8, 0, 4, 4}, "pitch 768 x0", false},
       {{1024 / 4, kN + 8, kN + 8, 0, 4, 4}, "pitch 1024 x0", false},
       {{1024 / 4, kN + 8, kN + 8, 256 / 4, 4, 4}, "pitch 1024 x256", false},
+      // Which boundary (x = floats into the row; 64 floats = 256 bytes): 576 x64 starts rows
+      // 256 bytes past a 512-byte boundary every other row, 1024 x64 every row, 1024 x128 on
+      // 512-byte boundaries; 576 x0 and x256 measured 0.93, x32 0.85-0.90 (2026-11-28).
+      {{576 / 4, kN + 8, kN + 8, 64 / 4, 4, 4}, "pitch 576 x64", false},
+      {{1024 / 4, kN + 8, kN + 8, 64 / 4, 4, 4}, "pitch 1024 x64", false},
+      {{1024 / 4, kN + 8, kN + 8, 128 / 4, 4, 4}, "pitch 1024 x128", false},
   };
   constexpr int kLays = int(sizeof lays / sizeof lays[0]);
   std::int64_t most4 = 0;
