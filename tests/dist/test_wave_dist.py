@@ -10,9 +10,11 @@ bytes as the uninterrupted run; a restart on another process grid, a grid that c
 absorbing layer and a bad configuration are each refused with one message, nothing written.
 Usage: test_wave_dist.py PATH_TO_STRATA MPIEXEC NP [--device cuda] (or STRATA_TEST_DEVICE=cuda: one GPU a
 rank, else skipped)"""
+import array
 import filecmp
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -241,6 +243,60 @@ with tempfile.TemporaryDirectory() as tmp:
               r.stderr)
         check("  ... said once", r.stderr.count("would be cut") == 1, r.stderr)
         check("  ... nothing written", not os.path.exists(out))
+
+    # A .npy velocity model (each rank reads its own box; rank 0 checks every value): the same
+    # bytes as one process, from a float64 file into an f32 run and a float32 file into f64.
+    nx, ny, nz = BASE["grid"]["shape"]
+
+    def write_model(path, dtype, bad_at=None):
+        """(nz, ny, nx) velocities in m/s, 1500-2600 varying along every axis; NaN at bad_at (x, y, z)."""
+        code, size = {"<f4": ("f", 4), "<f8": ("d", 8)}[dtype]
+        head = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d, %d), }" % (dtype, nz, ny, nx)
+        head += " " * (63 - (10 + len(head)) % 64) + "\n"
+        vals = array.array(code, (1500.0 + 12.5 * z + 7.0 * ((3 * x + 5 * y) % 11) + 0.37 * x
+                                  for z in range(nz) for y in range(ny) for x in range(nx)))
+        if bad_at:
+            vals[(bad_at[2] * ny + bad_at[1]) * nx + bad_at[0]] = float("nan")
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode() + vals.tobytes())
+
+    for dtype, precision in (("<f8", "f32"), ("<f4", "f64")):
+        model = os.path.join(tmp, f"model{dtype[-1]}.npy")
+        write_model(model, dtype)
+        npy_cfg = json.loads(json.dumps(BASE))
+        npy_cfg["model"] = {"type": "npy", "file": model}
+        npy_cfg["scheme"]["precision"] = precision
+        cfg_npy = os.path.join(tmp, f"npy{dtype[-1]}.json")
+        with open(cfg_npy, "w") as f:
+            json.dump(npy_cfg, f)
+        ref = os.path.join(tmp, f"npy{dtype[-1]}_ref")
+        r = launch(0, "--config", cfg_npy, "--out-dir", ref)
+        check(f".npy model {dtype} ({precision}): one process exits 0", r.returncode == 0, r.stderr)
+        for g in ["", f"{NP}x1x1"]:
+            out = os.path.join(tmp, f"npy{dtype[-1]}_{g or 'auto'}")
+            r = launch(NP, "--config", cfg_npy, "--out-dir", out, *(["--grid", g] if g else []))
+            check(f".npy model {dtype} ({precision}), {NP} ranks, grid {g or 'default'}: exits 0", r.returncode == 0,
+                  r.stderr)
+            if r.returncode == 0:
+                same_outputs(f".npy model {dtype}, {NP} ranks, grid {g or 'default'}", ref, out)
+                if NP > 1:
+                    with open(os.path.join(ref, "report.json")) as f1, open(os.path.join(out, "report.json")) as f2:
+                        a, b = json.load(f1), json.load(f2)
+                    keys = ("dt", "v_min", "v_max", "digest")  # the digest: a checkpoint's physics
+                    check("  ... the same dt, v_min, v_max and physics digest as one process",
+                          all(a.get(k) == b.get(k) for k in keys), str({k: (a.get(k), b.get(k)) for k in keys}))
+    # A NaN in the last rank's box: one process's message, said once, nothing written.
+    bad_model = os.path.join(tmp, "bad_model.npy")
+    write_model(bad_model, "<f4", bad_at=(nx - 2, ny // 2, nz - 3))
+    one = launch(0, "--config", cfg_npy, "--out-dir", os.path.join(tmp, "bad_model_one"), "--set",
+                 f"model.file={json.dumps(bad_model)}")
+    out = os.path.join(tmp, "bad_model")
+    r = launch(NP, "--config", cfg_npy, "--out-dir", out, "--set", f"model.file={json.dumps(bad_model)}")
+    want = f"grid point (x, y, z) = ({nx - 2}, {ny // 2}, {nz - 3})"
+    check("a NaN in the model refused as one process refuses it", r.returncode != 0 and want in r.stderr and
+          want in one.stderr, r.stderr + one.stderr)
+    check("  ... said once", r.stderr.count("velocity model: v = nan") == 1, r.stderr)
+    check("  ... nothing written", not os.path.exists(out))
 
     # A bad configuration: one message from one rank, nothing written.
     out = os.path.join(tmp, "bad")

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <vector>
 
+#include "io/digest.hpp"
 #include "strata/wave.hpp"
 
 namespace strata::wave {
@@ -28,5 +30,20 @@ VelocityModel<T> load_velocity(const Config& c);
 // A .npy model's file is readable and of the grid's shape (nz, ny, nx); throws Error naming
 // model.file otherwise.
 void inspect_model_file(const Config& c);
+
+// A .npy model without holding it (a run split over ranks: each rank needs its own box, one
+// rank the rest). scan_model_file checks every value as load_velocity does, in the same order
+// (so the first bad one is named alike), and returns the extremes; digest_model_file adds the
+// values to d as Digest::add_bytes of the whole array would; read_model_box returns the box
+// [offset, offset + box) dense. Each streams the file a few rows at a time.
+struct ModelExtremes {
+  double v_min = 0, v_max = 0;
+};
+template <class T>
+ModelExtremes scan_model_file(const Config& c);
+template <class T>
+void digest_model_file(const Config& c, io::Digest& d);
+template <class T>
+std::vector<T> read_model_box(const Config& c, std::array<int, 3> offset, Extent box);
 
 }  // namespace strata::wave

@@ -223,6 +223,10 @@ void require_host_memory(const Config& c, Device device) {
 
 template <class T>
 std::string physics_digest(const Config& c, double dt, std::span<const T> velocity) {
+  return physics_digest(c, dt, [&](io::Digest& d) { d.add_bytes(velocity.data(), velocity.size_bytes()); });
+}
+
+std::string physics_digest(const Config& c, double dt, const std::function<void(io::Digest&)>& add_values) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(to_json(c));
   j.erase("output");
   j.erase("device");
@@ -232,12 +236,19 @@ std::string physics_digest(const Config& c, double dt, std::span<const T> veloci
   if (c.model == ModelKind::npy) j["model"].erase("file");  // the values count, not the path
   io::Digest d;
   d.add(j.dump());
-  d.add_bytes(velocity.data(), velocity.size_bytes());
+  add_values(d);
   return d.hex();
 }
 
 template <class T>
 Resolved resolve(const Config& c, std::span<const T> velocity) {
+  const auto [vmin_it, vmax_it] = std::minmax_element(velocity.begin(), velocity.end());
+  return resolve<T>(c, double(*vmin_it), double(*vmax_it),
+                    [&](io::Digest& d) { d.add_bytes(velocity.data(), velocity.size_bytes()); });
+}
+
+template <class T>
+Resolved resolve(const Config& c, double v_min, double v_max, const std::function<void(io::Digest&)>& add_values) {
   Resolved out;
   Plan& p = out.plan;
   Setup& s = out.setup;
@@ -260,9 +271,8 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
                   " (receivers: points, then lines, then planes) is outside the grid: each coordinate must lie in " +
                   grid_hull(c.shape, h));
 
-  const auto [vmin_it, vmax_it] = std::minmax_element(velocity.begin(), velocity.end());
-  p.v_min = double(*vmin_it);
-  p.v_max = double(*vmax_it);
+  p.v_min = v_min;
+  p.v_max = v_max;
   p.dt_limit = stability_limit(c.order, h, p.v_max);
   if (c.dt) {
     if (*c.dt > p.dt_limit)
@@ -296,7 +306,7 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
   if (c.segy && !p.receivers.empty()) check_segy(c, p);
   p.bytes_per_point = 4.0 * sizeof(T);
   p.device = run_device(c);
-  p.digest = physics_digest(c, p.dt, velocity);
+  p.digest = physics_digest(c, p.dt, add_values);
 
   // The backend's scheme, in grid units.
   s.n = c.shape;
@@ -321,6 +331,8 @@ Resolved resolve(const Config& c, std::span<const T> velocity) {
 
 template Resolved resolve(const Config&, std::span<const float>);
 template Resolved resolve(const Config&, std::span<const double>);
+template Resolved resolve<float>(const Config&, double, double, const std::function<void(io::Digest&)>&);
+template Resolved resolve<double>(const Config&, double, double, const std::function<void(io::Digest&)>&);
 template std::string physics_digest(const Config&, double, std::span<const float>);
 template std::string physics_digest(const Config&, double, std::span<const double>);
 

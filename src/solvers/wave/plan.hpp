@@ -6,9 +6,11 @@
 // io/digest and the device and host-memory queries; reads no file and allocates no field.
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "backend/wave.hpp"
+#include "io/digest.hpp"
 
 namespace strata::wave {
 
@@ -20,6 +22,11 @@ struct Resolved {
 // `velocity`: the model's values (VelocityModel::values()).
 template <class T>
 Resolved resolve(const Config& c, std::span<const T> velocity);
+// The same from the model's extremes, add_values adding its values to the physics digest (as
+// Digest::add_bytes of the whole array): for a model no one process holds.
+template <class T>
+Resolved resolve(const Config& c, double v_min, double v_max,
+                 const std::function<void(io::Digest&)>& add_values);
 
 // The checks of the sources alone, as resolve makes them (the first bad source is named
 // "sources.I"): each position among the grid points, and each wavelet one the scheme can
@@ -50,5 +57,7 @@ void require_host_memory(const Config& c, Device device);
 // models, every point's for a .npy model). Equal digests: a checkpoint can continue.
 template <class T>
 std::string physics_digest(const Config& c, double dt, std::span<const T> velocity);
+std::string physics_digest(const Config& c, double dt,
+                           const std::function<void(io::Digest&)>& add_values);
 
 }  // namespace strata::wave

@@ -44,22 +44,88 @@ std::string differing_sections(const std::string& a_json, const std::string& b_j
   return out;
 }
 
+// Text from rank 0 to every rank.
+std::string from_root(const std::string& text) {
+  const dist::Job& job = dist::Job::get();
+  std::size_t len = text.size();
+  job.broadcast(&len, sizeof len, 0);
+  std::string out = job.rank() == 0 ? text : std::string(len, '\0');
+  if (len > 0) job.broadcast(out.data(), len, 0);
+  return out;
+}
+
+// A .npy model of a run split over ranks, without any rank holding the whole of it (each
+// held a copy before: N models on a host of N ranks, past what each rank's memory check
+// counted). Rank 0 checks every value and finds the extremes in one pass over the file; every
+// rank resolves the run from them (each the same, so each throws alike or none does); rank 0
+// streams the file into the physics digest and hands the digest on; each rank reads its box.
+// A failure on rank 0 reaches every rank as the same message: the ranks agree on it as on
+// any refusal. The digest, extremes and first bad value are one process's.
+// (Collective: every rank calls it, having agreed that none refused the run so far.)
+template <class T>
+Resolved resolve_split_file(const Config& c, const dist::Subdomain& box, std::vector<T>& mine) {
+  const dist::Job& job = dist::Job::get();
+  const bool root = job.rank() == 0;
+  ModelExtremes ext;
+  std::string why;
+  if (root) {
+    try {
+      ext = scan_model_file<T>(c);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  }
+  job.agree(why);  // rank 0's refusal (a bad value, a read error) on every rank
+  job.broadcast(&ext, sizeof ext, 0);
+  // The same inputs on every rank: each throws alike, or none does.
+  Resolved r = resolve<T>(c, ext.v_min, ext.v_max, [&](io::Digest& d) {
+    if (!root) return;
+    try {
+      digest_model_file<T>(c, d);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  });
+  job.agree(why);
+  r.plan.digest = from_root(r.plan.digest);
+  mine = read_model_box<T>(c, box.offset, box.local);  // a rank's own failure: agreed by the caller's run
+  return r;
+}
+
 }  // namespace
 
 template <class T>
 SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
   const bool split = grid != nullptr;  // a 1x1x1 grid too: the distributed path on one rank
   const dist::Subdomain box = split ? wave_box(cfg_, *grid, dist::Job::get().rank()) : dist::Subdomain{};
-  if (split) {
-    // Before the model is read or anything allocated: what this rank's box will hold.
-    Config mine = cfg_;
-    mine.shape = box.local;
-    require_host_memory(mine, run_device(cfg_));
-  } else {
-    require_host_memory(cfg_, run_device(cfg_));
+  // A .npy model over several ranks: each reads its own box (resolve_split_file, collective);
+  // else the model is read whole (a plane per z for constant and layered ones).
+  const bool file_split = split && cfg_.model == ModelKind::npy && dist::Job::get().size() > 1;
+  std::string refused;  // with file_split, a rank's own refusal, agreed before the collective read
+  try {
+    if (split) {
+      // Before the model is read or anything allocated: what this rank's box will hold.
+      Config box_cfg = cfg_;
+      box_cfg.shape = box.local;
+      require_host_memory(box_cfg, run_device(cfg_));
+    } else {
+      require_host_memory(cfg_, run_device(cfg_));
+    }
+    if (file_split) inspect_model_file(cfg_);  // every rank: the file is there, of the grid's shape
+  } catch (const std::exception& e) {
+    if (!file_split) throw;
+    refused = e.what();
   }
-  const VelocityModel<T> v = load_velocity<T>(cfg_);
-  Resolved r = resolve<T>(cfg_, v.values());
+  if (file_split) dist::Job::get().agree(refused);
+  VelocityModel<T> v;
+  std::vector<T> mine;
+  Resolved r;
+  if (file_split) {
+    r = resolve_split_file<T>(cfg_, box, mine);
+  } else {
+    v = load_velocity<T>(cfg_);
+    r = resolve<T>(cfg_, v.values());
+  }
   plan_ = std::move(r.plan);
   setup_ = std::move(r.setup);
   if (split) {
@@ -68,8 +134,8 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
   }
   backend_ = make_backend<T>(plan_.device, setup_);
   if (part_) backend_->set_halo_exchange([this](void* stream, void* packed) { exchange(stream, packed); });
-  const bool planes = !v.planes.empty();
-  const std::vector<T> mine = part_ ? box_values<T>(v.values(), cfg_.shape, part_->box, planes) : std::vector<T>();
+  const bool planes = !file_split && !v.planes.empty();
+  if (part_ && !file_split) mine = box_values<T>(v.values(), cfg_.shape, part_->box, planes);
   const std::span<const T> values = part_ ? std::span<const T>(mine) : v.values();
   if (planes) backend_->set_velocity_planes(values, plan_.dt / cfg_.spacing);
   else backend_->set_velocity(values, plan_.dt / cfg_.spacing);
