@@ -297,6 +297,23 @@ with tempfile.TemporaryDirectory() as tmp:
           want in one.stderr, r.stderr + one.stderr)
     check("  ... said once", r.stderr.count("velocity model: v = nan") == 1, r.stderr)
     check("  ... nothing written", not os.path.exists(out))
+    # A model of another shape (every rank's own check) and one cut short (rank 0's scan): one
+    # message each, nothing written.
+    import shutil
+    short_model = os.path.join(tmp, "short_model.npy")
+    shutil.copy(os.path.join(tmp, "model4.npy"), short_model)
+    with open(short_model, "r+b") as f:
+        f.truncate(os.path.getsize(short_model) - 4 * nx * ny)
+    for label, model, words in (("a model of another shape", "model4.npy", "has shape"),
+                                ("a model cut short", short_model, "truncated")):
+        out = os.path.join(tmp, "bad_model_" + words.replace(" ", "_"))
+        sets = ["--set", f"model.file={json.dumps(os.path.join(tmp, model))}"]
+        if words == "has shape":
+            sets += ["--set", f"grid.shape=[{nx}, {ny}, {nz + 1}]"]
+        r = launch(NP, "--config", cfg_npy, "--out-dir", out, *sets)
+        check(f"{label} refused", r.returncode != 0 and words in r.stderr, r.stderr)
+        check("  ... said once", r.stderr.count(words) == 1, r.stderr)
+        check("  ... nothing written", not os.path.exists(out))
 
     # A bad configuration: one message from one rank, nothing written.
     out = os.path.join(tmp, "bad")
