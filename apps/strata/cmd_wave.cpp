@@ -210,6 +210,7 @@ void add_wave(CLI::App& app) {
       return run_shots(c, *a);
     }
     wave::RunOptions opt = run_options(*a, "strata wave", false);
+    opt.process_start = process_start();  // the report's phases from the process's start
     if (restart_opt->count() > 0)
       opt.restart = a->restart.empty() ? c.out_dir + "/checkpoint.strata" : a->restart;
     set_cooperative(true);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -237,6 +238,10 @@ struct RunOptions {
   // rank throws dist::AgreedError with its message on every rank, and the job goes on: a
   // script that makes several runs, as strata.run.wave does).
   bool agree = false;
+  // When the process began (the CLI's start): given, the report's phases begin with the time
+  // before run() was called, mpi_start (MPI_Init, under mpirun) and process_start (the rest:
+  // loading, options). Left at its default, they are not reported.
+  std::chrono::steady_clock::time_point process_start{};
 };
 
 // What run() throws when RunOptions::cancelled said stop: where it stopped and the last
@@ -268,8 +273,11 @@ struct Report {
   std::string process_grid;  // "PXxPYxPZ" ("" in one process)
   std::string
       gpu_exchange;  // several ranks on GPUs: how the halos travelled ("CUDA IPC ...", "NCCL ...")
-  // Where wall_s went, in order: setup (model, plan, fields, device start), copy_rate (GPU),
-  // restart, stepping, checks (NaN/Inf), snapshots, checkpoints, results.
+  // Where the time went, in order: mpi_start and process_start (before run(), where
+  // RunOptions::process_start was given; not in wall_s), device_start (the GPU's context),
+  // model (model, plan, partition), fields (allocated and loaded), restart, communicators
+  // (several ranks), copy_rate (GPU), stepping, checks (NaN/Inf), snapshots, checkpoints,
+  // results.
   std::vector<std::pair<std::string, double>> phases_s;
   // With STRATA_WAVE_TIMELINE=1 on a GPU (a diagnostic): rank 0's median step, in ms from its
   // start, at the halo's end, the far interior's, the shell's and the step's (docs/multigpu.md).

@@ -68,6 +68,10 @@ void start_device_early();
 // Waits for start_device_early's thread, if any. Call it before the process returns from
 // main: CUDA's own teardown at exit must not meet a context still being made.
 void join_device_start();
+// Makes the context of the current device now, after start_device_early's thread if any: a
+// run reports the device's start (device_start) apart from its own work. Throws Error when
+// it fails. Without CUDA it does nothing.
+void start_device();
 
 // The GPUs this process may use, counted without starting CUDA: the entries of
 // CUDA_VISIBLE_DEVICES where it is set (`entries`, if given, gets them), else the NVIDIA

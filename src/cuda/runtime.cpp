@@ -203,6 +203,11 @@ void join_device_start() {
   if (t.joinable()) t.join();
 }
 
+void start_device() {
+  join_device_start();
+  STRATA_CUDA_CHECK(cudaFree(nullptr));
+}
+
 void* graph_capture(void* stream, const std::function<void()>& enqueue) {
   const auto s = static_cast<cudaStream_t>(stream);
   require(s != nullptr, "graph capture needs a created stream, not the default stream");

@@ -57,6 +57,7 @@ void set_device(int index) {
 }
 void start_device_early() {}
 void join_device_start() {}
+void start_device() {}
 bool cuda_started() { return false; }
 bool gpu_usable_for_advice() { return false; }
 

@@ -181,6 +181,18 @@ with tempfile.TemporaryDirectory() as tmp:
         for k in ["ratio_to_copy", "copy_gb_per_s"]:
             check("report.json on the CPU has no " + k, k not in rep, str(rep.keys()))
         check("report counts 30 steps", rep.get("steps_run") == 30, str(rep.get("steps_run")))
+        # Where the time went, from the process's start: the CLI's time before the run, then the
+        # model and the fields apart (a CPU run starts no device); only the run's own phases are
+        # in wall_s.
+        ph = rep.get("phases_s", {})
+        names = list(ph)
+        check("report.json phases begin at the process's start, then model and fields",
+              names[:3] == ["process_start", "model", "fields"] and "device_start" not in ph
+              and "setup" not in ph, str(names))
+        check("report.json phases are times and the run's own add up within wall_s",
+              all(isinstance(v, (int, float)) and v >= 0 for v in ph.values())
+              and sum(v for k, v in ph.items() if k not in ("process_start", "mpi_start")) <= rep["wall_s"] + 1e-6
+              and 0 < ph.get("process_start", 0) < 60, str(ph))
         leftovers = [f for f in os.listdir(out) if ".tmp." in f]
         check("no temporaries left", not leftovers, str(leftovers))
 

@@ -164,6 +164,12 @@ with tempfile.TemporaryDirectory() as tmp:
                 want = "CUDA IPC" if DEVICE == "cuda" else None
                 got = rep.get("gpu_exchange")
                 check(f"{label}: report's gpu_exchange", (want in got) if want and got else got == want, str(got))
+                # The fixed cost per phase: MPI's start, the GPU's context (on GPUs), the model,
+                # the fields and the ranks' links, in that order.
+                names = list(rep.get("phases_s", {}))
+                want = ["mpi_start", "process_start"] + (["device_start"] if DEVICE == "cuda" else []) + \
+                    ["model", "fields", "communicators"]
+                check(f"{label}: report's phases from MPI's start to the links", names[:len(want)] == want, str(names))
 
     # STRATA_WAVE_TIMELINE=1 on GPUs: every rank's step timeline in the report.
     if DEVICE == "cuda" and NP > 1:

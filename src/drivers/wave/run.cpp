@@ -208,6 +208,12 @@ Report run(const Config& cfg, const RunOptions& opt) {
   const Ranks ranks(opt);
   const io::RunDirectory::Mode mode = directory_mode(opt);
   PhaseTimes times;
+  if (opt.process_start != Clock::time_point{}) {  // the time before this call (the CLI's)
+    const double before = std::chrono::duration<double>(t0 - opt.process_start).count();
+    const double mpi = ranks.job.start_ms() / 1e3;
+    if (mpi > 0) times.add("mpi_start", mpi);
+    times.add("process_start", std::max(0.0, before - mpi));
+  }
   std::unique_ptr<detail::SolverImpl> solver;
   // Every check, on every rank; nothing is written if one throws. Over several ranks each
   // builds its box. Under RunOptions::agree a rank's failure is every rank's AgreedError.
@@ -217,16 +223,26 @@ Report run(const Config& cfg, const RunOptions& opt) {
     ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
     // Before the Solver allocates: a checkpoint that is not there.
     if (!opt.restart.empty()) require_restart_file(opt.restart, ranks.rank());
-    const Clock::time_point t_setup = Clock::now();
     std::optional<dist::ProcessGrid> grid;
     if (ranks.many) grid = wave_process_grid(cfg, ranks.size(), opt.grid);
-    if (ranks.many)
-      drivers::bind_gpu(run_device(cfg), true);  // one GPU per rank, before any CUDA work
+    if (run_device(cfg) == Device::cuda) {
+      // The GPU's context, apart from the run's own set-up (on a host of several GPUs it
+      // takes longer when the ranks start theirs together).
+      const Clock::time_point t_device = Clock::now();
+      if (ranks.many)
+        drivers::bind_gpu(Device::cuda, true);  // one GPU per rank, before any CUDA work
+      runtime::start_device();
+      times.add_since("device_start", t_device);
+    }
+    const Clock::time_point t_model = Clock::now();
     if (cfg.precision == Precision::f32)
       solver = std::make_unique<SolverT<float>>(cfg, grid ? &*grid : nullptr);
     else
       solver = std::make_unique<SolverT<double>>(cfg, grid ? &*grid : nullptr);
-    times.add_since("setup", t_setup);
+    // The model, the plan and the partition, then the fields on the device (or host).
+    const double fields = solver->fields_seconds();
+    times.add("model", std::max(0.0, seconds_since(t_model) - fields));
+    times.add("fields", fields);
     if (!opt.restart.empty()) {  // a rank's own file, checked and loaded before the ranks agree
       const Clock::time_point t_restart = Clock::now();
       solver->load_checkpoint(rank_checkpoint(opt.restart, ranks.rank()));

@@ -4,6 +4,7 @@
 #include "solvers/wave/solver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -132,6 +133,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
     part_.emplace();
     setup_ = partition_setup(setup_, *grid, box, *part_);
   }
+  const auto t_fields = std::chrono::steady_clock::now();
   backend_ = make_backend<T>(plan_.device, setup_);
   if (part_) backend_->set_halo_exchange([this](void* stream, void* packed) { exchange(stream, packed); });
   const bool planes = !file_split && !v.planes.empty();
@@ -139,6 +141,7 @@ SolverT<T>::SolverT(const Config& c, const dist::ProcessGrid* grid) : cfg_(c) {
   const std::span<const T> values = part_ ? std::span<const T>(mine) : v.values();
   if (planes) backend_->set_velocity_planes(values, plan_.dt / cfg_.spacing);
   else backend_->set_velocity(values, plan_.dt / cfg_.spacing);
+  fields_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_fields).count();
 }
 
 template <class T>

@@ -39,6 +39,9 @@ public:
   virtual void save_checkpoint(const std::string& path) const = 0;
   virtual void load_checkpoint(const std::string& path) = 0;
   virtual void synchronize() = 0;
+  // Seconds the constructor spent making the backend's fields and loading the velocity into
+  // them (the rest of its time is the model, the plan and the partition): a run's phases.
+  virtual double fields_seconds() const = 0;
 };
 
 }  // namespace detail
@@ -60,6 +63,7 @@ public:
   void save_checkpoint(const std::string& path) const override;
   void load_checkpoint(const std::string& path) override;
   void synchronize() override { backend_->synchronize(); }
+  double fields_seconds() const override { return fields_s_; }
 
   // Whether u is finite everywhere, checked where it lives (no copy).
   bool wavefield_finite() { return backend_->wavefield_finite(); }
@@ -92,6 +96,7 @@ private:
   mutable int rows_ = 0;  // rows recorded; row 0 (step 0) is taken on first need
   int wl_first_ = 0, wl_count_ = 0;
   std::optional<Partition> part_;
+  double fields_s_ = 0;
   bool connected_ = false;  // connect() was called: loads exchange u's ghosts at once
   dist::halo::Buffers halo_;  // u's pack buffers (distributed runs)
 };
