@@ -21,6 +21,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "strata/apply.hpp"
@@ -108,6 +109,13 @@ struct PoissonReport {
   // The wall time of each iteration (index 0: the first), where a cost that is paid once
   // (a connection made at the first message) shows apart from the steady ones.
   std::vector<double> iteration_ms;
+  // With STRATA_POISSON_LEVELS=1 in the environment (a diagnostic; multigrid and mgcg): each
+  // part of a V-cycle, level by level, its median ms over the solve's cycles after the first:
+  // "down L" (level L's pre-smoothing and the residual restricted to L + 1), "coarse L" (the
+  // coarsest level's solve; over several ranks the gathered levels), "up L" (prolongation and
+  // post-smoothing), in the order a cycle runs them. On the GPU the parts are timed by events
+  // on the solver's stream. Under mpirun, each rank's own.
+  std::vector<std::pair<std::string, double>> level_ms;
   double setup_ms = 0, solve_ms = 0;
   double iterations_per_s = 0;
   double gb_per_s = 0;            // estimated bytes moved by the solve / solve time

@@ -53,6 +53,10 @@ void event_destroy(void* event) noexcept;
 // A stream whose kernels the GPU schedules ahead of the default priority's (halo work).
 void* stream_create_high_priority();
 void event_record(void* event, void* stream);
+// The same, kept in a graph as an event node when `stream` is being captured (a timed mark
+// inside a captured cycle: cudaEventRecordExternal, which is invalid outside a capture);
+// otherwise as event_record.
+void event_record_in_graph(void* event, void* stream);
 void stream_wait(void* stream, void* event);
 
 // Makes `index` the current device of this process (one rank per GPU). Throws Error when

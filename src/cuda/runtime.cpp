@@ -173,6 +173,16 @@ void event_destroy(void* e) noexcept {
 void event_record(void* e, void* s) {
   if (e) STRATA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)));
 }
+void event_record_in_graph(void* e, void* s) {
+  if (!e) return;
+  const auto stream = static_cast<cudaStream_t>(s);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  STRATA_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  // The external flag is for capture only (invalid outside it).
+  STRATA_CUDA_CHECK(cudaEventRecordWithFlags(static_cast<cudaEvent_t>(e), stream,
+                                             status == cudaStreamCaptureStatusActive ? cudaEventRecordExternal
+                                                                                     : cudaEventRecordDefault));
+}
 void stream_wait(void* s, void* e) {
   if (e) STRATA_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(s), static_cast<cudaEvent_t>(e), 0));
 }

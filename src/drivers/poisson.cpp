@@ -54,6 +54,8 @@ nlohmann::json report_json(const PoissonPlan& p, double h, const PoissonReport& 
                       {"warnings", rep.warnings},
                       {"commit", build_info().commit}};
   for (const auto& L : rep.levels) j["levels"].push_back({L.n.nx, L.n.ny, L.n.nz});
+  // STRATA_POISSON_LEVELS=1: the cycle's parts in the order it runs them.
+  for (const auto& [part, ms] : rep.level_ms) j["level_ms"].push_back({{"part", part}, {"ms", ms}});
   return j;
 }
 

@@ -51,6 +51,7 @@ void* event_create_timed() { return nullptr; }
 float event_elapsed_ms(void*, void*) { return 0; }
 void* stream_create_high_priority() { return nullptr; }
 void event_record(void*, void*) {}
+void event_record_in_graph(void*, void*) {}
 void stream_wait(void*, void*) {}
 void set_device(int index) {
   throw Error("no CUDA device " + std::to_string(index) + ": strata was built without CUDA");

@@ -89,6 +89,29 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an unreachable tolerance exits 3", r.returncode == 3, f"rc={r.returncode}")
     check("and says why", "fp32" in r.stdout, r.stdout[-300:])
 
+    # STRATA_POISSON_LEVELS=1: each part of a V-cycle timed, level by level, in the order the
+    # cycle runs them; the same solve (iterations, residual) as without it; nothing without it.
+    for solver in ("mg", "mgcg"):
+        reports = {}
+        for env in ("1", None):
+            if env:
+                os.environ["STRATA_POISSON_LEVELS"] = env
+            r = run("--n", "31", "--solver", solver, "--json", js, "--quiet")
+            os.environ.pop("STRATA_POISSON_LEVELS", None)
+            reports[env] = json.load(open(js)) if r.returncode == 0 else {}
+            check(f"{solver} with STRATA_POISSON_LEVELS={env}: exits 0", r.returncode == 0, r.stderr[-300:])
+        timed, plain = reports["1"], reports[None]
+        parts = [p.get("part") for p in timed.get("level_ms", [])]
+        k = len(timed.get("levels", [])) - 1
+        want = [f"down {l}" for l in range(k)] + [f"coarse {k}"] + [f"up {l}" for l in reversed(range(k))]
+        check(f"{solver}: level_ms names every level's parts in the cycle's order", k > 0 and parts == want, str(parts))
+        check(f"{solver}: level times are times within the solve",
+              all(p["ms"] >= 0 for p in timed.get("level_ms", []))
+              and sum(p["ms"] for p in timed.get("level_ms", [])) <= timed.get("solve_ms", 0), str(timed.get("level_ms")))
+        check(f"{solver}: the same solve with the level times", timed.get("iterations") == plain.get("iterations")
+              and timed.get("rel_residual") == plain.get("rel_residual"), str((timed.get("iterations"), plain.get("iterations"))))
+        check(f"{solver}: no level_ms without STRATA_POISSON_LEVELS", "level_ms" not in plain, str(plain.keys()))
+
     # The defaults converge in f32 (at the rounding floor where 1e-6 is below it) and say so.
     for solver in ("mg", "fmg", "mgcg"):
         r = run("--n", "31", "--solver", solver, "--json", js, "--quiet")

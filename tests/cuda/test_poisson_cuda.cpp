@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -102,6 +103,46 @@ TEST(PoissonCuda, GraphReplayIsBitIdenticalToDirectLaunches) {
     const double bytes_a = ra.gb_per_s * ra.solve_ms, bytes_b = rb.gb_per_s * rb.solve_ms;
     EXPECT_NEAR(bytes_a / bytes_b, 1.0, 1e-9) << to_string(m) << ": bytes moved";
   }
+}
+
+// STRATA_POISSON_LEVELS=1 marks every part of a cycle with CUDA events, captured into the
+// cycle's graph when it is one: the solution keeps its bits, and the report gives one time per
+// part (each level down and up, the coarsest solve) that add up to less than the solve.
+TEST(PoissonCuda, LevelTimesLeaveTheSolveAsItIs) {
+  REQUIRE_GPU();
+  const Extent n{64, 48, 40};
+  for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
+    for (bool graphs : {true, false}) {
+      PoissonOptions o;
+      o.method = m;
+      o.bc = Boundary::dirichlet(0.0);
+      o.rtol = 1e-5;
+      o.use_graphs = graphs;
+      o.h = poisson_spacing(o.bc, n.nx);
+      Field<float> f(n, 1), a(n, 1), b(n, 1);
+      poisson::manufactured<float>(o.bc, o.h, f, nullptr);
+      const std::string what = std::string(to_string(m)) + (graphs ? ", graphs" : ", eager");
+      ::unsetenv("STRATA_POISSON_LEVELS");
+      const auto plain = solve_on(Memory::device, o, f, a);
+      ::setenv("STRATA_POISSON_LEVELS", "1", 1);
+      const auto timed = solve_on(Memory::device, o, f, b);
+      ::unsetenv("STRATA_POISSON_LEVELS");
+      EXPECT_TRUE(plain.level_ms.empty()) << what;
+      EXPECT_EQ(plain.iterations, timed.iterations) << what;
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.layout().bytes()), 0) << what;
+      const std::size_t levels = timed.levels.size();
+      ASSERT_EQ(timed.level_ms.size(), 2 * levels - 1) << what;
+      EXPECT_EQ(timed.level_ms.front().first, "down 0") << what;
+      EXPECT_EQ(timed.level_ms[levels - 1].first, "coarse " + std::to_string(levels - 1)) << what;
+      EXPECT_EQ(timed.level_ms.back().first, "up 0") << what;
+      double sum = 0;
+      for (const auto& [part, ms] : timed.level_ms) {
+        EXPECT_GE(ms, 0.0) << what << ": " << part;
+        sum += ms;
+      }
+      EXPECT_GT(timed.level_ms.front().second, 0.0) << what;
+      EXPECT_LE(sum, timed.solve_ms) << what;
+    }
 }
 
 TEST(PoissonCuda, FftSolveMatchesMultigridOnThePeriodicSevenPointProblem) {

@@ -25,6 +25,8 @@ public:
   }
   // Whether later runs replay a graph (the step's host code then no longer runs).
   bool captured() const { return exec_ != nullptr; }
+  // Whether the step is captured after its first, eager run (device solves with graphs on).
+  bool captures() const { return capture_; }
 
 private:
   Stream s_;

@@ -113,6 +113,7 @@ public:
   }
   double bytes(const Solve<T, V>& S) const override { return cg_bytes(S) + mg_.bytes(); }
   std::vector<PoissonLevelInfo> levels(const Solve<T, V>&) const override { return mg_.levels(); }
+  std::vector<std::pair<std::string, double>> level_ms() const override { return mg_.level_ms(); }
 
 private:
   MultigridCycle<P, V> mg_;

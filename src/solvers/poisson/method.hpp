@@ -98,6 +98,8 @@ public:
   virtual double bytes(const Solve<T, V>& S) const = 0;
   // The grids it works on, finest first (the report's levels).
   virtual std::vector<PoissonLevelInfo> levels(const Solve<T, V>& S) const { return {{S.n, {S.h, S.h, S.h}}}; }
+  // Multigrid with STRATA_POISSON_LEVELS=1: where a cycle's time goes (the report's level_ms).
+  virtual std::vector<std::pair<std::string, double>> level_ms() const { return {}; }
 };
 
 // The method table (method.cpp): for each --solver, the function that makes it and how the

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dispatch/multigrid.hpp"
+#include "solvers/poisson/cycle_marks.hpp"
 #include "solvers/poisson/hierarchy.hpp"
 #include "solvers/poisson/vec.hpp"
 #include "strata/vector_ops.hpp"
@@ -46,14 +47,24 @@ public:
 
   // One V(pre, post) cycle improving levels[l].u for A u = levels[l].f.
   void vcycle(std::size_t l) {
+    if (l == 0 && marks_) {
+      marks_->begin();
+      marks_->mark(s_);
+    }
     Lvl& L = H_.levels[l];
-    if (l + 1 == H_.levels.size()) return coarse_solve(L);
+    if (l + 1 == H_.levels.size()) {
+      coarse_solve(L);
+      if (marks_) marks_->mark(s_);
+      return;
+    }
     const bool flipped = smooth(L, pre_);
     const bool fused = H_.residual_restrict(l, s_);
     fill(H_.levels[l + 1].u, T(0), s_);
+    if (marks_) marks_->mark(s_);
     vcycle(l + 1);
     H_.prolong_add(l, s_);
     if (smooth(L, post_) != flipped) restore(L);
+    if (marks_) marks_->mark(s_);
     // residual and restriction (fused: u and f read; else r written and read back), the
     // coarse f written, the coarse u filled and read, u read and written by prolong_add
     count(L, (fused ? 2 : 4) + 2 + 0.375);
@@ -77,6 +88,8 @@ public:
   }
 
   double bytes() const { return bytes_; }
+  // Marks between the levels' parts of each cycle from level 0 (a diagnostic; null: none).
+  void set_marks(CycleMarks* marks) { marks_ = marks; }
 
 private:
   void count(const Lvl& L, double values_per_point) {
@@ -156,6 +169,7 @@ private:
   int fmg_cycles_;
   double fuse_min_points_;
   double bytes_ = 0;
+  CycleMarks* marks_ = nullptr;
 };
 
 }  // namespace strata::poisson

@@ -5,6 +5,8 @@
 // hierarchy: one process (hierarchy.hpp) or partitioned over the ranks (dist_hierarchy.hpp).
 #pragma once
 
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,7 +38,12 @@ struct MultigridCycle {
   MultigridCycle(const Solve<T, V>& S, int fmg_cycles = 1)
       : H(hierarchy_for<P>(S)),
         M(H, S.o.smoother, S.o.pre, S.o.post, S.s, fmg_cycles),
-        graph(S.s, S.mem == Memory::device && S.o.use_graphs) {}
+        graph(S.s, S.mem == Memory::device && S.o.use_graphs) {
+    if (CycleMarks::wanted()) {
+      marks_ = std::make_unique<CycleMarks>(S.mem == Memory::device, int(H.levels.size()));
+      M.set_marks(marks_.get());
+    }
+  }
   MultigridCycle(const MultigridCycle&) = delete;
   MultigridCycle& operator=(const MultigridCycle&) = delete;
 
@@ -45,14 +52,19 @@ struct MultigridCycle {
     if (graph.captured()) {  // a replay moves what the eager cycle moved; M counts nothing
       graph.run([this] { M.vcycle(0); });
       replayed_bytes_ += cycle_bytes_;
+      if (marks_) marks_->keep();
       return;
     }
+    // A cycle that is captured after it runs eagerly is not timed (it is the solve's first,
+    // which starts every kernel, and its marks are recorded again into the graph).
+    const bool timed = marks_ && !graph.captures();
     const double before = M.bytes();
     graph.run([this] { M.vcycle(0); });
     // A capture runs the cycle's host code again (M counts it) but executes nothing.
     const double counted = M.bytes() - before;
     cycle_bytes_ = graph.captured() ? counted / 2 : counted;
     if (graph.captured()) replayed_bytes_ -= cycle_bytes_;
+    if (timed) marks_->keep();
   }
   // One cycle in the setup, its bytes not counted: the eager cycle and the capture happen
   // there, so the solve's first iteration replays like every other.
@@ -64,9 +76,18 @@ struct MultigridCycle {
   // Bytes the multigrid has moved so far in the solve, replayed cycles included.
   double bytes() const { return M.bytes() + replayed_bytes_ - primed_bytes_; }
   std::vector<PoissonLevelInfo> levels() const { return H.info(); }
+  // STRATA_POISSON_LEVELS=1: each part of the cycle's median ms, level by level (CycleMarks).
+  std::vector<std::pair<std::string, double>> level_ms() const {
+    return marks_ ? marks_->medians() : std::vector<std::pair<std::string, double>>{};
+  }
 
   Hier H;
   Multigrid<P, Hier> M;
+
+private:
+  std::unique_ptr<CycleMarks> marks_;  // before graph: destroyed after it (its nodes name the events)
+
+public:
   GraphedStep graph;  // after H and M: destroyed before them
 
 private:

@@ -168,6 +168,7 @@ PoissonReport run(Solve<T, V>& S) {
   const double unorm = norm2(S.u, S.s);
   runtime::stream_synchronize(S.s.handle);
   rep.solve_ms = ms_since(t_solve);
+  rep.level_ms = method->level_ms();
 
   rep.at_floor = S.mon->at_floor(rnorm, unorm, rep.direct);
   rep.converged = converged || (rep.rtol_default && rep.at_floor);

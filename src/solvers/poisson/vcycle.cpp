@@ -48,6 +48,7 @@ public:
     return S.grid_bytes(4.0 * S.records + 1.125 * smooth_checks_) + mg_.bytes();
   }
   std::vector<PoissonLevelInfo> levels(const Solve<T, V>&) const override { return mg_.levels(); }
+  std::vector<std::pair<std::string, double>> level_ms() const override { return mg_.level_ms(); }
 
 private:
   // V-cycles per level in FMG: 2 for fd7, 1 for fe27 unless given (what reaches the
