@@ -111,6 +111,15 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{solver}: the same solve with the level times", timed.get("iterations") == plain.get("iterations")
               and timed.get("rel_residual") == plain.get("rel_residual"), str((timed.get("iterations"), plain.get("iterations"))))
         check(f"{solver}: no level_ms without STRATA_POISSON_LEVELS", "level_ms" not in plain, str(plain.keys()))
+    for p in (out, js):
+        if os.path.exists(p):
+            os.remove(p)
+    os.environ["STRATA_POISSON_LEVELS"] = "on"
+    r = run("--n", "15", "--out", out, "--json", js)
+    os.environ.pop("STRATA_POISSON_LEVELS", None)
+    check("STRATA_POISSON_LEVELS=on is refused, saying what it takes, nothing written",
+          r.returncode == 1 and "STRATA_POISSON_LEVELS='on' is not 0 or 1" in r.stderr
+          and not os.path.exists(out) and not os.path.exists(js), f"rc={r.returncode} {r.stderr[-300:]}")
 
     # The defaults converge in f32 (at the rounding floor where 1e-6 is below it) and say so.
     for solver in ("mg", "fmg", "mgcg"):

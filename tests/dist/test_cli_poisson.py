@@ -55,6 +55,34 @@ with tempfile.TemporaryDirectory() as d:
             if abs(it1 - itn) > 1:
                 failures.append("%s: %d iterations on %d ranks, %d on one process" % (what, itn, np_, it1))
 
+    # STRATA_POISSON_LEVELS=1 over the ranks: each part of the distributed cycle timed, in the
+    # cycle's order (the gathered levels as the coarsest part), and the same solution's bits.
+    plain, timed = os.path.join(d, "plain.npy"), os.path.join(d, "timed.npy")
+    rep = os.path.join(d, "timed.json")
+    args = base + ["--solver", "mgcg", "--bc", "dirichlet:0.5", "--gather-below", "200"] + distributed
+    a = run(args + ["--out", plain], np_)
+    os.environ["STRATA_POISSON_LEVELS"] = "1"
+    b = run(args + ["--out", timed, "--json", rep], np_)
+    os.environ["STRATA_POISSON_LEVELS"] = "yes"  # not 0 or 1: refused before any work
+    bad_out = os.path.join(d, "bad.npy")
+    c = run(args + ["--out", bad_out], np_)
+    del os.environ["STRATA_POISSON_LEVELS"]
+    if a.returncode or b.returncode:
+        failures.append("level times: exit %d / %d: %s %s" % (a.returncode, b.returncode, a.stderr, b.stderr))
+    else:
+        j = json.load(open(rep))
+        parts = [p["part"] for p in j.get("level_ms", [])]
+        k = len(parts) // 2
+        want = ["down %d" % l for l in range(k)] + ["coarse %d" % k] + ["up %d" % l for l in reversed(range(k))]
+        if k < 1 or parts != want or any(p["ms"] < 0 for p in j["level_ms"]) or \
+                sum(p["ms"] for p in j["level_ms"]) > j["solve_ms"]:
+            failures.append("level times on %d ranks: %s (solve %s ms)" % (np_, j.get("level_ms"), j.get("solve_ms")))
+        if read_f8(plain) != read_f8(timed):
+            failures.append("level times on %d ranks changed the solution" % np_)
+    if not cli_checks.said_once(c, "STRATA_POISSON_LEVELS='yes' is not 0 or 1") or os.path.exists(bad_out):
+        failures.append("STRATA_POISSON_LEVELS=yes: expected exit 1, one message, nothing written; got exit %d:\n%s"
+                        % (c.returncode, c.stderr))
+
     out = os.path.join(d, "out.npy")
     cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + (args if "--grid" in args else distributed + args), np_),
                          ((["--solver", "fmg"], "one process only"),

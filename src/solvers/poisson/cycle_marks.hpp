@@ -15,16 +15,23 @@
 #include <vector>
 
 #include "base/runtime.hpp"
+#include "strata/error.hpp"
 #include "strata/stream.hpp"
 
 namespace strata::poisson {
 
 class CycleMarks {
  public:
-  // Whether STRATA_POISSON_LEVELS asks for the diagnostic ("1").
+  // Whether STRATA_POISSON_LEVELS asks for the diagnostic ("1"; unset, "" or "0": no). Any
+  // other value throws Error (validate checks it before a solve's work).
   static bool wanted() {
     const char* e = std::getenv("STRATA_POISSON_LEVELS");
-    return e && std::string(e) == "1";
+    const std::string v = e ? e : "";
+    require(v.empty() || v == "0" || v == "1",
+            "STRATA_POISSON_LEVELS='" + v +
+                "' is not 0 or 1 (1 times each part of a multigrid cycle, level by level: the "
+                "report's level_ms)");
+    return v == "1";
   }
   // `levels`: the levels one cycle visits, the coarsest included.
   CycleMarks(bool device, int levels)

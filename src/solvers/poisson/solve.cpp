@@ -14,6 +14,7 @@
 
 #include "backend/fft.hpp"
 #include "dispatch/multigrid.hpp"
+#include "solvers/poisson/cycle_marks.hpp"
 #include "solvers/poisson/method.hpp"
 #include "solvers/poisson/operator.hpp"
 #include "strata/device.hpp"
@@ -59,6 +60,7 @@ void validate(const PoissonOptions& o, Extent n, Memory mem) {
   require(o.max_iter >= 1, "--max-iter must be >= 1");
   require(o.h >= 0 && std::isfinite(o.h), "the grid spacing must be positive (or 0 for automatic)");
   require(o.jacobi_omega >= 0 && o.jacobi_omega < 2, "the Jacobi damping must be in (0, 2)");
+  CycleMarks::wanted();  // a diagnostic's setting read later, in the solve: refused here
   require(o.fmg_cycles >= 0 && o.fmg_cycles <= 8, "FMG cycles per level must be in 0..8 (0: automatic)");
   if (o.method == PoissonMethod::fft) {
     require(
