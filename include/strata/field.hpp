@@ -36,9 +36,11 @@ inline std::size_t bytes_of(Precision p) { return p == Precision::f32 ? 4 : 8; }
 // Where every point of a Field lives in its allocation. x in [-ghost, nx+ghost) etc.
 //   index(x,y,z) = (z+ghost)*plane + (y+ghost)*pitch + xoff + x
 // xoff >= ghost is the smallest multiple of 128 bytes that holds the left ghost layers,
-// pitch is a multiple of 32 elements (>= xoff + nx + ghost), so with a 128-byte aligned
-// base every row's first interior point is 128-byte aligned. Padding is zero-filled at
-// allocation and never written by strata afterwards.
+// pitch is a multiple of 256 bytes (>= xoff + nx + ghost), so with a 128-byte aligned base
+// every row's first interior point is 128-byte aligned. A Field's own allocation leaves
+// lead_bytes() before index 0 (0 or 128) so that each row's first interior point is on a
+// 256-byte boundary. Padding is zero-filled at allocation and never written by strata
+// afterwards.
 struct Layout {
   Extent n;
   int ghost = 0;
@@ -58,6 +60,9 @@ struct Layout {
     return (z + ghost) * plane + (y + ghost) * pitch + xoff + x;
   }
   std::size_t bytes() const { return size * elem_bytes; }
+  // Bytes a Field's allocation keeps before index 0 so that (with a 256-byte aligned
+  // allocation) x = 0 of every row lies on a 256-byte boundary.
+  std::size_t lead_bytes() const { return (256 - std::size_t(xoff) * elem_bytes % 256) % 256; }
   bool operator==(const Layout&) const = default;
 };
 
@@ -69,13 +74,15 @@ namespace detail {
 // unless it wraps memory strata did not allocate (owned == false): then it only holds
 // keep_alive, which keeps that memory's owner alive as long as the Field lives.
 struct Storage {
-  void* ptr = nullptr;
+  void* ptr = nullptr;     // index 0 of the layout
+  std::size_t lead = 0;    // bytes of the allocation before ptr (0 for wrapped memory)
   Memory memory = Memory::host;
   bool owned = true;
   std::shared_ptr<void> keep_alive;
   ~Storage();
 };
-std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory);  // zero-filled
+// Zero-filled; `lead` more bytes are allocated (and zeroed) before the returned ptr.
+std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory, std::size_t lead = 0);
 }  // namespace detail
 
 template <class T>

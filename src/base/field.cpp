@@ -43,9 +43,15 @@ Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
   L.n = n;
   L.ghost = ghost;
   L.elem_bytes = elem_bytes;
+  // Every row's first interior point on a 256-byte boundary of a Field's allocation: the pitch
+  // a multiple of 256 bytes, and the allocation's first lead_bytes() left before index 0 (the
+  // left padding stays one 128-byte unit, so the rows are no longer than before). An H200
+  // copies rows that start on 256 bytes at 0.93-0.95 of cudaMemcpy's rate, rows that start
+  // 128 bytes past one at 0.85-0.90 (tools/copy-probe.cu, docs/performance.md).
   const std::ptrdiff_t per128 = 128 / std::ptrdiff_t(elem_bytes);
+  const std::ptrdiff_t per256 = 256 / std::ptrdiff_t(elem_bytes);
   L.xoff = round_up(ghost, per128);
-  L.pitch = round_up(L.xoff + n.nx + ghost, 32);
+  L.pitch = round_up(L.xoff + n.nx + ghost, per256);
   L.rows = n.ny + 2 * std::ptrdiff_t(ghost);
   L.planes = n.nz + 2 * std::ptrdiff_t(ghost);
   L.plane = L.pitch * L.rows;
@@ -69,26 +75,30 @@ namespace detail {
 
 Storage::~Storage() {
   if (!ptr || !owned) return;
+  void* base = static_cast<char*>(ptr) - lead;
   if (memory == Memory::host)
-    std::free(ptr);
+    std::free(base);
   else
-    runtime::device_free(ptr);
+    runtime::device_free(base);
 }
 
-std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory) {
+std::unique_ptr<Storage> allocate(std::size_t bytes, Memory memory, std::size_t lead) {
   auto s = std::make_unique<Storage>();
   s->memory = memory;
+  void* base = nullptr;
   if (memory == Memory::host) {
     const std::size_t align = 4096;
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    s->ptr = std::aligned_alloc(align, rounded);
-    if (!s->ptr)
+    const std::size_t rounded = (lead + bytes + align - 1) / align * align;
+    base = std::aligned_alloc(align, rounded);
+    if (!base)
       throw Error("out of host memory: could not allocate " + std::to_string(bytes) +
                   " bytes");
-    std::memset(s->ptr, 0, rounded);
+    std::memset(base, 0, rounded);
   } else {
-    s->ptr = runtime::device_alloc_zeroed(bytes);
+    base = runtime::device_alloc_zeroed(lead + bytes);
   }
+  s->ptr = static_cast<char*>(base) + lead;
+  s->lead = lead;
   return s;
 }
 
@@ -98,7 +108,7 @@ template <class T>
 Field<T>::Field(Extent n, int ghost, Memory memory)
     : layout_(Layout::make(n, ghost, sizeof(T))),
       memory_(memory),
-      storage_(detail::allocate(layout_.bytes(), memory)) {}
+      storage_(detail::allocate(layout_.bytes(), memory, layout_.lead_bytes())) {}
 
 template <class T>
 Field<T> Field<T>::wrap(T* data, const Layout& layout, Memory memory,
