@@ -1,6 +1,7 @@
 // Field<T>: a 3D grid of nx*ny*nz interior points plus `ghost` layers on every side, on
 // the host or on a CUDA device. The layout (Layout below) is shared by every backend:
-// x fastest, rows padded so the first interior point of each row is 128-byte aligned.
+// x fastest, rows padded so the first interior point of each row is 128-byte aligned (256 in a
+// Field's own allocation).
 #pragma once
 
 #include <cstddef>

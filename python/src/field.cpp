@@ -84,7 +84,7 @@ void bind_field(nb::module_& m) {
   }, "Waits until all device work strata queued is done (nothing on the CPU)");
   nb::class_<PyField>(m, "Field", nb::is_weak_referenceable(),
                       "A 3D grid of shape (nz, ny, nx) with `ghost` layers on every side, in "
-                      "strata's padded layout (x fastest, rows 128-byte aligned), on the host "
+                      "strata's padded layout (x fastest, rows' interiors 256-byte aligned), on the host "
                       "(device='cpu') or the current CUDA device (device='cuda'). Zero-filled.")
       .def("__init__",
            [](PyField* self, nb::handle shape, nb::handle dtype, int ghost, const std::string& device) {

@@ -27,9 +27,10 @@ def test_interior_view_shares_the_fields_memory():
     assert v.flags.writeable and not v.flags.c_contiguous  # padded rows
     itemsize = v.itemsize
     p = f.padded
-    # strides follow the padded layout: x fastest, rows 128-byte aligned
+    # strides follow the padded layout: x fastest, rows' interiors 256-byte aligned
     assert v.strides[2] == itemsize
-    assert v.strides[1] == p.shape[2] * itemsize and v.strides[1] % 128 == 0
+    assert v.strides[1] == p.shape[2] * itemsize and v.strides[1] % 256 == 0
+    assert v.ctypes.data % 256 == 0
     assert v.strides[0] == p.shape[1] * p.shape[2] * itemsize
     assert f.data_ptr % 128 == 0
     assert p[2:-2, 2:-2].shape[:2] == (3, 4)

@@ -126,7 +126,7 @@ Field<T> Field<T>::wrap(T* data, const Layout& layout, Memory memory,
               ") is neither strata's padded layout (Layout::make: pitch " +
               std::to_string(padded.pitch) + ") nor a dense array with ghost 0 (Layout::dense)");
   // A dense array is only element-aligned, also when its shape happens to give the padded
-  // layout too (ghost 0 with nx a multiple of 32).
+  // layout too (ghost 0 with rows a multiple of 256 bytes).
   const std::size_t align = is_dense ? sizeof(T) : 128;
   require(reinterpret_cast<std::uintptr_t>(data) % align == 0,
           "Field::wrap: the data pointer is not " + std::to_string(align) + "-byte aligned" +
