@@ -54,6 +54,10 @@ struct Layout {
   std::size_t size = 0;      // elements in the allocation: plane * planes
 
   static Layout make(Extent n, int ghost, std::size_t elem_bytes);
+  // make()'s row rule alone, unchecked: the elements before x = 0 and in a row (a memory
+  // estimate of a grid too large to allocate uses it without make()'s checks).
+  static std::ptrdiff_t xoff_for(int ghost, std::size_t elem_bytes);
+  static std::ptrdiff_t pitch_for(std::ptrdiff_t nx, int ghost, std::size_t elem_bytes);
   // A dense C-order [z][y][x] array of n.points() values: ghost 0, no padding (pitch nx).
   // Only for wrapping memory strata did not allocate (Field::wrap); Field never allocates it.
   static Layout dense(Extent n, std::size_t elem_bytes);

@@ -32,6 +32,14 @@ void copy_box(T* dst, Memory dm, const Layout& b, const T* src, Memory sm, const
 }
 }  // namespace
 
+std::ptrdiff_t Layout::xoff_for(int ghost, std::size_t elem_bytes) {
+  return round_up(ghost, 128 / std::ptrdiff_t(elem_bytes));
+}
+
+std::ptrdiff_t Layout::pitch_for(std::ptrdiff_t nx, int ghost, std::size_t elem_bytes) {
+  return round_up(xoff_for(ghost, elem_bytes) + nx + ghost, 256 / std::ptrdiff_t(elem_bytes));
+}
+
 Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
   require(n.nx >= 1 && n.ny >= 1 && n.nz >= 1,
           "grid extent " + n.str() + " is invalid: each of nx, ny, nz must be >= 1");
@@ -48,10 +56,8 @@ Layout Layout::make(Extent n, int ghost, std::size_t elem_bytes) {
   // left padding stays one 128-byte unit, so the rows are no longer than before). An H200
   // copies rows that start on 256 bytes at 0.93-0.95 of cudaMemcpy's rate, rows that start
   // 128 bytes past one at 0.85-0.90 (tools/copy-probe.cu, docs/performance.md).
-  const std::ptrdiff_t per128 = 128 / std::ptrdiff_t(elem_bytes);
-  const std::ptrdiff_t per256 = 256 / std::ptrdiff_t(elem_bytes);
-  L.xoff = round_up(ghost, per128);
-  L.pitch = round_up(L.xoff + n.nx + ghost, per256);
+  L.xoff = xoff_for(ghost, elem_bytes);
+  L.pitch = pitch_for(n.nx, ghost, elem_bytes);
   L.rows = n.ny + 2 * std::ptrdiff_t(ghost);
   L.planes = n.nz + 2 * std::ptrdiff_t(ghost);
   L.plane = L.pitch * L.rows;

@@ -22,6 +22,8 @@ TEST(Layout, RowsStartOn128BytesAndPitchIsAMultipleOf256Bytes) {
         EXPECT_LT(L.xoff, g + std::ptrdiff_t(128 / eb));  // the left padding is one 128-byte unit at most
         EXPECT_EQ((L.xoff * eb + L.lead_bytes()) % 256, 0u);
         EXPECT_LT(L.lead_bytes(), 256u);
+        EXPECT_EQ(L.xoff, Layout::xoff_for(g, eb));  // the rule estimates use (wave's memory)
+        EXPECT_EQ(L.pitch, Layout::pitch_for(nx, g, eb));
         EXPECT_GE(L.xoff, g);
         EXPECT_GE(L.pitch, L.xoff + nx + g);
         for (int z = -g; z < 2 + g; ++z)

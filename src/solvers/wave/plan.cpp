@@ -180,8 +180,8 @@ MemoryEstimate host_memory_estimate(const Config& c, Device device) {
   // In double: the estimate of an absurd configuration must not overflow.
   const double e = c.precision == Precision::f32 ? 4 : 8, R = c.order / 2;
   const double nx = c.shape.nx, ny = c.shape.ny, nz = c.shape.nz, points = nx * ny * nz;
-  const double per128 = 128 / e, per256 = 256 / e, xoff = std::ceil(R / per128) * per128;
-  const double field = std::ceil((xoff + nx + R) / per256) * per256 * (ny + 2 * R) * (nz + 2 * R) * e;  // as Layout
+  const double pitch = double(Layout::pitch_for(c.shape.nx, int(R), std::size_t(e)));
+  const double field = pitch * (ny + 2 * R) * (nz + 2 * R) * e;  // as Layout::make
   const double len[3] = {nx, ny, nz};
   double layers = 0;  // psi and zeta over each layer's box
   for (int f = 0; f < 6; ++f)
