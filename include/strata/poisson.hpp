@@ -110,7 +110,8 @@ struct PoissonReport {
   // (a connection made at the first message) shows apart from the steady ones.
   std::vector<double> iteration_ms;
   // With STRATA_POISSON_LEVELS=1 in the environment (a diagnostic; multigrid and mgcg): each
-  // part of a V-cycle, level by level, its median ms over the solve's cycles after the first:
+  // part of a V-cycle, level by level, its median ms over the cycles run (with CUDA graphs the
+  // replays, the first, eager cycle left out; without, every cycle from the set-up's on):
   // "down L" (level L's pre-smoothing and the residual restricted to L + 1), "coarse L" (the
   // coarsest level's solve; over several ranks the gathered levels), "up L" (prolongation and
   // post-smoothing), in the order a cycle runs them. On the GPU the parts are timed by events

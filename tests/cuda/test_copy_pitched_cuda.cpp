@@ -255,3 +255,32 @@ TEST(CopyPitchedCuda, PaddedPaddedFieldsAndInterior) {
     padded_padded<double>(n);
   }
 }
+
+// A device Field's own allocation, as a host one's (tests/core/test_layout.cpp): x = 0 of
+// every row on a 256-byte boundary, and the lead bytes before index 0, the ghosts and the
+// padding zero. Odd extents, every ghost width class, both precisions.
+template <class T>
+void device_rows_on_256(Extent n, int g) {
+  Field<T> f(n, g, Memory::device);
+  const Layout& L = f.layout();
+  for (int z = -g; z < n.nz + g; ++z)
+    for (int y = -g; y < n.ny + g; ++y)
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(f.data() + L.index(0, y, z)) % 256, 0u)
+          << n.str() << " ghost " << g << " row " << y << " plane " << z;
+  const std::size_t bytes = L.lead_bytes() + L.bytes();
+  std::vector<std::uint8_t> all(bytes, 0xff);
+  runtime::copy_bytes(all.data(), Memory::host,
+                      reinterpret_cast<const std::uint8_t*>(f.data()) - L.lead_bytes(),
+                      Memory::device, bytes);
+  for (std::size_t i = 0; i < bytes; ++i)
+    ASSERT_EQ(all[i], 0u) << "byte " << i << " of " << n.str();
+}
+
+TEST(CopyPitchedCuda, DeviceFieldRowsStartOn256Bytes) {
+  REQUIRE_GPU();
+  for (int g : {0, 1, 4, 12, 16})
+    for (Extent n : {Extent{1, 1, 1}, Extent{33, 5, 3}, Extent{130, 4, 2}, Extent{515, 3, 2}}) {
+      device_rows_on_256<float>(n, g);
+      device_rows_on_256<double>(n, g);
+    }
+}
