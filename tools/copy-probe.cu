@@ -347,6 +347,13 @@ int main(int argc, char** argv) {
                         true, l});
       rows.push_back({name("rows x4, 4x256/SM"), 2.0 * bytes,
                       [=](cudaStream_t s) { copy_rows<4><<<sms * 4, 256, 0, s>>>(src, dst, L); }, true, l});
+      // A thread a vector, a block of 256 for every 256 (no loop): the block scheduler keeps
+      // the SMs full (2026-11-29: 0.99 of cudaMemcpy on rows that start on 256 bytes).
+      rows.push_back({name("rows x1, a thread a vector"), 2.0 * bytes,
+                      [=](cudaStream_t s) {
+                        copy_rows<1><<<unsigned(std::int64_t(kN) * kN * kC4 / 256), 256, 0, s>>>(src, dst, L);
+                      },
+                      true, l});
       auto tiles = [&](const char* what, auto kernel, int tiles, int chunks, int threads) {
         rows.push_back({name(what), 2.0 * bytes,
                         [=](cudaStream_t s) {

@@ -1,6 +1,7 @@
 // Device code of the pitched box copy (cuda/copy_pitched.cu): the box is walked in row order
 // as one flat run of vectors (row within all planes, vector within row), grid-stride, with K
-// loads in flight per thread before the stores; that order keeps DRAM on whole rows.
+// loads in flight per thread before the stores (the launcher gives each vector a thread of
+// its own, K = 1); that order keeps DRAM on whole rows.
 #pragma once
 
 #include <cstddef>
