@@ -40,25 +40,41 @@ __global__ void __launch_bounds__(128 * BY) naive(const float* __restrict__ u, f
   v[i] = star_naive<R>(u, i);
 }
 
+// A column's z neighbours in registers: q[R] is the plane being updated.
+template <int R>
+struct ZQueue {
+  float q[2 * R + 1];
+  __device__ __forceinline__ ZQueue(const float* __restrict__ u, long i) {  // planes below i + R
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) q[k] = __ldg(u + i + (k - R) * PL);
+  }
+  // Loads plane i + R; returns the queue, its centre q[R] the plane of i.
+  __device__ __forceinline__ const float* top(const float* __restrict__ u, long i) {
+    q[2 * R] = __ldg(u + i + R * PL);
+    return q;
+  }
+  __device__ __forceinline__ void shift() {
+#pragma unroll
+    for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
+  }
+};
+
 // z march: each thread one (x, y) column over ZC planes, the z neighbours in a register
 // queue, x and y neighbours through L1 (__ldg) from the plane being updated.
 template <int R, int BY, int ZC>
 __global__ void __launch_bounds__(128 * BY) zmarch(const float* __restrict__ u, float* __restrict__ v) {
   const int x = blockIdx.x * 128 + threadIdx.x, y = blockIdx.y * BY + threadIdx.y, z0 = blockIdx.z * ZC;
   long i = at(x, y, z0);
-  float q[2 * R + 1];
-#pragma unroll
-  for (int k = 0; k < 2 * R; ++k) q[k] = __ldg(u + i + (k - R) * PL);
+  ZQueue<R> zq(u, i);
   for (int z = 0; z < ZC; ++z, i += PL) {
-    q[2 * R] = __ldg(u + i + R * PL);
+    const float* q = zq.top(u, i);
     float s = cf[0] * q[R];
 #pragma unroll
     for (int k = 1; k <= R; ++k)
       s += cf[k] * (((__ldg(u + i - k) + __ldg(u + i + k)) + (__ldg(u + i - k * P) + __ldg(u + i + k * P))) +
                     (q[R - k] + q[R + k]));
     v[i] = s;
-#pragma unroll
-    for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
+    zq.shift();
   }
 }
 
@@ -69,11 +85,9 @@ __global__ void __launch_bounds__(128 * BY) zsmem(const float* __restrict__ u, f
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * 128 + tx, y = blockIdx.y * BY + ty, z0 = blockIdx.z * ZC;
   long i = at(x, y, z0);
-  float q[2 * R + 1];
-#pragma unroll
-  for (int k = 0; k < 2 * R; ++k) q[k] = __ldg(u + i + (k - R) * PL);
+  ZQueue<R> zq(u, i);
   for (int z = 0; z < ZC; ++z, i += PL) {
-    q[2 * R] = __ldg(u + i + R * PL);
+    const float* q = zq.top(u, i);
     t[ty + R][tx + R] = q[R];
     if (tx < R) { t[ty + R][tx] = __ldg(u + i - R); t[ty + R][tx + 128 + R] = __ldg(u + i + 128); }
     if (ty < R) { t[ty][tx + R] = __ldg(u + i - R * P); t[ty + BY + R][tx + R] = __ldg(u + i + BY * P); }
@@ -85,8 +99,7 @@ __global__ void __launch_bounds__(128 * BY) zsmem(const float* __restrict__ u, f
                     (q[R - k] + q[R + k]));
     v[i] = s;
     __syncthreads();
-#pragma unroll
-    for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
+    zq.shift();
   }
 }
 
