@@ -101,6 +101,10 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       g.extra["setup_s"] = last.setup_seconds;
       for (const auto& [part, s] : last.setup_parts) g.extra["setup_" + part + "_s"] = s;
       g.extra["finish_s"] = last.finish_seconds;
+      for (const auto& [part, s] : last.finish_parts) g.extra["finish_" + part + "_s"] = s;
+      // The solver's own seconds; the row's time less these is the driver's work around it
+      // (the model and data made, the memory given back).
+      g.extra["solver_s"] = last.seconds;
       g.extra["fused_imaging"] = last.fused_imaging;
       if (way.boundary) g.extra["reversed_step_updates_layers"] = way.layers;
       row_done(opt, g);

@@ -14,12 +14,21 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
+#define CK(x)                                                       \
+  do {                                                              \
+    cudaError_t e_ = (x);                                           \
+    if (e_ != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                 \
+    }                                                               \
+  } while (0)
 
 constexpr int N = 512, P = 576, XOFF = 32;
 constexpr int G = 4;  // ghost layers in y and z (x: XOFF elements before, pitch after)
 constexpr long PL = long(P) * (N + 2 * G);  // plane stride
-__host__ __device__ constexpr long at(int x, int y, int z) { return long(z + G) * PL + long(y + G) * P + XOFF + x; }
+__host__ __device__ constexpr long at(int x, int y, int z) {
+  return long(z + G) * PL + long(y + G) * P + XOFF + x;
+}
 
 __constant__ float cf[5];
 
@@ -28,13 +37,15 @@ __device__ __forceinline__ float star_naive(const float* __restrict__ u, long i)
   float s = cf[0] * __ldg(u + i);
 #pragma unroll
   for (int k = 1; k <= R; ++k)
-    s += cf[k] * (((__ldg(u + i - k) + __ldg(u + i + k)) + (__ldg(u + i - k * P) + __ldg(u + i + k * P))) +
-                  (__ldg(u + i - k * PL) + __ldg(u + i + k * PL)));
+    s += cf[k] *
+         (((__ldg(u + i - k) + __ldg(u + i + k)) + (__ldg(u + i - k * P) + __ldg(u + i + k * P))) +
+          (__ldg(u + i - k * PL) + __ldg(u + i + k * PL)));
   return s;
 }
 
 template <int R, int BY>
-__global__ void __launch_bounds__(128 * BY) naive(const float* __restrict__ u, float* __restrict__ v) {
+__global__ void __launch_bounds__(128 * BY)
+    naive(const float* __restrict__ u, float* __restrict__ v) {
   const int x = blockIdx.x * 128 + threadIdx.x, y = blockIdx.y * BY + threadIdx.y, z = blockIdx.z;
   const long i = at(x, y, z);
   v[i] = star_naive<R>(u, i);
@@ -62,8 +73,10 @@ struct ZQueue {
 // z march: each thread one (x, y) column over ZC planes, the z neighbours in a register
 // queue, x and y neighbours through L1 (__ldg) from the plane being updated.
 template <int R, int BY, int ZC>
-__global__ void __launch_bounds__(128 * BY) zmarch(const float* __restrict__ u, float* __restrict__ v) {
-  const int x = blockIdx.x * 128 + threadIdx.x, y = blockIdx.y * BY + threadIdx.y, z0 = blockIdx.z * ZC;
+__global__ void __launch_bounds__(128 * BY)
+    zmarch(const float* __restrict__ u, float* __restrict__ v) {
+  const int x = blockIdx.x * 128 + threadIdx.x, y = blockIdx.y * BY + threadIdx.y,
+            z0 = blockIdx.z * ZC;
   long i = at(x, y, z0);
   ZQueue<R> zq(u, i);
   for (int z = 0; z < ZC; ++z, i += PL) {
@@ -71,8 +84,10 @@ __global__ void __launch_bounds__(128 * BY) zmarch(const float* __restrict__ u, 
     float s = cf[0] * q[R];
 #pragma unroll
     for (int k = 1; k <= R; ++k)
-      s += cf[k] * (((__ldg(u + i - k) + __ldg(u + i + k)) + (__ldg(u + i - k * P) + __ldg(u + i + k * P))) +
-                    (q[R - k] + q[R + k]));
+      s +=
+          cf[k] *
+          (((__ldg(u + i - k) + __ldg(u + i + k)) + (__ldg(u + i - k * P) + __ldg(u + i + k * P))) +
+           (q[R - k] + q[R + k]));
     v[i] = s;
     zq.shift();
   }
@@ -80,7 +95,8 @@ __global__ void __launch_bounds__(128 * BY) zmarch(const float* __restrict__ u, 
 
 // z march with the plane in shared memory (tile + halo), the z neighbours in registers.
 template <int R, int BY, int ZC>
-__global__ void __launch_bounds__(128 * BY) zsmem(const float* __restrict__ u, float* __restrict__ v) {
+__global__ void __launch_bounds__(128 * BY)
+    zsmem(const float* __restrict__ u, float* __restrict__ v) {
   __shared__ float t[BY + 2 * R][128 + 2 * R];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int x = blockIdx.x * 128 + tx, y = blockIdx.y * BY + ty, z0 = blockIdx.z * ZC;
@@ -89,13 +105,20 @@ __global__ void __launch_bounds__(128 * BY) zsmem(const float* __restrict__ u, f
   for (int z = 0; z < ZC; ++z, i += PL) {
     const float* q = zq.top(u, i);
     t[ty + R][tx + R] = q[R];
-    if (tx < R) { t[ty + R][tx] = __ldg(u + i - R); t[ty + R][tx + 128 + R] = __ldg(u + i + 128); }
-    if (ty < R) { t[ty][tx + R] = __ldg(u + i - R * P); t[ty + BY + R][tx + R] = __ldg(u + i + BY * P); }
+    if (tx < R) {
+      t[ty + R][tx] = __ldg(u + i - R);
+      t[ty + R][tx + 128 + R] = __ldg(u + i + 128);
+    }
+    if (ty < R) {
+      t[ty][tx + R] = __ldg(u + i - R * P);
+      t[ty + BY + R][tx + R] = __ldg(u + i + BY * P);
+    }
     __syncthreads();
     float s = cf[0] * q[R];
 #pragma unroll
     for (int k = 1; k <= R; ++k)
-      s += cf[k] * (((t[ty + R][tx + R - k] + t[ty + R][tx + R + k]) + (t[ty + R - k][tx + R] + t[ty + R + k][tx + R])) +
+      s += cf[k] * (((t[ty + R][tx + R - k] + t[ty + R][tx + R + k]) +
+                     (t[ty + R - k][tx + R] + t[ty + R + k][tx + R])) +
                     (q[R - k] + q[R + k]));
     v[i] = s;
     __syncthreads();
@@ -112,12 +135,18 @@ __global__ void copy_rows(const float* __restrict__ a, float* __restrict__ b) {
 template <class F>
 static float median_ms(F&& f, int reps = 30) {
   cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
   for (int i = 0; i < 3; ++i) f();
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(e0)); f(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
-    float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms);
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms);
   }
   CK(cudaGetLastError());
   std::sort(t.begin(), t.end());
@@ -130,7 +159,9 @@ int main() {
   std::vector<float> h(total);
   for (size_t k = 0; k < total; ++k) h[k] = float((k * 2654435761u) % 1000003) * 1e-6f;
   char *A, *B, *C;
-  CK(cudaMalloc(&A, bytes + 256)); CK(cudaMalloc(&B, bytes + 256)); CK(cudaMalloc(&C, bytes + 256));
+  CK(cudaMalloc(&A, bytes + 256));
+  CK(cudaMalloc(&B, bytes + 256));
+  CK(cudaMalloc(&C, bytes + 256));
   float* u = reinterpret_cast<float*>(A + lead);
   float* v = reinterpret_cast<float*>(B + lead);
   float* ref = reinterpret_cast<float*>(C + lead);
@@ -140,13 +171,15 @@ int main() {
   const size_t ibytes = size_t(N) * N * N * 4;
   const float mc = median_ms([&] { CK(cudaMemcpyAsync(B, A, ibytes, cudaMemcpyDeviceToDevice)); });
   const double mc_gbs = 2.0 * ibytes / (mc * 1e6);
-  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, 0));
   std::printf("{\"gpu\": \"%s\", \"memcpy_gb_per_s\": %.1f, \"rows\": [\n", p.name, mc_gbs);
   // Timed first, then checked: the check reads what the timed launches left in v.
   auto row = [&](const char* name, float ms, auto&& err_of) {
     const double err = err_of();
     const double gbs = 2.0 * ibytes / (ms * 1e6);
-    std::printf("  {\"name\": \"%s\", \"ms\": %.4f, \"of_memcpy\": %.4f, \"max_rel_err\": %.2e},\n", name, ms, gbs / mc_gbs, err);
+    std::printf("  {\"name\": \"%s\", \"ms\": %.4f, \"of_memcpy\": %.4f, \"max_rel_err\": %.2e},\n",
+                name, ms, gbs / mc_gbs, err);
     std::fflush(stdout);
   };
   auto check = [&](const float* w) {
@@ -163,24 +196,45 @@ int main() {
     return e;
   };
   row("copy rows", median_ms([&] { copy_rows<<<N * N / 4, 512>>>(u, v); }), [] { return 0.0; });
-#define RUN(R)                                                                                                \
-  {                                                                                                           \
-    naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, ref);                                                 \
-    CK(cudaDeviceSynchronize());                                                                              \
-    row("r" #R " naive 128x4", median_ms([&] { naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " naive 128x8", median_ms([&] { naive<R, 8><<<dim3(4, N / 8, N), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zmarch 128x4 z16", median_ms([&] { zmarch<R, 4, 16><<<dim3(4, N / 4, N / 16), dim3(128, 4)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zmarch 128x4 z64", median_ms([&] { zmarch<R, 4, 64><<<dim3(4, N / 4, N / 64), dim3(128, 4)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zmarch 128x8 z32", median_ms([&] { zmarch<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zmarch 128x8 z128", median_ms([&] { zmarch<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zsmem 128x4 z32", median_ms([&] { zsmem<R, 4, 32><<<dim3(4, N / 4, N / 32), dim3(128, 4)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zsmem 128x8 z32", median_ms([&] { zsmem<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zsmem 128x8 z128", median_ms([&] { zsmem<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
-    row("r" #R " zsmem 128x8 z64", median_ms([&] { zsmem<R, 8, 64><<<dim3(4, N / 8, N / 64), dim3(128, 8)>>>(u, v); }), [&] { return check(v); }); \
+#define RUN(R)                                                                                  \
+  {                                                                                             \
+    naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, ref);                                   \
+    CK(cudaDeviceSynchronize());                                                                \
+    row("r" #R " naive 128x4",                                                                  \
+        median_ms([&] { naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, v); }),             \
+        [&] { return check(v); });                                                              \
+    row("r" #R " naive 128x8",                                                                  \
+        median_ms([&] { naive<R, 8><<<dim3(4, N / 8, N), dim3(128, 8)>>>(u, v); }),             \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zmarch 128x4 z16",                                                             \
+        median_ms([&] { zmarch<R, 4, 16><<<dim3(4, N / 4, N / 16), dim3(128, 4)>>>(u, v); }),   \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zmarch 128x4 z64",                                                             \
+        median_ms([&] { zmarch<R, 4, 64><<<dim3(4, N / 4, N / 64), dim3(128, 4)>>>(u, v); }),   \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zmarch 128x8 z32",                                                             \
+        median_ms([&] { zmarch<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }),   \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zmarch 128x8 z128",                                                            \
+        median_ms([&] { zmarch<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }), \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zsmem 128x4 z32",                                                              \
+        median_ms([&] { zsmem<R, 4, 32><<<dim3(4, N / 4, N / 32), dim3(128, 4)>>>(u, v); }),    \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zsmem 128x8 z32",                                                              \
+        median_ms([&] { zsmem<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }),    \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zsmem 128x8 z128",                                                             \
+        median_ms([&] { zsmem<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }),  \
+        [&] { return check(v); });                                                              \
+    row("r" #R " zsmem 128x8 z64",                                                              \
+        median_ms([&] { zsmem<R, 8, 64><<<dim3(4, N / 8, N / 64), dim3(128, 8)>>>(u, v); }),    \
+        [&] { return check(v); });                                                              \
   }
-  RUN(1) RUN(4)
-  row("cudaMemcpy again", median_ms([&] { CK(cudaMemcpyAsync(B, A, ibytes, cudaMemcpyDeviceToDevice)); }),
-      [] { return 0.0; });
+  RUN(1)
+  RUN(4) row("cudaMemcpy again",
+             median_ms([&] { CK(cudaMemcpyAsync(B, A, ibytes, cudaMemcpyDeviceToDevice)); }),
+             [] { return 0.0; });
   std::printf("  {}]}\n");
   return 0;
 }

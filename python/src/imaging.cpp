@@ -77,6 +77,9 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
   nb::dict parts;  // the set-up's, in order (the report's cost.setup_parts_s)
   for (const auto& [name, s] : r.setup_parts) parts[name.c_str()] = s;
   d["setup_parts"] = parts;
+  nb::dict finish;  // the finish's, in order (the report's cost.finish_parts_s)
+  for (const auto& [name, s] : r.finish_parts) finish[name.c_str()] = s;
+  d["finish_parts"] = finish;
   d["fused_imaging"] = r.fused_imaging;
   d["cost_in_forward_runs"] = r.cost_in_forward_runs();
   if (r.predicted.empty())

@@ -131,6 +131,7 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.checkpoint_seconds = g.checkpoint_seconds;
   r.setup_seconds = g.setup_seconds;
   r.setup_parts = g.setup_parts;
+  r.finish_parts = g.finish_parts;
   r.finish_seconds = g.finish_seconds;
   r.seconds = g.seconds;
 }
@@ -593,6 +594,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
        r.forward_seconds > 0 ? points * double(r.forward_steps) / r.forward_seconds / 1e9 : 0.0},
       {"in_forward_runs", r.cost_in_forward_runs()}};
   for (const auto& [part, s] : r.setup_parts) j["cost"]["setup_parts_s"][part] = s;  // one run's
+  for (const auto& [part, s] : r.finish_parts) j["cost"]["finish_parts_s"][part] = s;
   j["data"] = f.data;
   if (!f.velocity.empty()) j["velocity"] = f.velocity;
   if (!f.shots.empty()) {

@@ -59,8 +59,8 @@ with tempfile.TemporaryDirectory() as d:
     check("the line says the wall time", "wall " in r.stdout, r.stdout)
     cost = rep.get("cost", {})
     check("the report says where the run's time went",
-          set(cost) == {"setup_s", "setup_parts_s", "finish_s", "forward_s", "adjoint_s", "checkpoints_s",
-                        "run_s", "forward_gpts_per_s", "in_forward_runs"}
+          set(cost) == {"setup_s", "setup_parts_s", "finish_s", "finish_parts_s", "forward_s", "adjoint_s",
+                        "checkpoints_s", "run_s", "forward_gpts_per_s", "in_forward_runs"}
           and cost["forward_s"] + cost["adjoint_s"] + cost["checkpoints_s"] + cost["setup_s"]
           + cost["finish_s"] <= cost["run_s"] and cost["setup_s"] > 0 and cost["finish_s"] > 0
           and cost["forward_gpts_per_s"] > 0 and cost["in_forward_runs"] >= 1, str(cost))
@@ -69,6 +69,11 @@ with tempfile.TemporaryDirectory() as d:
           {"forward_backend", "adjoint_backend"} <= set(parts)
           and set(parts) <= {"ring", "forward_backend", "adjoint_backend", "kept_states", "rings", "fused_lists"}
           and all(v >= 0 for v in parts.values()) and sum(parts.values()) <= cost.get("setup_s", 0) + 1e-9, str(cost))
+    ends = cost.get("finish_parts_s", {})
+    check("the finish's parts are named and within it",
+          set(ends) in ({"correlation", "illumination", "gradient"},
+                        {"correlation", "outside_zeroed", "illumination", "gradient"})
+          and all(v >= 0 for v in ends.values()) and sum(ends.values()) <= cost.get("finish_s", 0) + 1e-9, str(cost))
     check("the line says the cost in forward runs", "forward runs' time" in r.stdout, r.stdout)
     check("the gradient and illumination are written", os.path.exists(p("g.npy")) and os.path.exists(p("ill.npy")))
 

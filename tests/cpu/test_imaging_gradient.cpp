@@ -34,20 +34,26 @@ std::vector<double> velocity_of(const std::vector<double>& m) {
 using test::make_shot;
 
 // The ways a run can go: the forward run alone, every state kept, 4 checkpoints, boundary
-// saving; each with the set-up parts it reports (GradientOptions' defaults otherwise).
+// saving; each with the set-up and finish parts it reports (GradientOptions' defaults
+// otherwise: the illumination summed).
 struct Strategy {
   const char* name;
   imaging::GradientOptions options;
-  std::vector<std::string> setup_parts;
+  std::vector<std::string> setup_parts, finish_parts;
 };
 std::vector<Strategy> strategies() {
+  const std::vector<std::string> kept = {"forward_backend", "adjoint_backend", "kept_states"};
+  const std::vector<std::string> finish = {"correlation", "illumination", "gradient"};
   std::vector<Strategy> all(4);
-  all[0] = {"forward alone", {}, {"forward_backend"}};
+  all[0] = {"forward alone", {}, {"forward_backend"}, {"traces"}};
   all[0].options.adjoint = false;
-  all[1] = {"every state kept", {}, {"forward_backend", "adjoint_backend", "kept_states"}};
-  all[2] = {"4 checkpoints", {}, {"forward_backend", "adjoint_backend", "kept_states"}};
+  all[1] = {"every state kept", {}, kept, finish};
+  all[2] = {"4 checkpoints", {}, kept, finish};
   all[2].options.checkpoints = 4;
-  all[3] = {"boundary saving", {}, {"ring", "forward_backend", "adjoint_backend", "rings"}};
+  all[3] = {"boundary saving",
+            {},
+            {"ring", "forward_backend", "adjoint_backend", "rings"},
+            {"correlation", "outside_zeroed", "illumination", "gradient"}};
   all[3].options.boundary_saving = true;
   return all;
 }
@@ -200,15 +206,22 @@ TEST(ImagingGradient, TheTimePartsAreDisjointForEveryStrategy) {
     EXPECT_GT(g.finish_seconds, 0.0) << st.name;
     EXPECT_GT(g.forward_seconds, 0.0) << st.name;
     EXPECT_LE(parts, g.seconds) << st.name;
-    std::vector<std::string> names;
-    double setup = 0;
-    for (const auto& [name, s] : g.setup_parts) {
-      names.push_back(name);
-      EXPECT_GE(s, 0.0) << st.name << ": " << name;
-      setup += s;
-    }
-    EXPECT_EQ(names, st.setup_parts) << st.name;
-    EXPECT_LE(setup, g.setup_seconds) << st.name;
+    // Named in order, none negative, within the phase they divide.
+    using Parts = std::vector<std::pair<std::string, double>>;
+    auto check_parts = [&](const Parts& parts, const std::vector<std::string>& want, double phase,
+                           const char* what) {
+      std::vector<std::string> names;
+      double sum = 0;
+      for (const auto& [name, s] : parts) {
+        names.push_back(name);
+        EXPECT_GE(s, 0.0) << st.name << ": " << what << " " << name;
+        sum += s;
+      }
+      EXPECT_EQ(names, want) << st.name << ": " << what;
+      EXPECT_LE(sum, phase) << st.name << ": " << what;
+    };
+    check_parts(g.setup_parts, st.setup_parts, g.setup_seconds, "set-up");
+    check_parts(g.finish_parts, st.finish_parts, g.finish_seconds, "finish");
   }
 }
 

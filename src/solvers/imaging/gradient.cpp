@@ -155,6 +155,13 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   std::vector<T> u(o.adjoint || !o.illumination ? 0 : points);
   int reached = 0;  // the furthest step run: each one's u counts once in the illumination
   Clock::time_point t_done{};  // the last step's end: what follows is finish_seconds
+  // The finish's parts, from t_done (host work: each ends when its data are on the host).
+  Clock::time_point t_finish_part{};
+  auto finish_part = [&](const char* name) {
+    const Clock::time_point now = Clock::now();
+    g.finish_parts.emplace_back(name, std::chrono::duration<double>(now - t_finish_part).count());
+    t_finish_part = now;
+  };
   auto forward_step = [&](int n) {
     const Clock::time_point t = Clock::now();
     fwd->step(n);
@@ -188,8 +195,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   if (!o.adjoint) {
     g.setup_seconds = since(t_start);
     for (int n = 0; n < shot.steps; ++n) forward_step(n);
-    t_done = Clock::now();
+    t_done = t_finish_part = Clock::now();
     take_traces();
+    finish_part("traces");
     g.recomputation = 1;
     g.finish_seconds = since(t_done);
     g.seconds = since(t_start);
@@ -218,14 +226,21 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   };
   std::vector<double> corr;
   auto finish = [&] {  // the gradient from the correlation
-    if (corr.empty()) corr = adj->correlation();
-    if (o.illumination) g.illumination = adj->illumination();
+    if (corr.empty()) {
+      corr = adj->correlation();
+      finish_part("correlation");
+    }
+    if (o.illumination) {
+      g.illumination = adj->illumination();
+      finish_part("illumination");
+    }
     g.recomputation = double(g.forward_steps) / double(shot.steps);
     // In place over the correlation: a second grid of doubles (1 GiB at 512^3, every page
     // touched anew) was most of the finish after the sums' download.
     g.gradient = std::move(corr);
     for (std::size_t i = 0; i < points; ++i)
       g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * g.gradient[i];
+    finish_part("gradient");
     g.finish_seconds = since(t_done);
     g.seconds = since(t_start);
   };
@@ -288,11 +303,12 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       g.adjoint_seconds += since(ta);
     }
     g.fused_imaging = fused;
-    t_done = Clock::now();
+    t_done = t_finish_part = Clock::now();
     // Outside the interior and its ring the field run backward is not the forward one: rows
     // and planes outside that box are zeroed whole, the others before and after it (no
     // division per point: at 512^3 those were seconds of host time).
     corr = adj->correlation();
+    finish_part("correlation");
     const std::size_t nx = std::size_t(s.n.nx), ny = std::size_t(s.n.ny);
     const std::size_t x0 = std::size_t(std::clamp(keep_lo[0], 0, s.n.nx)),
                       x1 = std::size_t(std::clamp(keep_hi[0], int(x0), s.n.nx));
@@ -307,6 +323,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
           std::fill(row + x1, row + nx, 0.0);
         }
       }
+    finish_part("outside_zeroed");
     finish();
     return g;
   }
@@ -344,7 +361,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       }
     }
   }
-  t_done = Clock::now();
+  t_done = t_finish_part = Clock::now();
   finish();
   return g;
 }

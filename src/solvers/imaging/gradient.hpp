@@ -88,6 +88,11 @@ struct Gradient {
   // saving's point list), "forward_backend" (fields, velocity, wavelets), "adjoint_backend"
   // (its fields, velocity, sums), "kept_states" or "rings" (their memory), "fused_lists".
   std::vector<std::pair<std::string, double>> setup_parts;
+  // Of finish_seconds, in order: the forward run alone "traces" (the seismogram brought
+  // back); with the adjoint "correlation" (its sum brought back), "outside_zeroed" (boundary
+  // saving: the sums outside the interior and its ring zeroed), "illumination" (brought back,
+  // where summed), "gradient" (formed from the correlation).
+  std::vector<std::pair<std::string, double>> finish_parts;
 };
 
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
