@@ -33,8 +33,7 @@ std::vector<double> born(const wave::Setup& s, Device device, std::span<const T>
     scale[i] = -double(velocity[i]) * double(velocity[i]) * dm[i];
   std::vector<T> now(points), prev(points), next(points), d(points);
   std::vector<double> second;
-  std::vector<wave::NamedArray<T>> u_only(1);
-  u_only[0].name = "u";
+  std::vector<wave::NamedArray<T>> u_only(1, wave::NamedArray<T>{std::string("u"), {}});
   const wave::StateSlot u_slot{wave::StateSlot::u, 0}, up_slot{wave::StateSlot::u_prev, 0};
   for (int n = 0; n < shot.steps; ++n) {
     bg->read_state(u_slot, 0, points, now.data());
