@@ -71,8 +71,8 @@ with tempfile.TemporaryDirectory() as d:
           and all(v >= 0 for v in parts.values()) and sum(parts.values()) <= cost.get("setup_s", 0) + 1e-9, str(cost))
     ends = cost.get("finish_parts_s", {})
     check("the finish's parts are named and within it",
-          set(ends) in ({"correlation", "illumination", "gradient"},
-                        {"correlation", "outside_zeroed", "illumination", "gradient"})
+          set(ends) in ({"correlation", "illumination", "gradient", "released"},
+                        {"correlation", "outside_zeroed", "illumination", "gradient", "released"})
           and all(v >= 0 for v in ends.values()) and sum(ends.values()) <= cost.get("finish_s", 0) + 1e-9, str(cost))
     check("the line says the cost in forward runs", "forward runs' time" in r.stdout, r.stdout)
     check("the gradient and illumination are written", os.path.exists(p("g.npy")) and os.path.exists(p("ill.npy")))

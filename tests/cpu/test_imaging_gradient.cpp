@@ -43,9 +43,9 @@ struct Strategy {
 };
 std::vector<Strategy> strategies() {
   const std::vector<std::string> kept = {"forward_backend", "adjoint_backend", "kept_states"};
-  const std::vector<std::string> finish = {"correlation", "illumination", "gradient"};
+  const std::vector<std::string> finish = {"correlation", "illumination", "gradient", "released"};
   std::vector<Strategy> all(4);
-  all[0] = {"forward alone", {}, {"forward_backend"}, {"traces"}};
+  all[0] = {"forward alone", {}, {"forward_backend"}, {"traces", "released"}};
   all[0].options.adjoint = false;
   all[1] = {"every state kept", {}, kept, finish};
   all[2] = {"4 checkpoints", {}, kept, finish};
@@ -53,7 +53,7 @@ std::vector<Strategy> strategies() {
   all[3] = {"boundary saving",
             {},
             {"ring", "forward_backend", "adjoint_backend", "rings"},
-            {"correlation", "outside_zeroed", "illumination", "gradient"}};
+            {"correlation", "outside_zeroed", "illumination", "gradient", "released"}};
   all[3].options.boundary_saving = true;
   return all;
 }
@@ -208,11 +208,11 @@ TEST(ImagingGradient, TheTimePartsAreDisjointForEveryStrategy) {
     EXPECT_LE(parts, g.seconds) << st.name;
     // Named in order, none negative, within the phase they divide.
     using Parts = std::vector<std::pair<std::string, double>>;
-    auto check_parts = [&](const Parts& parts, const std::vector<std::string>& want, double phase,
+    auto check_parts = [&](const Parts& list, const std::vector<std::string>& want, double phase,
                            const char* what) {
       std::vector<std::string> names;
       double sum = 0;
-      for (const auto& [name, s] : parts) {
+      for (const auto& [name, s] : list) {
         names.push_back(name);
         EXPECT_GE(s, 0.0) << st.name << ": " << what << " " << name;
         sum += s;

@@ -91,7 +91,8 @@ struct Gradient {
   // Of finish_seconds, in order: the forward run alone "traces" (the seismogram brought
   // back); with the adjoint "correlation" (its sum brought back), "outside_zeroed" (boundary
   // saving: the sums outside the interior and its ring zeroed), "illumination" (brought back,
-  // where summed), "gradient" (formed from the correlation).
+  // where summed), "gradient" (formed from the correlation); then "released" (the backends'
+  // memory given back).
   std::vector<std::pair<std::string, double>> finish_parts;
 };
 
