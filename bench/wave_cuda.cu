@@ -177,7 +177,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
   const double bpp = 4.0 * sizeof(T);
   cudaStream_t stream = nullptr;
 
-  Result copy_ref;
+  Result copy_ref, memcpy_r;
   std::vector<Result> family;
   {
     Field<T> u(shape, kRadius, Memory::device), up(shape, kRadius, Memory::device),
@@ -190,7 +190,17 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     const auto& copy_impl = cuda::chosen_impl<T>("copy", stream);  // the stencils' reference
     copy_ref = base("copy", copy_impl.variant, precision_of<T>, shape, 2.0 * sizeof(T));
     const Timing copy_first = time_copy(opt, copy_impl, u, c2, stream);
-    fill_device_random(c2.data(), L.size, 0xc2c2, stream);  // the copy overwrote its interior
+    // cudaMemcpy of the whole allocation, the issue's reference (the fused update's target is
+    // 0.85 of cudaMemcpy's rate over 16 B a point), timed twice like the copy kernel.
+    memcpy_r = base("memcpy", "cudaMemcpy", precision_of<T>, shape, 2.0 * sizeof(T));
+    memcpy_r.points = double(L.size);
+    auto time_memcpy = [&] {
+      return time_launches([&] {
+        STRATA_CUDA_CHECK(cudaMemcpyAsync(c2.data(), u.data(), L.bytes(), cudaMemcpyDeviceToDevice, stream));
+      }, 4 * opt.warmup + 10, opt.reps, stream);
+    };
+    const Timing memcpy_first = time_memcpy();
+    fill_device_random(c2.data(), L.size, 0xc2c2, stream);  // the copies overwrote it
 
     // What the solver runs on this device (tuning: measured now if the mode says so).
     const auto& chosen = cuda::chosen_wave_update<T>(kRadius, stream);
@@ -214,6 +224,10 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       family.push_back(r);
     }
     const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);
+    const Timing memcpy_second = time_memcpy();
+    set_rates(memcpy_r, memcpy_first.median_ms <= memcpy_second.median_ms ? memcpy_first : memcpy_second);
+    memcpy_r.extra["median_ms_first"] = memcpy_first.median_ms;
+    memcpy_r.extra["median_ms_second"] = memcpy_second.median_ms;
     set_rates(copy_ref, copy_first.median_ms <= copy_second.median_ms ? copy_first : copy_second);
     copy_ref.extra["median_ms_first"] = copy_first.median_ms;
     copy_ref.extra["median_ms_second"] = copy_second.median_ms;
@@ -267,16 +281,23 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     family.push_back(pml);
   }
 
-  // The issue's target: Gpts/s >= 0.85 * (copy GB/s / bytes per point); ratio_to_copy is
-  // exactly Gpts/s over (copy GB/s / bytes per point).
-  const double ceiling = copy_ref.gb_per_s / bpp;
+  // The issue's target: Gpts/s >= 0.85 * (cudaMemcpy GB/s / bytes per point), of_memcpy the
+  // rate over cudaMemcpy's; ratio_to_copy is Gpts/s over (copy kernel GB/s / bytes per point),
+  // the table's ratio. (Until 2026-11-29 the target was judged against the copy kernel, 0.91 of
+  // cudaMemcpy on an H200: more lenient than the issue's.)
+  const double ceiling = memcpy_r.gb_per_s / bpp;
+  compare_to(memcpy_r, copy_ref);
+  out.push_back(memcpy_r);
   compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
+  copy_ref.extra["of_memcpy"] = copy_ref.gb_per_s / memcpy_r.gb_per_s;
   out.push_back(copy_ref);
   for (Result& r : family) {
     compare_to(r, copy_ref);
     r.extra["gpts_per_s"] = r.gpts_per_s;
     r.extra["copy_gb_per_s"] = copy_ref.gb_per_s;
-    r.extra["copy_gb_per_s_over_bpp"] = ceiling;
+    r.extra["copy_gb_per_s_over_bpp"] = copy_ref.gb_per_s / bpp;
+    r.extra["memcpy_gb_per_s"] = memcpy_r.gb_per_s;
+    r.extra["of_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
     r.extra["target_gpts_per_s"] = 0.85 * ceiling;
     r.extra["meets_target"] = r.gpts_per_s >= 0.85 * ceiling;
     out.push_back(r);
