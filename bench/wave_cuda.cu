@@ -281,15 +281,15 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     family.push_back(pml);
   }
 
-  // The issue's target: Gpts/s >= 0.85 * (cudaMemcpy GB/s / bytes per point), of_memcpy the
-  // rate over cudaMemcpy's; ratio_to_copy is Gpts/s over (copy kernel GB/s / bytes per point),
+  // The issue's target: Gpts/s >= 0.85 * (cudaMemcpy GB/s / bytes per point), ratio_to_memcpy
+  // the rate over cudaMemcpy's (as the stencil rows have it); ratio_to_copy is Gpts/s over (copy kernel GB/s / bytes per point),
   // the table's ratio. (Until 2026-11-29 the target was judged against the copy kernel, 0.91 of
   // cudaMemcpy on an H200: more lenient than the issue's.)
   const double ceiling = memcpy_r.gb_per_s / bpp;
   compare_to(memcpy_r, copy_ref);
   out.push_back(memcpy_r);
   compare_to(copy_ref, copy_ref);  // the reference row reads ratio 1
-  copy_ref.extra["of_memcpy"] = copy_ref.gb_per_s / memcpy_r.gb_per_s;
+  copy_ref.extra["ratio_to_memcpy"] = copy_ref.gb_per_s / memcpy_r.gb_per_s;
   out.push_back(copy_ref);
   for (Result& r : family) {
     compare_to(r, copy_ref);
@@ -297,7 +297,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
     r.extra["copy_gb_per_s"] = copy_ref.gb_per_s;
     r.extra["copy_gb_per_s_over_bpp"] = copy_ref.gb_per_s / bpp;
     r.extra["memcpy_gb_per_s"] = memcpy_r.gb_per_s;
-    r.extra["of_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
+    r.extra["ratio_to_memcpy"] = r.gb_per_s / memcpy_r.gb_per_s;
     r.extra["target_gpts_per_s"] = 0.85 * ceiling;
     r.extra["meets_target"] = r.gpts_per_s >= 0.85 * ceiling;
     out.push_back(r);

@@ -139,7 +139,7 @@ def main():
         elif k == "wave" and e.get("default"):
             print(f"- wave {r['precision']} {shape_name(r['shape'])}: {e['gpts_per_s']:.1f} Gpts/s = "
                   f"{e['gpts_per_s'] / e['copy_gb_per_s_over_bpp']:.3f} of copy/16 B"
-                  + (f", {e['of_memcpy']:.3f} of cudaMemcpy/16 B" if "of_memcpy" in e else ""))
+                  + (f", {e['ratio_to_memcpy']:.3f} of cudaMemcpy/16 B" if "ratio_to_memcpy" in e else ""))
 
 
 if __name__ == "__main__":
