@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #define CK(x)                                                       \
@@ -196,45 +198,32 @@ int main() {
     return e;
   };
   row("copy rows", median_ms([&] { copy_rows<<<N * N / 4, 512>>>(u, v); }), [] { return 0.0; });
-#define RUN(R)                                                                                  \
-  {                                                                                             \
-    naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, ref);                                   \
-    CK(cudaDeviceSynchronize());                                                                \
-    row("r" #R " naive 128x4",                                                                  \
-        median_ms([&] { naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, v); }),             \
-        [&] { return check(v); });                                                              \
-    row("r" #R " naive 128x8",                                                                  \
-        median_ms([&] { naive<R, 8><<<dim3(4, N / 8, N), dim3(128, 8)>>>(u, v); }),             \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zmarch 128x4 z16",                                                             \
-        median_ms([&] { zmarch<R, 4, 16><<<dim3(4, N / 4, N / 16), dim3(128, 4)>>>(u, v); }),   \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zmarch 128x4 z64",                                                             \
-        median_ms([&] { zmarch<R, 4, 64><<<dim3(4, N / 4, N / 64), dim3(128, 4)>>>(u, v); }),   \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zmarch 128x8 z32",                                                             \
-        median_ms([&] { zmarch<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }),   \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zmarch 128x8 z128",                                                            \
-        median_ms([&] { zmarch<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }), \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zsmem 128x4 z32",                                                              \
-        median_ms([&] { zsmem<R, 4, 32><<<dim3(4, N / 4, N / 32), dim3(128, 4)>>>(u, v); }),    \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zsmem 128x8 z32",                                                              \
-        median_ms([&] { zsmem<R, 8, 32><<<dim3(4, N / 8, N / 32), dim3(128, 8)>>>(u, v); }),    \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zsmem 128x8 z128",                                                             \
-        median_ms([&] { zsmem<R, 8, 128><<<dim3(4, N / 8, N / 128), dim3(128, 8)>>>(u, v); }),  \
-        [&] { return check(v); });                                                              \
-    row("r" #R " zsmem 128x8 z64",                                                              \
-        median_ms([&] { zsmem<R, 8, 64><<<dim3(4, N / 8, N / 64), dim3(128, 8)>>>(u, v); }),    \
-        [&] { return check(v); });                                                              \
-  }
-  RUN(1)
-  RUN(4) row("cudaMemcpy again",
-             median_ms([&] { CK(cudaMemcpyAsync(B, A, ibytes, cudaMemcpyDeviceToDevice)); }),
-             [] { return 0.0; });
+  // Every variant of one radius: timed, then checked against the one-point-a-thread kernel.
+  using Kernel = void (*)(const float*, float*);
+  auto variant = [&](const std::string& name, Kernel k, dim3 grid, dim3 block) {
+    row(name.c_str(), median_ms([&] { k<<<grid, block>>>(u, v); }), [&] { return check(v); });
+  };
+  auto radius = [&](auto r) {
+    constexpr int R = decltype(r)::value;
+    naive<R, 4><<<dim3(4, N / 4, N), dim3(128, 4)>>>(u, ref);
+    CK(cudaDeviceSynchronize());
+    const std::string p = "r" + std::to_string(R) + " ";
+    variant(p + "naive 128x4", naive<R, 4>, dim3(4, N / 4, N), dim3(128, 4));
+    variant(p + "naive 128x8", naive<R, 8>, dim3(4, N / 8, N), dim3(128, 8));
+    variant(p + "zmarch 128x4 z16", zmarch<R, 4, 16>, dim3(4, N / 4, N / 16), dim3(128, 4));
+    variant(p + "zmarch 128x4 z64", zmarch<R, 4, 64>, dim3(4, N / 4, N / 64), dim3(128, 4));
+    variant(p + "zmarch 128x8 z32", zmarch<R, 8, 32>, dim3(4, N / 8, N / 32), dim3(128, 8));
+    variant(p + "zmarch 128x8 z128", zmarch<R, 8, 128>, dim3(4, N / 8, N / 128), dim3(128, 8));
+    variant(p + "zsmem 128x4 z32", zsmem<R, 4, 32>, dim3(4, N / 4, N / 32), dim3(128, 4));
+    variant(p + "zsmem 128x8 z32", zsmem<R, 8, 32>, dim3(4, N / 8, N / 32), dim3(128, 8));
+    variant(p + "zsmem 128x8 z128", zsmem<R, 8, 128>, dim3(4, N / 8, N / 128), dim3(128, 8));
+    variant(p + "zsmem 128x8 z64", zsmem<R, 8, 64>, dim3(4, N / 8, N / 64), dim3(128, 8));
+  };
+  radius(std::integral_constant<int, 1>{});
+  radius(std::integral_constant<int, 4>{});
+  row("cudaMemcpy again",
+      median_ms([&] { CK(cudaMemcpyAsync(B, A, ibytes, cudaMemcpyDeviceToDevice)); }),
+      [] { return 0.0; });
   std::printf("  {}]}\n");
   return 0;
 }
