@@ -300,6 +300,26 @@ with tempfile.TemporaryDirectory() as tmp:
           and (CPU_FFT or "fft_periodic_fd7   skipped: built without the CPU's FFT" in r.stderr), r.stderr[-500:])
     check("cpu bench all rows are the CPU's", all(x["device"] == "cpu" for x in doc["results"]),
           str({x["device"] for x in doc["results"]}))
+    # On a GPU the wave family's target is judged against cudaMemcpy of the same run (issue
+    # 38's reference: the fused update >= 0.85 of cudaMemcpy over 16 B a point), the copy
+    # kernel staying the table's ratio. (Without a GPU there is nothing to judge: not run.)
+    if HAS_GPU:
+        rw = run("bench", "--kernel", "wave", "--size", "64", "--precision", "f32", "--reps", "2",
+                 "--warmup", "0", "--json", js)
+        rows = json.load(open(js))["results"] if rw.returncode == 0 else []
+        mc = [x for x in rows if x["kernel"] == "memcpy"]
+        waves = [x for x in rows if x["kernel"] == "wave"]
+        check("gpu bench wave has one cudaMemcpy row and its update rows",
+              rw.returncode == 0 and len(mc) == 1 and mc[0]["gb_per_s"] > 0 and waves, rw.stderr[-500:])
+        if len(mc) == 1 and waves:
+            m = mc[0]["gb_per_s"]
+            close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-30)
+            check("gpu bench wave: each update's ratio_to_memcpy is its GB/s over cudaMemcpy's",
+                  all(close(x["extra"]["ratio_to_memcpy"], x["gb_per_s"] / m) for x in waves), str(waves[:1]))
+            check("gpu bench wave: the 0.85 target is cudaMemcpy's rate over 16 B a point",
+                  all(close(x["extra"]["target_gpts_per_s"], 0.85 * m / 16)
+                      and x["extra"]["meets_target"] == (x["gpts_per_s"] >= 0.85 * m / 16) for x in waves),
+                  str(waves[:1]))
     # --steps is the imaging family's shot length, refused where no imaging row runs (its own
     # variable: the checks above read the --kernel all run's r).
     rs = run("bench", "--device", "cpu", "--kernel", "imaging", "--size", "24", "--steps", "12", "--reps", "1",
