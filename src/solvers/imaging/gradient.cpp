@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -239,9 +240,14 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     g.recomputation = double(g.forward_steps) / double(shot.steps);
     // In place over the correlation: a second grid of doubles (1 GiB at 512^3, every page
     // touched anew) was most of the finish after the sums' download.
+    // Point by point on the host's threads (the same bits: no sum crosses points).
     g.gradient = std::move(corr);
-    for (std::size_t i = 0; i < points; ++i)
+    const std::int64_t all = std::int64_t(points);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < all; ++j) {
+      const std::size_t i = std::size_t(j);
       g.gradient[i] = -double(velocity[i]) * double(velocity[i]) * g.gradient[i];
+    }
     finish_part("gradient");
     // The backends' memory (fields, kept states or rings, the sums: many GB on a GPU) given
     // back inside the run's time, not after it, where nothing timed it.
@@ -319,7 +325,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     const std::size_t nx = std::size_t(s.n.nx), ny = std::size_t(s.n.ny);
     const std::size_t x0 = std::size_t(std::clamp(keep_lo[0], 0, s.n.nx)),
                       x1 = std::size_t(std::clamp(keep_hi[0], int(x0), s.n.nx));
-    for (int z = 0; z < s.n.nz; ++z)
+    const int nz = s.n.nz;
+#pragma omp parallel for schedule(static)
+    for (int z = 0; z < nz; ++z)
       for (int y = 0; y < s.n.ny; ++y) {
         double* row = corr.data() + (std::size_t(z) * ny + std::size_t(y)) * nx;
         const bool keep = y >= keep_lo[1] && y < keep_hi[1] && z >= keep_lo[2] && z < keep_hi[2];
@@ -384,8 +392,13 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
   im.run = misfit_gradient<T>(s, device, velocity, dt_over_h, shot, o);
   const std::size_t points = s.n.points();
   im.image.resize(points);
-  for (std::size_t i = 0; i < points; ++i)  // gradient = -v^2 sum lambda[residual] second,
-    im.image[i] = im.run.gradient[i] / (double(velocity[i]) * double(velocity[i]));  // residual -d
+  const std::int64_t all = std::int64_t(points);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < all; ++j) {
+    // gradient = -v^2 sum lambda[residual] second, residual -d
+    const std::size_t i = std::size_t(j);
+    im.image[i] = im.run.gradient[i] / (double(velocity[i]) * double(velocity[i]));
+  }
   im.compensated = compensate(im.image, im.run.illumination);
   im.illumination = im.run.illumination;
   return im;
