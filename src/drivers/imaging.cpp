@@ -4,9 +4,11 @@
 #include "drivers/imaging.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +37,11 @@ struct Prepared {
   imaging::Shot shot;
 };
 
+std::string shortest(double v) {  // 1e-50 as 1e-50, not std::to_string's 0.000000
+  char b[32];
+  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
+}
+
 template <class T>
 Prepared<T> prepare(const ImagingRun& run) {
   const wave::Config& c = run.config;
@@ -44,19 +51,39 @@ Prepared<T> prepare(const ImagingRun& run) {
   if (c.steps < 1) throw Error("time.steps must be at least 1 for imaging");
   const std::size_t points = c.shape.points();
   Prepared<T> p;
+  wave::Resolved r;
   if (!run.velocity.empty()) {
     if (run.velocity.size() != points)
       throw Error("the velocity model holds " + std::to_string(run.velocity.size()) +
                   " values; the grid " + c.shape.str() + " has " + std::to_string(points));
-    for (std::size_t i = 0; i < points; ++i)
-      if (!(run.velocity[i] > 0) || !std::isfinite(run.velocity[i]))
+    // Checked as the run's precision holds it (a double beyond float's range is no f32
+    // velocity), its extremes found in the same pass: resolve's scan of the model, done once.
+    p.velocity.resize(points);
+    T lo = std::numeric_limits<T>::max(), hi = 0;
+    for (std::size_t i = 0; i < points; ++i) {
+      const T v = T(run.velocity[i]);
+      if (!(v > 0) || !std::isfinite(v))
         throw Error("the velocity model's value " + std::to_string(i) + " is " +
-                    std::to_string(run.velocity[i]) + ": every velocity must be finite and > 0");
-    p.velocity.assign(run.velocity.begin(), run.velocity.end());
+                    shortest(run.velocity[i]) +
+                    (std::isfinite(run.velocity[i]) && run.velocity[i] > 0
+                         ? std::string(", outside the range of ") + to_string(c.precision)
+                         : std::string()) +
+                    ": every velocity must be finite and > 0");
+      p.velocity[i] = v;
+      lo = v < lo ? v : lo;
+      hi = hi < v ? v : hi;
+    }
+    r = wave::resolve<T>(c, double(lo), double(hi), [&](io::Digest& d) {
+      d.add_bytes(p.velocity.data(), p.velocity.size() * sizeof(T));
+    });
   } else {
-    const wave::VelocityModel<T> v = wave::load_velocity<T>(c);
+    // Resolved from the model as the wave solver resolves it (a layered model's planes, not
+    // the dense grid made from them: the same plan and digest as `strata wave`, without
+    // scanning 134 M points at 512^3).
+    wave::VelocityModel<T> v = wave::load_velocity<T>(c);
+    r = wave::resolve<T>(c, v.values());
     if (!v.dense.empty()) {
-      p.velocity = v.dense;
+      p.velocity = std::move(v.dense);
     } else {
       const std::size_t plane = std::size_t(c.shape.nx) * c.shape.ny;
       p.velocity.resize(points);
@@ -64,7 +91,6 @@ Prepared<T> prepare(const ImagingRun& run) {
         std::fill_n(p.velocity.begin() + std::ptrdiff_t(z * plane), plane, v.planes[z]);
     }
   }
-  wave::Resolved r = wave::resolve<T>(c, std::span<const T>(p.velocity));
   p.setup = std::move(r.setup);
   p.plan = std::move(r.plan);
   p.setup.trace_rows = c.steps + 1;

@@ -142,6 +142,24 @@ with tempfile.TemporaryDirectory() as d:
     refused("data holding a NaN", base + ["--data", p("nan.npy")], "row 30, receiver 4", d, out)
     refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
     refused("a velocity file of another grid", base + ["--data", seis, "--velocity", p("short.npy")], "--velocity", d, out)
+    # A velocity that is a finite double but no f32 (beyond float's range, or below its
+    # smallest value) is refused as the run's precision holds it, not run as inf or 0.
+    def velocity_npy(path, odd_one, at):
+        nx_, ny_, nz_ = CFG["grid"]["shape"]
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d, %d), }" % (nz_, ny_, nx_)
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        values = [1500.0] * (nx_ * ny_ * nz_)
+        values[at] = odd_one
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+            f.write(struct.pack("<%dd" % len(values), *values))
+    f32 = ["--set", "scheme.precision=f32"]
+    for name, odd, at in [("beyond f32's range", 1e39, 777), ("below f32's smallest", 1e-50, 12)]:
+        velocity_npy(p("odd.npy"), odd, at)
+        refused(f"an f32 run's velocity {name}", base + f32 + ["--data", seis, "--velocity", p("odd.npy")],
+                f"value {at} is", d, out)
+    r = run_strata(*(base + f32 + ["--data", seis, "--velocity", p("odd.npy")]))
+    check("an f32 run's velocity out of f32's range: says so", "outside the range of f32" in r.stderr, r.stderr)
     every = dict(CFG, receivers={**CFG["receivers"], "every": 2})
     json.dump(every, open(p("every.json"), "w"))
     refused("receivers.every = 2", ["gradient", "--config", p("every.json"), "--data", seis, "--gradient", p("x.npy")],

@@ -242,8 +242,15 @@ std::string physics_digest(const Config& c, double dt, const std::function<void(
 
 template <class T>
 Resolved resolve(const Config& c, std::span<const T> velocity) {
-  const auto [vmin_it, vmax_it] = std::minmax_element(velocity.begin(), velocity.end());
-  return resolve<T>(c, double(*vmin_it), double(*vmax_it),
+  // By value, in a loop the compiler vectorises (minmax_element's iterators kept it scalar:
+  // 0.2 s of a 512^3 imaging run's set-up).
+  if (velocity.empty()) throw Error("internal: resolve without a velocity model");
+  T lo = velocity[0], hi = velocity[0];
+  for (const T v : velocity) {
+    lo = v < lo ? v : lo;
+    hi = hi < v ? v : hi;
+  }
+  return resolve<T>(c, double(lo), double(hi),
                     [&](io::Digest& d) { d.add_bytes(velocity.data(), velocity.size_bytes()); });
 }
 
