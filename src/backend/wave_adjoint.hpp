@@ -80,7 +80,9 @@ class AdjointBackend {
     throw Error("internal: no fused correlation here");
   }
   virtual void correlate_rest(int) { throw Error("internal: no fused correlation here"); }
-  virtual std::vector<double> correlation() const = 0;   // dense [z][y][x]
+  // The sums, dense [z][y][x], into out (n.points() values: the caller's array, made
+  // while the sweeps ran).
+  virtual void correlation(std::span<double> out) const = 0;
   virtual std::vector<double> illumination() const = 0;  // dense [z][y][x]
 };
 

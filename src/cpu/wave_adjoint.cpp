@@ -125,7 +125,10 @@ class CpuAdjoint final : public AdjointBackend<T> {
     keep(now);
   }
 
-  std::vector<double> correlation() const override { return corr_; }
+  void correlation(std::span<double> out) const override {
+    require(out.size() == corr_.size(), "internal: correlation into an array of the wrong size");
+    std::copy(corr_.begin(), corr_.end(), out.begin());
+  }
   std::vector<double> illumination() const override { return ill_; }
 
   // The forward step, with w its new u and h = Lap g + sum over layers of (D1 psi' + zeta'),

@@ -307,20 +307,19 @@ class CudaAdjoint final : public AdjointBackend<T> {
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
-  std::vector<double> correlation() const override {
+  void correlation(std::span<double> out) const override {
     require(im_.has_value(), "internal: correlation before begin_imaging");
+    require(out.size() == s_.n.points(), "internal: correlation into an array of the wrong size");
     // The interior's rows straight into the dense array (no host copy of the padded layout:
     // 1.1 GB at 512^3), in one copy through pinned buffers (runtime::copy_3d) once the sums
     // are done.
     const Layout& L = q_.layout();
-    std::vector<double> out(s_.n.points());
     const std::size_t row = std::size_t(s_.n.nx) * sizeof(double);
     synchronize();
     runtime::copy_3d(out.data(), Memory::host, row, std::size_t(s_.n.ny),
                      im_->corr.get() + L.index(0, 0, 0), Memory::device,
                      std::size_t(L.pitch) * sizeof(double), std::size_t(L.rows), row,
                      std::size_t(s_.n.ny), std::size_t(s_.n.nz));
-    return out;
   }
 
   bool fuse_correlation(Backend<T>& fwd, std::array<int, 3> lo, std::array<int, 3> hi) override {
