@@ -423,9 +423,7 @@ class CudaBackend final : public Backend<T> {
           std::int64_t(u_.layout().index(0, 0, 0)));
     if (points.empty()) return;
     ring_off_.emplace(off);
-    ring_rows_.emplace(points.size() * std::size_t(rows));
-    STRATA_CUDA_CHECK(
-        cudaMemsetAsync(ring_rows_->get(), 0, ring_rows_->size() * sizeof(T), stream()));
+    ring_rows_.emplace(points.size() * std::size_t(rows));  // zeroed (row 0: u_0 = 0)
   }
   void keep_ring(int row) override {
     if (!ring_points_) return;
