@@ -193,7 +193,8 @@ ImagingResult migrate_t(const ImagingRun& run) {
   r.image = std::move(im.image);
   r.compensated = std::move(im.compensated);
   take(r, std::move(im.run));
-  r.misfit = 0;  // not a misfit: the data are the adjoint's source
+  r.illumination = std::move(im.illumination);  // moved from the run to the image
+  r.misfit = 0;                                 // not a misfit: the data are the adjoint's source
   return r;
 }
 

@@ -119,7 +119,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
 // peak of the image at its depth (tests/cpu/test_imaging_rtm.cpp).
 struct Image {
   std::vector<double> image, compensated, illumination;  // dense [z][y][x]
-  Gradient run;  // the misfit run behind it (checkpoints, forward steps, predicted data)
+  // The misfit run behind it (checkpoints, forward steps, predicted data); its gradient and
+  // illumination arrays have moved into image and illumination.
+  Gradient run;
 };
 template <class T>
 Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, double dt_over_h,
