@@ -83,7 +83,8 @@ class AdjointBackend {
   // The sums, dense [z][y][x], into out (n.points() values: the caller's array, made
   // while the sweeps ran).
   virtual void correlation(std::span<double> out) const = 0;
-  virtual std::vector<double> illumination() const = 0;  // dense [z][y][x]
+  // The illumination sum, dense [z][y][x], into out (n.points() values; begun with it).
+  virtual void illumination(std::span<double> out) const = 0;
 };
 
 }  // namespace strata::wave

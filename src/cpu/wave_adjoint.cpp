@@ -129,7 +129,11 @@ class CpuAdjoint final : public AdjointBackend<T> {
     require(out.size() == corr_.size(), "internal: correlation into an array of the wrong size");
     std::copy(corr_.begin(), corr_.end(), out.begin());
   }
-  std::vector<double> illumination() const override { return ill_; }
+  void illumination(std::span<double> out) const override {
+    require(ill_.size() == out.size(),
+            "internal: illumination without its sum, or of the wrong size");
+    std::copy(ill_.begin(), ill_.end(), out.begin());
+  }
 
   // The forward step, with w its new u and h = Lap g + sum over layers of (D1 psi' + zeta'),
   // g being u with its ghosts filled:

@@ -414,10 +414,12 @@ class CudaAdjoint final : public AdjointBackend<T> {
         f.w.get(), amps, f.points, im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
   }
-  std::vector<double> illumination() const override {
-    require(im_.has_value(), "internal: illumination before begin_imaging");
-    if (!im_->ill.get()) return {};  // begun without it
-    return im_->ill.download(s_.n.points());
+  void illumination(std::span<double> out) const override {
+    require(im_.has_value() && im_->ill.get() && out.size() == s_.n.points(),
+            "internal: illumination without its sum, or of the wrong size");
+    synchronize();
+    runtime::copy_bytes(out.data(), Memory::host, im_->ill.get(), Memory::device,
+                        out.size() * sizeof(double));
   }
 
   // The layers' zeta and psi passes read q and write their own arrays, so each layer's pair

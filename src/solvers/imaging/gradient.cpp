@@ -232,22 +232,34 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   // on a thread of its own while the sweeps run, not in the finish (0.5 s of the H200 host's
   // time there). Begun once the set-up is done (beside it, the page faults slowed the set-up's
   // own host work by 0.2 s); deferred where no thread can be had.
-  std::future<std::vector<double>> host_grid;
+  // With the illumination, its array too.
+  std::future<std::vector<std::vector<double>>> host_grids;
   auto begin_host_grid = [&] {
-    host_grid = std::async(std::launch::async | std::launch::deferred,
-                           [points] { return std::vector<double>(points); });
+    const std::size_t count = o.illumination ? 2 : 1;
+    host_grids = std::async(std::launch::async | std::launch::deferred, [points, count] {
+      std::vector<std::vector<double>> made;
+      for (std::size_t k = 0; k < count; ++k) made.emplace_back(points);
+      return made;
+    });
+  };
+  std::vector<std::vector<double>> grids;
+  auto take_grids = [&] {
+    if (!host_grids.valid()) begin_host_grid();
+    if (grids.empty()) grids = host_grids.get();
   };
   std::vector<double> corr;
   auto take_correlation = [&] {
-    if (!host_grid.valid()) begin_host_grid();
-    corr = host_grid.get();
+    take_grids();
+    corr = std::move(grids[0]);
     adj->correlation(corr);
     finish_part("correlation");
   };
   auto finish = [&] {  // the gradient from the correlation
     if (corr.empty()) take_correlation();
     if (o.illumination) {
-      g.illumination = adj->illumination();
+      take_grids();
+      g.illumination = std::move(grids.back());
+      adj->illumination(g.illumination);
       finish_part("illumination");
     }
     g.recomputation = double(g.forward_steps) / double(shot.steps);
