@@ -71,6 +71,15 @@ void copy_box(std::vector<std::uint8_t>& want, std::size_t dpitch, std::size_t d
       std::memcpy(&want[(z * drows + y) * dpitch], &from[(z * srows + y) * spitch], b.width);
 }
 
+// The box from src to dst by the runtime's copy_2d (depth 1) or copy_3d.
+void runtime_copy(void* dst, Memory dm, std::size_t dpitch, std::size_t drows, const void* src,
+                  Memory sm, std::size_t spitch, std::size_t srows, const Box& b, bool as_2d) {
+  if (as_2d)
+    runtime::copy_2d(dst, dm, dpitch, src, sm, spitch, b.width, b.height);
+  else
+    runtime::copy_3d(dst, dm, dpitch, drows, src, sm, spitch, srows, b.width, b.height, b.depth);
+}
+
 void check_both_ways(const Box& b, bool as_2d, std::uint32_t seed) {
   SCOPED_TRACE(b.str() + (as_2d ? " by copy_2d" : " by copy_3d"));
   const std::size_t nd = b.bytes(b.dev_pitch, b.dev_rows), nh = b.bytes(b.host_pitch, b.host_rows);
@@ -80,24 +89,16 @@ void check_both_ways(const Box& b, bool as_2d, std::uint32_t seed) {
   upload_direct(dev, dev_bytes);
   std::vector<std::uint8_t> host = random_bytes(nh, ~seed), want = host;
   copy_box(want, b.host_pitch, b.host_rows, dev_bytes, b.dev_pitch, b.dev_rows, b);
-  if (as_2d)
-    runtime::copy_2d(host.data(), Memory::host, b.host_pitch, dev.get(), Memory::device,
-                     b.dev_pitch, b.width, b.height);
-  else
-    runtime::copy_3d(host.data(), Memory::host, b.host_pitch, b.host_rows, dev.get(),
-                     Memory::device, b.dev_pitch, b.dev_rows, b.width, b.height, b.depth);
+  runtime_copy(host.data(), Memory::host, b.host_pitch, b.host_rows, dev.get(), Memory::device,
+               b.dev_pitch, b.dev_rows, b, as_2d);
   EXPECT_TRUE(host == want) << "device to host";
   // Host to device.
   const std::vector<std::uint8_t> host_bytes = random_bytes(nh, seed + 7);
   std::vector<std::uint8_t> dev_want = random_bytes(nd, ~seed + 7);
   upload_direct(dev, dev_want);
   copy_box(dev_want, b.dev_pitch, b.dev_rows, host_bytes, b.host_pitch, b.host_rows, b);
-  if (as_2d)
-    runtime::copy_2d(dev.get(), Memory::device, b.dev_pitch, host_bytes.data(), Memory::host,
-                     b.host_pitch, b.width, b.height);
-  else
-    runtime::copy_3d(dev.get(), Memory::device, b.dev_pitch, b.dev_rows, host_bytes.data(),
-                     Memory::host, b.host_pitch, b.host_rows, b.width, b.height, b.depth);
+  runtime_copy(dev.get(), Memory::device, b.dev_pitch, b.dev_rows, host_bytes.data(), Memory::host,
+               b.host_pitch, b.host_rows, b, as_2d);
   EXPECT_TRUE(download_direct(dev, nd) == dev_want) << "host to device";
 }
 
