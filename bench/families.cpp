@@ -8,6 +8,7 @@
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/steps.hpp"
+#include "bench/transfers.hpp"
 #include "bench/wave.hpp"
 #include "strata/error.hpp"
 
@@ -21,6 +22,7 @@ const std::vector<Family>& families() {
       {"steps", {}, steps_cpu, steps_cuda, false},
       {"poisson", {}, poisson_cpu, poisson_cuda, false},
       {"imaging", {}, imaging_cpu, imaging_cuda, false},
+      {"transfers", {}, transfers_cpu, transfers_cuda, false},
       {"dist", {}, dist_cpu, dist_cuda, false},
   };
   return table;

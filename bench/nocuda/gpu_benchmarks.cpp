@@ -3,6 +3,7 @@
 #include "bench/poisson.hpp"
 #include "bench/reduce.hpp"
 #include "bench/steps.hpp"
+#include "bench/transfers.hpp"
 #include "bench/wave.hpp"
 #include "strata/error.hpp"
 
@@ -19,6 +20,9 @@ std::vector<Result> wave_cuda(const Options&) {
 }
 std::vector<Result> steps_cuda(const Options&) {
   throw Error("the repeated-steps benchmark needs a CUDA build: strata was built without CUDA");
+}
+std::vector<Result> transfers_cuda(const Options&) {
+  throw Error("the transfer benchmark needs a CUDA build: strata was built without CUDA");
 }
 std::vector<Result> poisson_cuda(const Options&) {
   throw Error("the Poisson benchmark needs a CUDA build: strata was built without CUDA");

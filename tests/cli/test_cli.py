@@ -320,6 +320,23 @@ with tempfile.TemporaryDirectory() as tmp:
                   all(close(x["extra"]["target_gpts_per_s"], 0.85 * m / 16)
                       and x["extra"]["meets_target"] == (x["gpts_per_s"] >= 0.85 * m / 16) for x in waves),
                   str(waves[:1]))
+    # Host <-> device copies: a GPU's family, skipped on the CPU saying so; on a GPU each way
+    # up and down, checked and timed, the pinned cudaMemcpy the others' reference.
+    rt = run("bench", "--device", "cpu", "--kernel", "transfers", "--json", js)
+    check("cpu bench transfers is skipped, saying why",
+          rt.returncode == 0 and "transfers  skipped: host <-> device copies need a GPU" in rt.stderr
+          and json.load(open(js))["results"] == [], rt.stderr)
+    if HAS_GPU:
+        rt = run("bench", "--kernel", "transfers", "--size", "256", "--reps", "2", "--json", js)
+        rows = json.load(open(js))["results"] if rt.returncode == 0 else []
+        ways = sorted((x["kernel"], x["variant"]) for x in rows)
+        want = sorted((k, v) for k in ("h2d", "d2h") for v in
+                      ("cudaMemcpy-pinned", "cudaMemcpy-pageable", "strata-copy_bytes", "strata-copy-field"))
+        check("gpu bench transfers: every way up and down", ways == want, rt.stderr[-500:] + str(ways))
+        check("gpu bench transfers: each row moves one f32 field's interior over the pinned rate",
+              rows and all(x["extra"]["bytes"] == 256 ** 3 * 4 and x["gb_per_s"] > 0 and
+                           (x["reference"] == "pinned") == (x["variant"] != "cudaMemcpy-pinned")
+                           for x in rows), str(rows[:1]))
     # --steps is the imaging family's shot length, refused where no imaging row runs (its own
     # variable: the checks above read the --kernel all run's r).
     rs = run("bench", "--device", "cpu", "--kernel", "imaging", "--size", "24", "--steps", "12", "--reps", "1",
