@@ -41,8 +41,9 @@ cudaMemcpyKind kind_of(Memory dst, Memory src) {
 // of one chunk runs while the host's threads move the other between the buffer and the
 // caller's array. (cudaMemcpy from pageable memory stages through the driver's own buffers on
 // the calling thread, one at a time: a 1 GiB download took most of the imaging run's
-// 0.78 s finish on the H200's host.) Below kStagedBytes the pinned buffers would cost more
-// than they save; memory already pinned is copied directly.
+// 0.78 s finish on the H200's host.) Below kStagedBytes the copy is direct (the buffers'
+// allocation on each call against the copy's own time: a threshold chosen, not yet measured,
+// docs/performance.md); memory already pinned is copied directly.
 constexpr std::size_t kStagedBytes = std::size_t(32) << 20;
 constexpr std::size_t kChunkBytes = std::size_t(16) << 20;
 

@@ -228,11 +228,11 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     }
     fwd->synchronize();  // the adjoint's time, not its launches'
   };
-  // The gradient's host array (1 GiB of doubles at 512^3): made and its pages first touched
-  // on a thread of its own while the sweeps run, not in the finish (0.5 s of the H200 host's
-  // time there). Begun once the set-up is done (beside it, the page faults slowed the set-up's
-  // own host work by 0.2 s); deferred where no thread can be had.
-  // With the illumination, its array too.
+  // The host arrays the sums come down into (the correlation's, and the illumination's where
+  // it is summed; 1 GiB of doubles each at 512^3): made and their pages first touched on a
+  // thread of its own while the sweeps run, not in the finish (0.5 s of the H200 host's time
+  // there). Begun once the set-up is done (beside it, the page faults slowed the set-up's own
+  // host work by 0.2 s); deferred where no thread can be had.
   std::future<std::vector<std::vector<double>>> host_grids;
   auto begin_host_grid = [&] {
     const std::size_t count = o.illumination ? 2 : 1;
