@@ -4,11 +4,9 @@
 #include "drivers/imaging.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,11 +35,6 @@ struct Prepared {
   imaging::Shot shot;
 };
 
-std::string shortest(double v) {  // 1e-50 as 1e-50, not std::to_string's 0.000000
-  char b[32];
-  return std::string(b, std::to_chars(b, b + sizeof b, v).ptr);
-}
-
 template <class T>
 Prepared<T> prepare(const ImagingRun& run) {
   const wave::Config& c = run.config;
@@ -56,26 +49,21 @@ Prepared<T> prepare(const ImagingRun& run) {
     if (run.velocity.size() != points)
       throw Error("the velocity model holds " + std::to_string(run.velocity.size()) +
                   " values; the grid " + c.shape.str() + " has " + std::to_string(points));
-    // Checked as the run's precision holds it (a double beyond float's range is no f32
-    // velocity), its extremes found in the same pass: resolve's scan of the model, done once.
+    // Checked as the run's precision holds it: a finite double beyond float's range (or below
+    // its smallest value) is no f32 velocity.
     p.velocity.resize(points);
-    T lo = std::numeric_limits<T>::max(), hi = 0;
     for (std::size_t i = 0; i < points; ++i) {
       const T v = T(run.velocity[i]);
       if (!(v > 0) || !std::isfinite(v))
         throw Error("the velocity model's value " + std::to_string(i) + " is " +
-                    shortest(run.velocity[i]) +
+                    format_number(run.velocity[i]) +
                     (std::isfinite(run.velocity[i]) && run.velocity[i] > 0
                          ? std::string(", outside the range of ") + to_string(c.precision)
                          : std::string()) +
                     ": every velocity must be finite and > 0");
       p.velocity[i] = v;
-      lo = v < lo ? v : lo;
-      hi = hi < v ? v : hi;
     }
-    r = wave::resolve<T>(c, double(lo), double(hi), [&](io::Digest& d) {
-      d.add_bytes(p.velocity.data(), p.velocity.size() * sizeof(T));
-    });
+    r = wave::resolve<T>(c, std::span<const T>(p.velocity));
   } else {
     // Resolved from the model as the wave solver resolves it (a layered model's planes, not
     // the dense grid made from them: the same plan and digest as `strata wave`, without
