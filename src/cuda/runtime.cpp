@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,9 +42,11 @@ cudaMemcpyKind kind_of(Memory dst, Memory src) {
 // of one chunk runs while the host's threads move the other between the buffer and the
 // caller's array. (cudaMemcpy from pageable memory stages through the driver's own buffers on
 // the calling thread, one at a time: a 1 GiB download took most of the imaging run's
-// 0.78 s finish on the H200's host.) Below kStagedBytes the copy is direct (the buffers'
-// allocation on each call against the copy's own time: a threshold chosen, not yet measured,
-// docs/performance.md); memory already pinned is copied directly.
+// 0.78 s finish on the H200's host.) The buffers are kept for the process (PinnedPool), so
+// only the first staged copy pays for their allocation: allocated on every call, a 64 MiB copy
+// took 16-23 ms, slower than cudaMemcpy from pageable memory (4-11 ms); kept, 1.5-1.7 ms
+// (H200, strata bench --kernel transfers, docs/performance.md). Below kStagedBytes the copy is direct (a
+// threshold chosen, not measured); memory already pinned is copied directly.
 constexpr std::size_t kStagedBytes = std::size_t(32) << 20;
 constexpr std::size_t kChunkBytes = std::size_t(16) << 20;
 
@@ -56,15 +59,39 @@ bool pinned(const void* p) {
   return attr.type == cudaMemoryTypeHost;
 }
 
+// The process's pair of pinned buffers, made at the first staged copy and kept (cudaHostAlloc
+// of 32 MiB costs about what a mid-size copy saves); never freed, so no CUDA call runs at
+// exit. Portable: any device of the process may copy through them.
+struct PinnedPool {
+  std::mutex in_use;
+  void* at[2] = {nullptr, nullptr};
+  static PinnedPool& get() {
+    static PinnedPool* pool = new PinnedPool;
+    return *pool;
+  }
+};
+
+// The buffers of one staged copy: the pool's where no other copy holds them, else a pair of
+// its own (freed after); ok is false where no pinned memory can be had (copy directly).
 struct PinnedBuffers {
   void* at[2] = {nullptr, nullptr};
   cudaEvent_t done[2] = {nullptr, nullptr};
   bool ok = false;
+  std::unique_lock<std::mutex> lease{PinnedPool::get().in_use, std::try_to_lock};
+  bool own = !lease.owns_lock();
   PinnedBuffers() {
+    PinnedPool& pool = PinnedPool::get();
     for (int i = 0; i < 2; ++i) {
-      if (cudaHostAlloc(&at[i], kChunkBytes, cudaHostAllocDefault) != cudaSuccess ||
-          cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming) != cudaSuccess) {
+      void*& buffer = own ? at[i] : pool.at[i];
+      if (!buffer && cudaHostAlloc(&buffer, kChunkBytes, cudaHostAllocPortable) != cudaSuccess) {
         (void)cudaGetLastError();  // no pinned memory to spare: the caller copies directly
+        buffer = nullptr;
+        return;
+      }
+      at[i] = buffer;
+      if (cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming) != cudaSuccess) {
+        (void)cudaGetLastError();
+        done[i] = nullptr;
         return;
       }
     }
@@ -73,7 +100,7 @@ struct PinnedBuffers {
   ~PinnedBuffers() {
     for (int i = 0; i < 2; ++i) {
       if (done[i]) cudaEventSynchronize(done[i]), cudaEventDestroy(done[i]);
-      if (at[i]) cudaFreeHost(at[i]);
+      if (own && at[i]) cudaFreeHost(at[i]);
     }
   }
   PinnedBuffers(const PinnedBuffers&) = delete;
