@@ -17,6 +17,7 @@
 #include "common/require_gpu.hpp"
 #include "dispatch/backend.hpp"
 #include "solvers/imaging/born.hpp"
+#include "solvers/imaging/checkpointing.hpp"
 #include "solvers/imaging/gradient.hpp"
 
 using namespace strata;
@@ -198,6 +199,49 @@ TEST(WaveAdjointCuda, ImagingConditionOnTheDeviceAgreesWithTheCpu) {
     EXPECT_LT(worst(c32.illumination, g32.illumination), 1e-4)
         << checkpoints << " checkpoints, f32";
   }
+}
+
+// Checkpointing on the GPU changes the work, not the bits: a restore that is its slot's last
+// use trades the slot's buffers with the live state's instead of copying them, and the
+// gradient, misfit and illumination are those of the run that kept every state, in f64 and
+// f32, CPML on five faces. Each count's schedule restores both ways (checked), and a slot
+// handed back by a trade is stored into again before it is read.
+TEST(WaveAdjointCuda, CheckpointingChangesTheWorkNotTheBits) {
+  REQUIRE_GPU();
+  const int steps = 60;
+  const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps);
+  imaging::Shot shot;
+  shot.steps = steps;
+  for (int n = 0; n < steps; ++n)
+    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
+      shot.wavelets.push_back(std::sin(0.19 * n + double(j)));
+  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.015);
+  auto both = [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<T> v(p.velocity.begin(), p.velocity.end());
+    imaging::GradientOptions kept;
+    kept.memory_budget = 1e12;
+    kept.illumination = true;
+    const auto all = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, kept);
+    ASSERT_EQ(all.forward_steps, steps);  // every state kept: nothing restored
+    for (const int c : {2, 5, 11}) {
+      int released = 0, copied = 0;
+      for (imaging::CheckpointSchedule plan(steps + 1, c); const auto a = plan.next();)
+        if (a->kind == imaging::CheckpointAction::restore) ++(a->release ? released : copied);
+      EXPECT_GT(released, 0) << c;
+      EXPECT_GT(copied, 0) << c;
+      imaging::GradientOptions o;
+      o.checkpoints = c;
+      o.illumination = true;
+      const auto g = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, o);
+      EXPECT_GT(g.forward_steps, steps) << c;
+      EXPECT_EQ(g.misfit, all.misfit) << c;
+      EXPECT_EQ(g.gradient, all.gradient) << c << " states kept, " << sizeof(T) * 8 << " bits";
+      EXPECT_EQ(g.illumination, all.illumination) << c;
+    }
+  };
+  both(double{});
+  both(float{});
 }
 
 // The imaging passes launch rows (y, z) over blockIdx.y, at most 65535 of them: a grid of more

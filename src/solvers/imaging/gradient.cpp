@@ -382,12 +382,14 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         require(live == a->step, "internal: the checkpoint schedule stores a state not live");
         const Clock::time_point t = Clock::now();
         fwd->store_state(a->slot);
+        fwd->synchronize();  // the copy's time here, not in the next step's
         g.checkpoint_seconds += since(t);
         break;
       }
       case CheckpointAction::restore: {
         const Clock::time_point t = Clock::now();
         fwd->restore_state(a->slot, a->release);
+        fwd->synchronize();
         g.checkpoint_seconds += since(t);
         live = a->step;
         break;

@@ -78,7 +78,8 @@ struct Gradient {
   // Where the run's wall time went (s): the forward steps (with the illumination's sum; fused,
   // with the injection and the correlation on the interior), the adjoint actions (injection,
   // correlation, step back; fused, the correlation's rest and the step back), the kept
-  // states' copies, and all of it (set-up included). seconds / (forward_seconds / forward_steps x
+  // states' copies and trades (each waited for: not in the next step's time), and all of it
+  // (set-up included). seconds / (forward_seconds / forward_steps x
   // steps) is the run's cost in forward runs of the shot.
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
   // Of `seconds`, before the first step (backends, velocity, sums, rings) and after the last
