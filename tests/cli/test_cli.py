@@ -329,12 +329,14 @@ with tempfile.TemporaryDirectory() as tmp:
     if HAS_GPU:
         rt = run("bench", "--kernel", "transfers", "--size", "256", "--reps", "2", "--json", js)
         rows = json.load(open(js))["results"] if rt.returncode == 0 else []
-        ways = sorted((x["kernel"], x["variant"]) for x in rows)
-        want = sorted((k, v) for k in ("h2d", "d2h") for v in
+        ways = sorted((x["precision"], x["kernel"], x["variant"]) for x in rows)
+        want = sorted((p, k, v) for p in ("f32", "f64") for k in ("h2d", "d2h") for v in
                       ("cudaMemcpy-pinned", "cudaMemcpy-pageable", "strata-copy_bytes", "strata-copy-field"))
-        check("gpu bench transfers: every way up and down", ways == want, rt.stderr[-500:] + str(ways))
-        check("gpu bench transfers: each row moves one f32 field's interior over the pinned rate",
-              rows and all(x["extra"]["bytes"] == 256 ** 3 * 4 and x["gb_per_s"] > 0 and
+        check("gpu bench transfers: every way up and down, in each precision (--precision all)",
+              ways == want, rt.stderr[-500:] + str(ways))
+        check("gpu bench transfers: each row moves one field's interior over the pinned rate",
+              rows and all(x["extra"]["bytes"] == 256 ** 3 * {"f32": 4, "f64": 8}[x["precision"]] and
+                           x["gb_per_s"] > 0 and
                            (x["reference"] == "pinned") == (x["variant"] != "cudaMemcpy-pinned")
                            for x in rows), str(rows[:1]))
     # --steps is the imaging family's shot length, refused where no imaging row runs (its own
