@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/wave_cases.hpp"
+#include "solvers/wave/model.hpp"
 #include "strata/npy.hpp"
 
 using namespace strata;
@@ -29,7 +30,8 @@ void expect_refused(const wave::Config& c, const std::string& needle, const test
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
   }
-  EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "wrote output for a refused run (" << needle << ")";
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"))
+      << "wrote output for a refused run (" << needle << ")";
 }
 
 }  // namespace
@@ -57,6 +59,46 @@ TEST(WaveBadConfig, NegativeVelocity) {
   c.model = wave::ModelKind::npy;
   c.model_file = dir / "v.npy";
   expect_refused(c, "(x, y, z) = (7, 6, 5)", dir);
+}
+
+// A finite positive velocity the run's precision cannot hold (a float64 file's 1e300 or
+// 1e-300 in an f32 run, or the configuration's own number) is refused with the value as given,
+// not the inf or 0 it would become, and the precision named; the same values pass the model
+// check in an f64 run.
+TEST(WaveBadConfig, VelocityOutsideThePrecisionsRangeIsSaidAsGiven) {
+  test::TempDir dir("wave-bad");
+  const std::size_t shape[3] = {24, 24, 24};
+  for (const double bad : {1e300, 1e-300}) {
+    std::vector<double> v(24 * 24 * 24, 1.0);
+    v[(3 * 24 + 4) * 24 + 5] = bad;
+    npy_write<double>(dir / "v64.npy", v, shape);
+    wave::Config c = good(dir);
+    c.model = wave::ModelKind::npy;
+    c.model_file = dir / "v64.npy";
+    const std::string said = format_number(bad) + " at grid point (x, y, z) = (5, 4, 3)";
+    expect_refused(c, said, dir);
+    expect_refused(c, "outside the range of f32", dir);
+    c.model = wave::ModelKind::constant;
+    c.velocity = bad;
+    expect_refused(c, format_number(bad) + " at grid point (x, y, z) = (0, 0, 0)", dir);
+    c.precision = Precision::f64;  // held: the model check passes (what follows may refuse)
+    EXPECT_NO_THROW(wave::load_velocity<double>(c)) << bad;
+  }
+  // Not finite or not positive in the file: said as it is, with no word of range.
+  std::vector<double> v(24 * 24 * 24, 1.0);
+  v[7] = -3.5;
+  npy_write<double>(dir / "v64.npy", v, shape);
+  wave::Config c = good(dir);
+  c.model = wave::ModelKind::npy;
+  c.model_file = dir / "v64.npy";
+  try {
+    wave::load_velocity<float>(c);
+    ADD_FAILURE() << "accepted a negative velocity";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("v = -3.5 at grid point (x, y, z) = (7, 0, 0)"), std::string::npos) << m;
+    EXPECT_EQ(m.find("range"), std::string::npos) << m;
+  }
 }
 
 TEST(WaveBadConfig, SourceOrReceiverOutsideTheGrid) {
@@ -150,11 +192,13 @@ TEST(WaveBadConfig, ImplausibleSourceParametersAreRefusedWithTheRange) {
   test::TempDir dir("wave-bad");
   wave::Config c = good(dir);  // h = 1, v = 1, order 4: dt = 0.4 s, 5 steps = 2 s, Nyquist 1.25 Hz
   c.sources[0].delay = 1e200;
-  expect_refused(c, "sources.0.delay = 1e+200 s puts the wavelet's peak after the end of the run", dir);
+  expect_refused(c, "sources.0.delay = 1e+200 s puts the wavelet's peak after the end of the run",
+                 dir);
   expect_refused(c, "allowed [0, 2] s", dir);
   c = good(dir);
   c.sources[0].frequency = 1e300;
-  expect_refused(c, "sources.0.frequency = 1e+300 Hz is above the time step's Nyquist frequency 1.25 Hz", dir);
+  expect_refused(
+      c, "sources.0.frequency = 1e+300 Hz is above the time step's Nyquist frequency 1.25 Hz", dir);
   c = good(dir);
   c.sources[0].amplitude = 1e300;  // f32
   expect_refused(c, "sources.0.amplitude = 1e+300 would overflow f32", dir);
