@@ -74,7 +74,7 @@ struct MirrorFace {
   int e0 = 0, e1 = 0;                  // extents of the two axes across the face (e0 fastest)
   std::int64_t s0 = 0, s1 = 0;         // their strides in u
   int depth = 0;
-  bool depth_fastest = false;           // x faces: a row's ghosts are contiguous
+  bool depth_fastest = false;  // x faces: a row's ghosts are contiguous
   std::int64_t ghost[kMaxDepth] = {}, source[kMaxDepth] = {};
   int sign[kMaxDepth] = {};
 };
@@ -156,6 +156,9 @@ struct ShellArgs {
   int layers = 0, boxes = 0;
   int n[3] = {0, 0, 0};  // the interior
   std::int64_t pitch = 0, plane = 0;
+  // u- (interior origin), read at each point before u+ is stored there: the output's own
+  // buffer when the step runs in place, another when u-'s buffer is a kept state's.
+  const T* u_prev = nullptr;
   T lap[R + 1] = {};  // the 3D star (grid units)
   T d1[R + 1] = {};   // first derivative along one axis, d1[0] unused
   T d2[R + 1] = {};   // second derivative along one axis
@@ -171,7 +174,8 @@ struct ShellArgs {
 // r, zm(r) and zp(r) the z neighbours at distance r below and above; each called once, in
 // the order the sum needs them (no operand arrays: they cost the staged x slab registers).
 template <class T, int R, class XY, class ZM, class ZP>
-__device__ __forceinline__ T star_as_interior(const T (&k)[R + 1], T centre, XY&& xy, ZM&& zm, ZP&& zp) {
+__device__ __forceinline__ T star_as_interior(const T (&k)[R + 1], T centre, XY&& xy, ZM&& zm,
+                                              ZP&& zp) {
   T in_plane = k[0] * centre;
 #pragma unroll
   for (int r = 1; r <= R; ++r) in_plane = fma(k[r], xy(r), in_plane);
@@ -197,10 +201,16 @@ __device__ __forceinline__ T first_derivative(const T (&d1)[R + 1], const T* w) 
 // 4R + 1 values of u along the layer's axis are gathered once, the 2R + 1 new psi computed
 // from them. Every load comes before the first store, so they are in flight together.
 template <class T, int R>
-__device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, const PmlLayer<T>& L, const T* c, int x,
-                                                  int y, int z) {
+__device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, const PmlLayer<T>& L,
+                                                  const T* c, int x, int y, int z) {
   // Selects, not arrays indexed by the axis: those would live in local memory.
-  const int ax = L.axis, q = ax == 0 ? x : ax == 1 ? y : z, n_axis = ax == 0 ? a.n[0] : ax == 1 ? a.n[1] : a.n[2];
+  const int ax = L.axis,
+            q = ax == 0   ? x
+                : ax == 1 ? y
+                          : z,
+            n_axis = ax == 0   ? a.n[0]
+                     : ax == 1 ? a.n[1]
+                               : a.n[2];
   const std::int64_t su = ax == 0 ? 1 : ax == 1 ? a.pitch : a.plane;
   const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
   const std::int64_t sp = ax == 0 ? 1 : ax == 1 ? lx : lx * ly;  // along the axis in psi
@@ -222,7 +232,8 @@ __device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, cons
   const T zeta = L.zeta[idx];
   T pk[2 * R + 1];
 #pragma unroll
-  for (int k = -R; k <= R; ++k) pk[k + R] = fma(cb[k + R], pin[k + R], ca[k + R] * first_derivative<T, R>(a.d1, &w[2 * R + k]));
+  for (int k = -R; k <= R; ++k)
+    pk[k + R] = fma(cb[k + R], pin[k + R], ca[k + R] * first_derivative<T, R>(a.d1, &w[2 * R + k]));
   T dpsi = T(0), d2u = a.d2[0] * w[2 * R];
 #pragma unroll
   for (int r = 1; r <= R; ++r) {
@@ -241,12 +252,11 @@ __device__ __forceinline__ T layer_terms_gathered(const ShellArgs<T, R>& a, cons
 // point issues all its loads before its stores (the stores may alias later loads as far as
 // the compiler knows, so a load written after a store waits for it).
 template <class T, int R, int M, bool Cross>
-__device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* __restrict__ out,
-                                                    const T* __restrict__ c2, const T* __restrict__ psi_in_arr,
-                                                    T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
-                                                    const T* __restrict__ coef_a, const T* __restrict__ coef_b,
-                                                    const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc,
-                                                    int m0, int m1) {
+__device__ __forceinline__ void shell_column_arrays(
+    const T* __restrict__ u, T* __restrict__ out, const T* __restrict__ c2,
+    const T* __restrict__ psi_in_arr, T* __restrict__ psi_out_arr, T* __restrict__ zeta_arr,
+    const T* __restrict__ coef_a, const T* __restrict__ coef_b, const ShellArgs<T, R>& a,
+    const ShellBox& B, int x, int xc, int m0, int m1) {
   constexpr int C = 3 - M;  // the axis other than x and the march
   const std::int64_t sm = M == 1 ? a.pitch : a.plane, sc = C == 1 ? a.pitch : a.plane;
   const int nm = a.n[M];
@@ -269,11 +279,14 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
   const std::int64_t wx = ML.hi[0] - ML.lo[0], wy = ML.hi[1] - ML.lo[1];
   const std::int64_t sp = M == 1 ? wx : wx * wy;
   // base + q * sp: the dense index of march coordinate q in the layer
-  const std::int64_t base = M == 1 ? (std::int64_t(xc - ML.lo[2]) * wy - ML.lo[1]) * wx + (x - ML.lo[0])
-                                   : (std::int64_t(xc - ML.lo[1]) * wx + (x - ML.lo[0])) - std::int64_t(ML.lo[2]) * sp;
-  auto psi_at = [&](int q, const T* w) {  // the new psi at march coordinate q, window w centred on q
+  const std::int64_t base =
+      M == 1 ? (std::int64_t(xc - ML.lo[2]) * wy - ML.lo[1]) * wx + (x - ML.lo[0])
+             : (std::int64_t(xc - ML.lo[1]) * wx + (x - ML.lo[0])) - std::int64_t(ML.lo[2]) * sp;
+  auto psi_at = [&](int q,
+                    const T* w) {  // the new psi at march coordinate q, window w centred on q
     if (q < qlo || q >= qhi) return T(0);
-    return fma(coef_b[q - qlo], psi_in_arr[base + std::int64_t(q) * sp], coef_a[q - qlo] * first_derivative<T, R>(a.d1, w));
+    return fma(coef_b[q - qlo], psi_in_arr[base + std::int64_t(q) * sp],
+               coef_a[q - qlo] * first_derivative<T, R>(a.d1, w));
   };
 
   T w[4 * R + 1];  // w[j] = u(m - 2R + j)
@@ -281,7 +294,8 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
 #pragma unroll
   for (int j = 1; j <= 4 * R; ++j) w[j] = u_at(m0 - 1 - 2 * R + j);
 #pragma unroll
-  for (int k = 1; k <= 2 * R; ++k) pk[k] = psi_at(m0 - 1 - R + k, &w[R + k]);  // centred on u(m0 - 1 - R + k)
+  for (int k = 1; k <= 2 * R; ++k)
+    pk[k] = psi_at(m0 - 1 - R + k, &w[R + k]);  // centred on u(m0 - 1 - R + k)
   // The operands that come from DRAM are loaded one point ahead (software pipelining): a
   // point's loads would otherwise wait for the previous point's stores, one memory round
   // trip per point with little else in flight.
@@ -296,7 +310,7 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     f.psi_in = qn >= qlo && qn < qhi ? psi_in_arr[base + std::int64_t(qn) * sp] : T(0);
     f.zeta = m >= qlo && m < qhi ? zeta_arr[base + std::int64_t(m) * sp] : T(0);
     f.c2 = m < m1 ? c2[off] : T(0);
-    f.u_prev = m < m1 ? out[off] : T(0);
+    f.u_prev = m < m1 ? a.u_prev[off] : T(0);
     return f;
   };
   Ahead next = fetch(m0);
@@ -307,13 +321,15 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     const T* c = u + off;
     const int qn = m + R;
     const bool new_in = qn >= qlo && qn < qhi, here = m >= qlo && m < qhi;
-    const T u_new = cur.u_new, psi_in = cur.psi_in, zeta = cur.zeta, c2_here = cur.c2, u_prev = cur.u_prev;
+    const T u_new = cur.u_new, psi_in = cur.psi_in, zeta = cur.zeta, c2_here = cur.c2,
+            u_prev = cur.u_prev;
     const T a_new = new_in ? coef_a[qn - qlo] : T(0), b_new = new_in ? coef_b[qn - qlo] : T(0);
     const std::int64_t idx = base + std::int64_t(m) * sp;
     const T a_here = here ? coef_a[m - qlo] : T(0), b_here = here ? coef_b[m - qlo] : T(0);
     T pair_x[R + 1], across_m[R + 1], across_p[R + 1];  // x pairs; C's neighbours
 #pragma unroll
-    for (int r = 1; r <= R; ++r) pair_x[r] = c[-r] + c[r], across_m[r] = c[-r * sc], across_p[r] = c[r * sc];
+    for (int r = 1; r <= R; ++r)
+      pair_x[r] = c[-r] + c[r], across_m[r] = c[-r * sc], across_p[r] = c[r * sc];
 
 #pragma unroll
     for (int j = 0; j < 4 * R; ++j) w[j] = w[j + 1];
@@ -325,7 +341,10 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     // The star: across is y and the march z (M 2), or the march is y and across z (M 1).
     const T lap = star_as_interior<T, R>(
         a.lap, w[2 * R],
-        [&](int r) { return M == 2 ? pair_x[r] + (across_m[r] + across_p[r]) : pair_x[r] + (w[2 * R - r] + w[2 * R + r]); },
+        [&](int r) {
+          return M == 2 ? pair_x[r] + (across_m[r] + across_p[r])
+                        : pair_x[r] + (w[2 * R - r] + w[2 * R + r]);
+        },
         [&](int r) { return M == 2 ? w[2 * R - r] : across_m[r]; },
         [&](int r) { return M == 2 ? w[2 * R + r] : across_p[r]; });
     T extra = T(0);
@@ -343,7 +362,8 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
     }
     if constexpr (Cross)
       for (unsigned bits = cross; bits; bits &= bits - 1) {
-        extra += layer_terms_gathered<T, R>(a, a.layer[__ffs(int(bits)) - 1], c, x, M == 1 ? m : xc, M == 2 ? m : xc);
+        extra += layer_terms_gathered<T, R>(a, a.layer[__ffs(int(bits)) - 1], c, x, M == 1 ? m : xc,
+                                            M == 2 ? m : xc);
       }
     // out is u-'s buffer: this thread alone reads and then writes the point. A point in no
     // layer takes the star alone, as the interior kernel stores it (lap + 0 can flip a -0).
@@ -356,21 +376,23 @@ __device__ __forceinline__ void shell_column_arrays(const T* __restrict__ u, T* 
 // (psi_in and psi_out are different buffers), which lets a point's loads move above the
 // previous point's stores.
 template <class T, int R, int M, bool Cross>
-__device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out, const T* __restrict__ c2,
-                                             const ShellArgs<T, R>& a, const ShellBox& B, int x, int xc, int m0,
-                                             int m1) {
+__device__ __forceinline__ void shell_column(const T* __restrict__ u, T* out,
+                                             const T* __restrict__ c2, const ShellArgs<T, R>& a,
+                                             const ShellBox& B, int x, int xc, int m0, int m1) {
   const PmlLayer<T>& L = a.layer[B.layer];
-  shell_column_arrays<T, R, M, Cross>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x, xc, m0, m1);
+  shell_column_arrays<T, R, M, Cross>(u, out, c2, L.psi_in, L.psi_out, L.zeta, L.a, L.b, a, B, x,
+                                      xc, m0, m1);
 }
 
 // Edges and corners of the shell (and x slabs that cannot be staged): one thread per point,
 // the star from L1, and for every layer the point lies in, its window gathered.
 template <class T, int R>
-__device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, const T* __restrict__ c2,
-                                             const ShellArgs<T, R>& a, int x, int y, int z) {
+__device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out,
+                                             const T* __restrict__ c2, const ShellArgs<T, R>& a,
+                                             int x, int y, int z) {
   const std::int64_t off = std::int64_t(z) * a.plane + std::int64_t(y) * a.pitch + x;
   const T* c = u + off;
-  const T c2_here = c2[off], u_prev = out[off];
+  const T c2_here = c2[off], u_prev = a.u_prev[off];
   const T lap = star_as_interior<T, R>(
       a.lap, c[0], [&](int r) { return (c[-r] + c[r]) + (c[-r * a.pitch] + c[r * a.pitch]); },
       [&](int r) { return c[-r * a.plane]; }, [&](int r) { return c[r * a.plane]; });
@@ -378,7 +400,8 @@ __device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, co
   bool layered = false;
   for (int l = 0; l < a.layers; ++l) {
     const PmlLayer<T>& L = a.layer[l];
-    if (x < L.lo[0] || x >= L.hi[0] || y < L.lo[1] || y >= L.hi[1] || z < L.lo[2] || z >= L.hi[2]) continue;
+    if (x < L.lo[0] || x >= L.hi[0] || y < L.lo[1] || y >= L.hi[1] || z < L.lo[2] || z >= L.hi[2])
+      continue;
     extra += layer_terms_gathered<T, R>(a, L, c, x, y, z);
     layered = true;
   }
@@ -392,8 +415,9 @@ __device__ __forceinline__ void shell_gather(const T* __restrict__ u, T* out, co
 // (Gathering per point instead recomputed 2R + 1 psi from 4R + 1 loads of u: ~700
 // instructions per point against ~200 for the slabs that march along their layer's axis.)
 template <class T, int R>
-__device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, const T* __restrict__ c2,
-                                            const ShellArgs<T, R>& a, const ShellBox& B, int y0, int m0, int m1) {
+__device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out,
+                                            const T* __restrict__ c2, const ShellArgs<T, R>& a,
+                                            const ShellBox& B, int y0, int m0, int m1) {
   constexpr int kElems = ShellBox::kStageElems;  // (H + 2R) (W + 2R) <= kElems: stageable()
   __shared__ T us[2][kElems];  // u of the plane, double-buffered (the next plane is staged while
   __shared__ T ps[kElems];     // slow threads may still read this one); the new psi_x
@@ -404,13 +428,15 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
   const PmlLayer<T>& L = a.layer[B.layer];
   const bool in_layer = active && x >= L.lo[0] && x < L.hi[0];
   const std::int64_t lx = L.hi[0] - L.lo[0], ly = L.hi[1] - L.lo[1];
-  const std::int64_t lidx0 = std::int64_t(y - L.lo[1]) * lx + (x - L.lo[0]);  // + (z - lo2) * lx * ly
+  const std::int64_t lidx0 =
+      std::int64_t(y - L.lo[1]) * lx + (x - L.lo[0]);  // + (z - lo2) * lx * ly
   const T a_x = in_layer ? L.a[x - L.lo[0]] : T(0), b_x = in_layer ? L.b[x - L.lo[0]] : T(0);
   for (int e = int(threadIdx.x); e < H * UW; e += blockDim.x) ps[e] = T(0);  // pads stay 0
   const T* col = u + std::int64_t(y) * a.pitch + x;
   T w[2 * R + 1];  // u(x, y, z - R + j)
 #pragma unroll
-  for (int j = 1; j <= 2 * R; ++j) w[j] = active ? col[std::int64_t(m0 - 1 - R + j) * a.plane] : T(0);
+  for (int j = 1; j <= 2 * R; ++j)
+    w[j] = active ? col[std::int64_t(m0 - 1 - R + j) * a.plane] : T(0);
   // This thread's operands that come from DRAM are loaded one plane ahead (see shell_column).
   struct Ahead {
     T u_new, psi_in, zeta, c2, u_prev;
@@ -424,7 +450,7 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
     f.psi_in = lay ? L.psi_in[lidx] : T(0);
     f.zeta = lay ? L.zeta[lidx] : T(0);
     f.c2 = ok ? c2[off] : T(0);
-    f.u_prev = ok ? out[off] : T(0);
+    f.u_prev = ok ? a.u_prev[off] : T(0);
     return f;
   };
   // The staged plane: rows y0 - R .. y0 + H + R - 1, columns lo0 - R .. lo0 + W + R - 1 (u
@@ -494,7 +520,8 @@ __device__ __forceinline__ void shell_xslab(const T* __restrict__ u, T* out, con
 //   psi_a  = b psi_a + a D1_a u                   (at the point and its 2R neighbours along
 //                                                  a, from psi_in: no wait for neighbours)
 //   zeta_a = b zeta_a + a (D2_a u + D1_a psi_a)
-//   u+     = 2u - u- + c2 (Lap u + sum_a (D1_a psi_a + zeta_a)), over u-'s buffer
+//   u+     = 2u - u- + c2 (Lap u + sum_a (D1_a psi_a + zeta_a)), into `out` (u-'s buffer,
+//            or another: ShellArgs::u_prev)
 // for every layer a the point lies in. One launch per kind of box (each kind its own
 // register budget). The interior never runs this: it keeps the plain fused update, so the
 // layers cost extra only where they are (an earlier pass that gave every tile the layer path
@@ -509,13 +536,15 @@ constexpr int shell_min_blocks() {
 }
 
 template <class T, int R, ShellKind K>
-__global__ void __launch_bounds__(256, shell_min_blocks<T, K>()) wave_shell_update(const T* __restrict__ u, T* out, const T* __restrict__ c2,
-                                                         const __grid_constant__ ShellArgs<T, R> a) {
+__global__ void __launch_bounds__(256, shell_min_blocks<T, K>())
+    wave_shell_update(const T* __restrict__ u, T* out, const T* __restrict__ c2,
+                      const __grid_constant__ ShellArgs<T, R> a) {
   int bi = a.boxes - 1;
   while (bi > 0 && int(blockIdx.x) < a.box[bi].first_block) --bi;
   const ShellBox& B = a.box[bi];
   const int local = int(blockIdx.x) - B.first_block;
-  const int tx = local % B.tiles_x, tc = local / B.tiles_x % B.tiles_c, tm = local / B.tiles_x / B.tiles_c;
+  const int tx = local % B.tiles_x, tc = local / B.tiles_x % B.tiles_c,
+            tm = local / B.tiles_x / B.tiles_c;
   const int m0 = B.lo[B.march] + tm * B.mlen, m1 = min(m0 + B.mlen, B.lo[B.march] + B.n[B.march]);
   const int C = 3 - B.march;
   if constexpr (K == ShellKind::xslab) {
@@ -531,7 +560,8 @@ __global__ void __launch_bounds__(256, shell_min_blocks<T, K>()) wave_shell_upda
       else
         shell_column<T, R, 2, cross>(u, out, c2, a, B, x, xc, m0, m1);
     } else {
-      for (int z = m0; z < m1; ++z) shell_gather<T, R>(u, out, c2, a, x, xc, z);  // gather boxes march z
+      for (int z = m0; z < m1; ++z)
+        shell_gather<T, R>(u, out, c2, a, x, xc, z);  // gather boxes march z
     }
   }
 }
@@ -555,9 +585,9 @@ __global__ void wave_velocity_to_c2(T* c2, const T* __restrict__ planes, double 
 // Injection as a gather: one thread per distinct grid point touched by any source, summing
 // its taps (weight * amplitude of their source) in a fixed order: deterministic, no atomics.
 template <class T>
-__global__ void wave_inject(T* out, const std::int64_t* __restrict__ node_off, const int* __restrict__ first,
-                            const int* __restrict__ src, const T* __restrict__ w, const T* __restrict__ amps,
-                            int nodes) {
+__global__ void wave_inject(T* out, const std::int64_t* __restrict__ node_off,
+                            const int* __restrict__ first, const int* __restrict__ src,
+                            const T* __restrict__ w, const T* __restrict__ amps, int nodes) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nodes) return;
   T add = T(0);
@@ -567,8 +597,8 @@ __global__ void wave_inject(T* out, const std::int64_t* __restrict__ node_off, c
 
 // One thread per receiver: 8 taps (unused ones have weight 0 on a valid point).
 template <class T>
-__global__ void wave_record(const T* __restrict__ u, const std::int64_t* __restrict__ off, const T* __restrict__ w,
-                            int receivers, T* __restrict__ row) {
+__global__ void wave_record(const T* __restrict__ u, const std::int64_t* __restrict__ off,
+                            const T* __restrict__ w, int receivers, T* __restrict__ row) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= receivers) return;
   T v = T(0);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,8 +54,9 @@ class CudaBackend final : public Backend<T> {
     for (const PmlFace& f : s.pml) bytes += 3 * f.points() * sizeof(T);  // psi (two buffers), zeta
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " wave fields (u, u_prev, (v dt / h)^2, CPML memory, traces)");
-    u_ = Field<T>(s.n, s.radius, Memory::device);
-    up_ = Field<T>(s.n, s.radius, Memory::device);
+    pool_.emplace_back(s.n, s.radius, Memory::device);
+    pool_.emplace_back(s.n, s.radius, Memory::device);
+    kept_refs_.assign(2, 0);
     c2_ = Field<T>(s.n, s.radius, Memory::device);
 
     set_mirror_faces(L);
@@ -119,7 +121,7 @@ class CudaBackend final : public Backend<T> {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));  // before the table goes
   }
 
-  bool wavefield_finite() override { return check_finite(u_, Stream{stream()}).all_finite; }
+  bool wavefield_finite() override { return check_finite(u(), Stream{stream()}).all_finite; }
 
   void set_wavelets(int first, int count, std::span<const double> amps) override {
     // The previous block may still be read by queued injections: wait before replacing it.
@@ -152,12 +154,16 @@ class CudaBackend final : public Backend<T> {
   // (columns_), where there is an interior and no exchange; psi and zeta left as they are.
   void step(int n, const T* q, double* corr, bool layers) {
     const cudaStream_t st = stream();
+    Field<T>& cur = u();
+    const Field<T>& prev = up();
+    const int to = output();  // u-'s buffer, or a free one where a kept state holds u-'s
+    Field<T>& out = pool_[std::size_t(to)];
     // The interior's update, or the whole grid's (region {}), correlating when asked.
     auto update = [&](const cuda::Region& r) {
       if (corr)
-        cuda::wave_update_correlating<T>(s_.lap, u_, up_, c2_, up_, q, corr, st, r);
+        cuda::wave_update_correlating<T>(s_.lap, cur, prev, c2_, out, q, corr, st, r);
       else
-        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, r);
+        cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, r);
     };
     const bool halo = bool(exchange_);
     Marks* mk = mark_step();
@@ -187,11 +193,12 @@ class CudaBackend final : public Backend<T> {
     auto near = [&] {
       if (!halo) return;
       STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, halo_done_.get(), 0));
-      for (const cuda::Region& r : near_) cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, r);
+      for (const cuda::Region& r : near_)
+        cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, r);
     };
     if (mirror_faces_ > 0) {
       kernels::wave_mirror_ghosts<T>
-          <<<dim3(blocks_for(mirror_work_, 256), mirror_faces_), 256, 0, st>>>(u_.origin(),
+          <<<dim3(blocks_for(mirror_work_, 256), mirror_faces_), 256, 0, st>>>(cur.origin(),
                                                                                mirror_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
@@ -199,7 +206,7 @@ class CudaBackend final : public Backend<T> {
       if (!halo)
         update({});  // in place over u_prev
       else if (!far_.whole())
-        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+        cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, far_);
       if (mk) mark(mk->far, st);
       near();
     } else {
@@ -217,9 +224,9 @@ class CudaBackend final : public Backend<T> {
       }
       if (has_interior_ && !halo) update(interior_);
       if (has_interior_ && halo && !far_.whole())
-        cuda::wave_update<T>(s_.lap, u_, up_, c2_, up_, st, 0, far_);
+        cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, far_);
       if (mk) mark(mk->far, st);
-      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell); });
+      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell, out); });
       if (has_interior_) near();
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaEventRecord(joins_[k].get(), shell_streams_[k].get()));
@@ -233,12 +240,13 @@ class CudaBackend final : public Backend<T> {
               "internal: no source amplitudes loaded for step " + std::to_string(n));
       const T* row = amps_.get() + std::size_t(n - wl_first_) * s_.sources.size();
       kernels::wave_inject<T><<<blocks_for(inject_nodes_, 128), 128, 0, st>>>(
-          up_.origin(), inject_off_.get(), inject_first_.get(), inject_src_.get(), inject_w_.get(),
+          out.origin(), inject_off_.get(), inject_first_.get(), inject_src_.get(), inject_w_.get(),
           row, inject_nodes_);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     if (mk) mark(mk->end, st);
-    std::swap(u_, up_);
+    live_prev_ = live_u_;  // u becomes u-, the output u
+    live_u_ = to;
   }
 
   std::vector<std::pair<std::string, double>> step_timeline() override {
@@ -309,10 +317,10 @@ class CudaBackend final : public Backend<T> {
       const std::string name = state_name(slot, s_);
       switch (slot.kind) {
         case StateSlot::u:
-          out.push_back({name, dense(u_)});
+          out.push_back({name, dense(u())});
           break;
         case StateSlot::u_prev:
-          out.push_back({name, dense(up_)});
+          out.push_back({name, dense(up())});
           break;
         case StateSlot::psi:
           out.push_back({name, psi_[slot.layer].download(psi_[slot.layer].size())});
@@ -335,7 +343,7 @@ class CudaBackend final : public Backend<T> {
           cudaMemcpy(dst, a.get() + first, count * sizeof(T), cudaMemcpyDeviceToHost));
       return;
     }
-    const Field<T>& f = slot.kind == StateSlot::u ? u_ : up_;
+    const Field<T>& f = slot.kind == StateSlot::u ? u() : up();
     const std::size_t nx = std::size_t(s_.n.nx), plane = nx * std::size_t(s_.n.ny);
     require(first % plane == 0 && (count % plane == 0 || first + count == s_.n.points()),
             "internal: u is read in whole planes");
@@ -352,14 +360,15 @@ class CudaBackend final : public Backend<T> {
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     pending_row_ = -1;  // the state it would sample is replaced
+    own_live();         // written below: no kept state may share the buffers
     for (const auto& a : arrays) {
       const StateSlot slot = state_slot(a.name, a.data.size(), s_);
       switch (slot.kind) {
         case StateSlot::u:
-          u_.load_interior(a.data);
+          u().load_interior(a.data);
           break;
         case StateSlot::u_prev:
-          up_.load_interior(a.data);
+          up().load_interior(a.data);
           break;
         case StateSlot::psi:
           psi_[slot.layer].upload(a.data);
@@ -371,27 +380,43 @@ class CudaBackend final : public Backend<T> {
     }
   }
 
-  Field<T>& wavefield() override { return u_; }
-  Field<T>& previous_wavefield() override { return up_; }
+  Field<T>& wavefield() override { return u(); }
+  Field<T>& previous_wavefield() override { return up(); }
 
   void synchronize() override { STRATA_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
-  // Kept states in device memory: u and u_prev whole (ghost layers too) and the layers'
-  // psi and zeta, copied device to device on the backend's stream.
+  // Kept states in device memory. u and u_prev are not copied: the live fields and the kept
+  // states share one pool of field buffers (pool_), a store makes the slot refer to the live
+  // state's two buffers, a restore makes the live state refer to the slot's, and a step whose
+  // u- buffer a kept state refers to writes u+ into a free buffer instead of over u- (the
+  // step after a store or a restore, and the one after it). The layers' psi and zeta are
+  // copied, device to device on the backend's stream (a tenth of a state at 512^3 with
+  // 16-point layers on five faces). Each kept state's two buffers, plus the live state's two,
+  // are enough: when a step needs a free buffer, u- is one of the kept states' (at most 2C),
+  // so at most 2C + 1 are taken. (With copies, a 512^3 x 2000 shot with 50 kept states moved
+  // 1830 stores and 2000 restores of 1.2 GB each on an H200: 2.6 s of a 15 s shot.)
   Memory kept_state_memory() const override { return Memory::device; }
   double kept_state_bytes(const Setup&) const override { return double(state_bytes()); }
   void reserve_states(int count) override {
     require(count >= 0, "internal: a negative number of kept states");
     device_kept_.clear();
+    std::fill(kept_refs_.begin(), kept_refs_.end(), 0);
+    // The live state's buffers first (0 and 1), then the rest let go or made.
+    std::swap(pool_[0], pool_[std::size_t(live_u_)]);
+    if (live_prev_ == 0) live_prev_ = live_u_;
+    std::swap(pool_[1], pool_[std::size_t(live_prev_)]);
+    live_u_ = 0, live_prev_ = 1;
+    while (pool_.size() > 2) pool_.pop_back(), kept_refs_.pop_back();
     require_device_memory(std::size_t(count) * state_bytes(),
                           std::to_string(count) + " kept forward states on the GPU (" +
                               std::to_string(state_bytes() >> 20) +
                               " MiB each): give a smaller memory budget or fewer checkpoints");
+    for (int k = 0; k < 2 * count; ++k) {
+      pool_.emplace_back(s_.n, s_.radius, Memory::device);
+      kept_refs_.push_back(0);
+    }
     for (int k = 0; k < count; ++k) {
-      KeptState st{Field<T>(s_.n, s_.radius, Memory::device),
-                   Field<T>(s_.n, s_.radius, Memory::device),
-                   {},
-                   {}};
+      KeptState st;
       for (std::size_t f = 0; f < psi_.size(); ++f) {
         st.psi.emplace_back(psi_[f].size());
         st.zeta.emplace_back(zeta_[f].size());
@@ -402,8 +427,9 @@ class CudaBackend final : public Backend<T> {
   void store_state(int slot) override {
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     KeptState& st = device_kept_.at(std::size_t(slot));
-    copy(st.u.data(), u_.data(), u_.layout().size);
-    copy(st.up.data(), up_.data(), up_.layout().size);
+    let_go(st);  // a slot is free when stored into; this keeps the counts right if not
+    st.u = live_u_, st.up = live_prev_;
+    ++kept_refs_[std::size_t(st.u)], ++kept_refs_[std::size_t(st.up)];
     for (std::size_t f = 0; f < psi_.size(); ++f) {
       copy(st.psi[f].get(), psi_[f].get(), psi_[f].size());
       copy(st.zeta[f].get(), zeta_[f].get(), zeta_[f].size());
@@ -422,8 +448,8 @@ class CudaBackend final : public Backend<T> {
     const std::size_t nx = std::size_t(s_.n.nx), ny = std::size_t(s_.n.ny);
     for (std::size_t i : points)
       off.push_back(
-          std::int64_t(u_.layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
-          std::int64_t(u_.layout().index(0, 0, 0)));
+          std::int64_t(u().layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
+          std::int64_t(u().layout().index(0, 0, 0)));
     if (points.empty()) return;
     ring_off_.emplace(off);
     ring_rows_.emplace(points.size() * std::size_t(rows));  // zeroed (row 0: u_0 = 0)
@@ -431,7 +457,7 @@ class CudaBackend final : public Backend<T> {
   void keep_ring(int row) override {
     if (!ring_points_) return;
     kernels::ring_gather<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
-        u_.origin(), ring_off_->get(), ring_points_,
+        u().origin(), ring_off_->get(), ring_points_,
         ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_));
     STRATA_CUDA_CHECK_LAUNCH();
   }
@@ -439,34 +465,32 @@ class CudaBackend final : public Backend<T> {
     if (!ring_points_) return;
     const T* src =
         row < 0 ? nullptr : ring_rows_->get() + std::size_t(row) * std::size_t(ring_points_);
+    own_live();  // written: no kept state may share the buffer
     kernels::ring_scatter<T><<<blocks_for(ring_points_, 256), 256, 0, stream()>>>(
-        u_.origin(), ring_off_->get(), ring_points_, src);
+        u().origin(), ring_off_->get(), ring_points_, src);
     STRATA_CUDA_CHECK_LAUNCH();
   }
   void swap_time() override {
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     pending_row_ = -1;
-    std::swap(u_, up_);
+    std::swap(live_u_, live_prev_);
   }
 
-  // A slot's last use (`release`) hands its buffers to the live state and takes the live
-  // state's, which the schedule overwrites (a store) before it reads that slot again: no
-  // copy. The kept fields have the live fields' layout, and every launch takes its pointers
-  // afresh, so nothing holds the old ones. (1830 of a 512^3 x 2000 shot's 2000 restores with
-  // 50 states: each a 1.2 GB copy on the GPU.)
+  // The live state refers to the slot's buffers (the next steps write elsewhere: output()).
+  // A slot's last use (`release`) lets them go and trades its psi and zeta with the live
+  // ones; other restores copy those.
   void restore_state(int slot, bool release) override {
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
     pending_row_ = -1;  // the state it would sample is replaced
     KeptState& st = device_kept_.at(std::size_t(slot));
+    require(st.u >= 0, "internal: restoring a kept state never stored");
+    live_u_ = st.u, live_prev_ = st.up;
     if (release) {
-      std::swap(u_, st.u);
-      std::swap(up_, st.up);
+      let_go(st);
       std::swap(psi_, st.psi);
       std::swap(zeta_, st.zeta);
       return;
     }
-    copy(u_.data(), st.u.data(), u_.layout().size);
-    copy(up_.data(), st.up.data(), up_.layout().size);
     for (std::size_t f = 0; f < psi_.size(); ++f) {
       copy(psi_[f].get(), st.psi[f].get(), psi_[f].size());
       copy(zeta_[f].get(), st.zeta[f].get(), zeta_[f].size());
@@ -475,11 +499,40 @@ class CudaBackend final : public Backend<T> {
 
  private:
   struct KeptState {
-    Field<T> u, up;  // the live fields' layout: a released slot trades places with them
+    int u = -1, up = -1;  // pool_'s buffers holding u and u_prev (-1: none)
     std::vector<DeviceArray<T>> psi, zeta;
   };
+  // The live fields: buffers of the pool.
+  Field<T>& u() { return pool_[std::size_t(live_u_)]; }
+  const Field<T>& u() const { return pool_[std::size_t(live_u_)]; }
+  Field<T>& up() { return pool_[std::size_t(live_prev_)]; }
+  const Field<T>& up() const { return pool_[std::size_t(live_prev_)]; }
+  // A buffer neither live nor a kept state's.
+  int free_buffer() const {
+    for (std::size_t b = 0; b < pool_.size(); ++b)
+      if (kept_refs_[b] == 0 && int(b) != live_u_ && int(b) != live_prev_) return int(b);
+    throw Error("internal: no free wave field buffer");
+  }
+  // Where a step writes u+: over u- unless a kept state refers to u-'s buffer.
+  int output() const {
+    return kept_refs_[std::size_t(live_prev_)] == 0 ? live_prev_ : free_buffer();
+  }
+  void let_go(KeptState& st) {
+    if (st.u >= 0) --kept_refs_[std::size_t(st.u)], --kept_refs_[std::size_t(st.up)];
+    st.u = st.up = -1;
+  }
+  // Before the live fields are written in place (a load, a ring put back): copies of any a kept
+  // state refers to.
+  void own_live() {
+    for (int* b : {&live_u_, &live_prev_}) {
+      if (kept_refs_[std::size_t(*b)] == 0) continue;
+      const int to = free_buffer();
+      copy(pool_[std::size_t(to)].data(), pool_[std::size_t(*b)].data(), u().layout().size);
+      *b = to;
+    }
+  }
   std::size_t state_bytes() const {
-    std::size_t values = u_.layout().size + up_.layout().size;
+    std::size_t values = u().layout().size + up().layout().size;
     for (std::size_t f = 0; f < psi_.size(); ++f) values += psi_[f].size() + zeta_[f].size();
     return values * sizeof(T);
   }
@@ -495,8 +548,9 @@ class CudaBackend final : public Backend<T> {
   void launch_record(int row, cudaStream_t st) {
     const int nr = int(s_.receivers.size());
     if (nr == 0) return;
-    kernels::wave_record<T><<<blocks_for(nr, 128), 128, 0, st>>>(
-        u_.origin(), record_off_.get(), record_w_.get(), nr, traces_.get() + std::size_t(row) * nr);
+    kernels::wave_record<T>
+        <<<blocks_for(nr, 128), 128, 0, st>>>(u().origin(), record_off_.get(), record_w_.get(), nr,
+                                              traces_.get() + std::size_t(row) * nr);
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
@@ -542,7 +596,7 @@ class CudaBackend final : public Backend<T> {
   }
 
   std::int64_t offset(int x, int y, int z) const {
-    return std::int64_t(z) * u_.layout().plane + std::int64_t(y) * u_.layout().pitch + x;
+    return std::int64_t(z) * u().layout().plane + std::int64_t(y) * u().layout().pitch + x;
   }
 
   static std::vector<T> dense(const Field<T>& f) {
@@ -683,10 +737,11 @@ class CudaBackend final : public Backend<T> {
   // The shell's launches, each kind on its stream; `layers` false: the interior's columns
   // alone (columns_).
   template <int R>
-  void shell_update(bool layers) {
+  void shell_update(bool layers, Field<T>& out) {
     kernels::ShellArgs<T, R> a{};
-    a.pitch = u_.layout().pitch;
-    a.plane = u_.layout().plane;
+    a.pitch = u().layout().pitch;
+    a.plane = u().layout().plane;
+    a.u_prev = up().origin();
     a.n[0] = s_.n.nx, a.n[1] = s_.n.ny, a.n[2] = s_.n.nz;
     for (int r = 0; r <= R; ++r)
       a.lap[r] = T(s_.lap[r]), a.d1[r] = T(s_.d1[r]), a.d2[r] = T(s_.d2[r]);
@@ -706,7 +761,7 @@ class CudaBackend final : public Backend<T> {
       a.boxes = L.count;
       for (int b = 0; b < L.count; ++b) a.box[b] = L.boxes[b];
       kernel<<<unsigned(L.blocks), kernels::ShellArgs<T, R>::kThreads, 0,
-               shell_streams_[L.stream].get()>>>(u_.origin(), up_.origin(), c2_.origin(), a);
+               shell_streams_[L.stream].get()>>>(u().origin(), out.origin(), c2_.origin(), a);
       STRATA_CUDA_CHECK_LAUNCH();
     };
     if (!layers) {  // the x face box's kind: a staged slab, or gathered
@@ -732,7 +787,12 @@ class CudaBackend final : public Backend<T> {
   }
 
   Setup s_;
-  Field<T> u_, up_, c2_;
+  // The wave fields' buffers (the live u and u_prev, and the kept states': reserve_states); a
+  // deque, so that a Field handed out (wavefield()) stays where it is as the pool grows.
+  std::deque<Field<T>> pool_;
+  std::vector<int> kept_refs_;      // per buffer: the kept states that refer to it
+  int live_u_ = 0, live_prev_ = 1;  // the live u and u_prev
+  Field<T> c2_;
   std::vector<KeptState> device_kept_;  // reserve_states
   std::int64_t ring_points_ = 0;        // reserve_rings: the points, their offsets, the rows
   std::optional<DeviceArray<std::int64_t>> ring_off_;
