@@ -31,13 +31,15 @@ namespace fs = std::filesystem;
 
 constexpr int kTempSlots = 256;
 std::atomic<const char*> g_temps[kTempSlots];
-static_assert(std::atomic<const char*>::is_always_lock_free, "the registry must be usable from a signal handler");
+static_assert(std::atomic<const char*>::is_always_lock_free,
+              "the registry must be usable from a signal handler");
 
 void register_temporary(const char* p) noexcept {
   for (auto& slot : g_temps) {
     const char* empty = nullptr;
     if (slot.compare_exchange_strong(empty, p)) return;
-  }  // full: this temporary is not removed on a signal (best effort; 256 open at once is not a real case)
+  }  // full: this temporary is not removed on a signal (best effort; 256 open at once is not a real
+     // case)
 }
 
 void unregister_temporary(const char* p) noexcept {
@@ -93,7 +95,9 @@ std::string follow_links(const std::string& path, const std::string& shown) {
     if (hops == 40) throw Error("cannot write " + shown + ": too many levels of symbolic links");
     std::vector<char> buf(PATH_MAX + 1);
     const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
-    if (n < 0) throw Error("cannot write " + shown + ": cannot read the symbolic link '" + p + "': " + std::strerror(errno));
+    if (n < 0)
+      throw Error("cannot write " + shown + ": cannot read the symbolic link '" + p +
+                  "': " + std::strerror(errno));
     const std::string link(buf.data(), std::size_t(n));
     p = link.front() == '/' ? link : (fs::path(parent_of(p)) / link).string();
   }
@@ -104,12 +108,15 @@ void require_writable_directory(const std::string& dir, const std::string& shown
   if (::stat(dir.c_str(), &st) != 0) {
     const int err = errno;
     if (err == ENOENT)
-      throw Error("cannot write " + shown + ": directory '" + dir + "' does not exist (" + std::strerror(err) + ")");
+      throw Error("cannot write " + shown + ": directory '" + dir + "' does not exist (" +
+                  std::strerror(err) + ")");
     throw Error("cannot write " + shown + ": directory '" + dir + "': " + std::strerror(err));
   }
-  if (!S_ISDIR(st.st_mode)) throw Error("cannot write " + shown + ": '" + dir + "' is not a directory");
+  if (!S_ISDIR(st.st_mode))
+    throw Error("cannot write " + shown + ": '" + dir + "' is not a directory");
   if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
-    throw Error("cannot write " + shown + ": cannot create files in directory '" + dir + "': " + std::strerror(errno));
+    throw Error("cannot write " + shown + ": cannot create files in directory '" + dir +
+                "': " + std::strerror(errno));
 }
 
 // The directory a new file goes into: an existing writable one, or one that does not exist
@@ -119,9 +126,10 @@ void require_creatable_directory(const std::string& dir, const std::string& show
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT)
     return require_writable_directory(dir, shown);
+  // The nearest ancestor that exists, stat'ed (st is its: up to and including the root).
   fs::path p = fs::absolute(dir);
-  while (p.has_relative_path() && ::stat(p.c_str(), &st) != 0) {
-    if (errno != ENOENT)
+  while (::stat(p.c_str(), &st) != 0) {
+    if (errno != ENOENT || !p.has_relative_path())
       throw Error("cannot write " + shown + ": '" + p.string() + "': " + std::strerror(errno));
     p = p.parent_path();
   }
@@ -138,8 +146,8 @@ OutputTarget check_output(const std::string& path) {
   OutputTarget t;
   t.path = path;
   const std::string shown = "'" + path + "'";
-  if (path.empty() || path.back() == '/' || !fs::path(path).has_filename() || fs::path(path).filename() == "." ||
-      fs::path(path).filename() == "..")
+  if (path.empty() || path.back() == '/' || !fs::path(path).has_filename() ||
+      fs::path(path).filename() == "." || fs::path(path).filename() == "..")
     throw Error("cannot write " + shown + ": not a file name");
 
   struct stat st {};
@@ -155,7 +163,8 @@ OutputTarget check_output(const std::string& path) {
       }
     if (S_ISDIR(st.st_mode)) throw Error("cannot write " + shown + ": it is a directory");
     if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
-      throw Error("cannot write " + shown + ": it is a " + (S_ISBLK(st.st_mode) ? "block device" : "socket") +
+      throw Error("cannot write " + shown + ": it is a " +
+                  (S_ISBLK(st.st_mode) ? "block device" : "socket") +
                   "; outputs go to regular files, character devices (/dev/null) or pipes");
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
@@ -164,12 +173,15 @@ OutputTarget check_output(const std::string& path) {
       t.resolved = path;
       return t;
     }
-    if (!S_ISREG(st.st_mode)) throw Error("cannot write " + shown + ": it is not a regular file, device or pipe");
+    if (!S_ISREG(st.st_mode))
+      throw Error("cannot write " + shown + ": it is not a regular file, device or pipe");
     t.resolved = follow_links(path, shown);
-    const std::string via = t.resolved == path ? shown : shown + " (a link to '" + t.resolved + "')";
+    const std::string via =
+        t.resolved == path ? shown : shown + " (a link to '" + t.resolved + "')";
     if ((st.st_mode & 0222) == 0)
       throw Error("cannot write " + via + ": it is read-only (mode " + octal_mode(st.st_mode) +
-                  "); strata does not replace a read-only file, even as root: make it writable (chmod u+w) or "
+                  "); strata does not replace a read-only file, even as root: make it writable "
+                  "(chmod u+w) or "
                   "remove it first");
     if (::faccessat(AT_FDCWD, t.resolved.c_str(), W_OK, AT_EACCESS) != 0)
       throw Error("cannot write " + via + ": " + std::strerror(errno));
@@ -180,7 +192,8 @@ OutputTarget check_output(const std::string& path) {
   const int err = errno;
   if (err != ENOENT) {
     if (err == ELOOP) throw Error("cannot write " + shown + ": too many levels of symbolic links");
-    if (err == ENOTDIR) throw Error("cannot write " + shown + ": a component of the path is not a directory");
+    if (err == ENOTDIR)
+      throw Error("cannot write " + shown + ": a component of the path is not a directory");
     throw Error("cannot write " + shown + ": " + std::strerror(err));
   }
   // Nothing there: a new file, where a dangling symlink points if the path is one.
@@ -192,17 +205,21 @@ OutputTarget check_output(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(const std::string& path) : path_(path), target_(check_output(path)) {
-  if (target_.kind == OutputTarget::Kind::stream) open_stream();
-  else open_temporary();
+  if (target_.kind == OutputTarget::Kind::stream)
+    open_stream();
+  else
+    open_temporary();
 }
 
 void AtomicFile::open_stream() {
   int fd = -1;
   if (target_.stream_fd >= 0) {
-    std::fflush(target_.stream_fd == 1 ? stdout : stderr);  // keep the order of what was printed before
+    std::fflush(target_.stream_fd == 1 ? stdout
+                                       : stderr);  // keep the order of what was printed before
     fd = ::dup(target_.stream_fd);
   } else {
-    fd = ::open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);  // a FIFO waits for its reader here
+    fd =
+        ::open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);  // a FIFO waits for its reader here
   }
   if (fd < 0) fail("cannot open it for writing", errno);
   file_ = ::fdopen(fd, "wb");
@@ -229,7 +246,8 @@ void AtomicFile::open_temporary() {
   int fd = -1;
   for (int attempt = 0; fd < 0; ++attempt) {
     temp_path_ = stem;
-    for (std::size_t i = temp_path_.size() - 6; i < temp_path_.size(); ++i) temp_path_[i] = letters[random() % 62];
+    for (std::size_t i = temp_path_.size() - 6; i < temp_path_.size(); ++i)
+      temp_path_[i] = letters[random() % 62];
     register_temporary(temp_path_.c_str());
     fd = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) break;
@@ -267,8 +285,10 @@ void AtomicFile::make_parent_directories() {
     missing.push_back(p);
   }
   for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
-    if (::mkdir(d->c_str(), 0777) == 0) created_dirs_.push_back(d->string());
-    else if (errno != EEXIST) fail("cannot create directory '" + d->string() + "'", errno);
+    if (::mkdir(d->c_str(), 0777) == 0)
+      created_dirs_.push_back(d->string());
+    else if (errno != EEXIST)
+      fail("cannot create directory '" + d->string() + "'", errno);
   }
 }
 
@@ -369,8 +389,10 @@ void AtomicFile::copy_into_target() {
     unregister_temporary(temp_path_.c_str());
     const std::string kept = temp_path_;
     temp_path_.clear();
-    throw Error("cannot write '" + path_ + "': writing it in place (it has several hard links) failed part-way: " +
-                std::strerror(err) + "; its contents are incomplete, the complete data is in '" + kept + "'");
+    throw Error("cannot write '" + path_ +
+                "': writing it in place (it has several hard links) failed part-way: " +
+                std::strerror(err) + "; its contents are incomplete, the complete data is in '" +
+                kept + "'");
   }
   drop_temporary();
 }

@@ -32,7 +32,7 @@ using strata::test::error_of;
 namespace {
 
 class AtomicFileTest : public strata::test::ScratchDirTest {
-protected:
+ protected:
   AtomicFileTest() : ScratchDirTest("strata_atomic") {}
   std::set<std::string> listing() const {
     const std::vector<std::string> names = ScratchDirTest::listing();
@@ -47,13 +47,13 @@ protected:
   }
 };
 
-
 // Runs f as this user, or, as root (whom permission bits do not stop), in a child process
 // that has become `nobody` (uid/gid 65534); returns f's result (an error message).
 std::string as_unprivileged(const std::function<std::string()>& f) {
   if (::geteuid() != 0) return f();
   return strata::test::in_child([&] {
-    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) return std::string("(setuid)");
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+      return std::string("(setuid)");
     return f();
   });
 }
@@ -123,9 +123,7 @@ TEST_F(AtomicFileTest, MissingParentDirectoriesAreCreatedWithTheFile) {
   EXPECT_TRUE(listing().empty()) << "an abandoned file leaves no directory behind";
   fs::create_directories(file("no"));
   put(file("no/keep"), "k");
-  {
-    AtomicFile abandoned(path);
-  }
+  { AtomicFile abandoned(path); }
   EXPECT_EQ(listing(), std::set<std::string>{"no"}) << "a directory that was there stays";
   EXPECT_FALSE(fs::exists(file("no/such")));
   AtomicFile out(path);
@@ -140,17 +138,34 @@ TEST_F(AtomicFileTest, AParentThatIsAFileOrUnwritableIsRefused) {
   EXPECT_NE(msg.find("not a directory"), std::string::npos) << msg;
   fs::create_directories(file("locked"));
   fs::permissions(file("locked"), fs::perms(0555));
-  const std::string denied =
-      as_unprivileged([&] { return error_of([&] { AtomicFile out(file("locked/sub/out.bin")); }); });
+  const std::string denied = as_unprivileged(
+      [&] { return error_of([&] { AtomicFile out(file("locked/sub/out.bin")); }); });
   EXPECT_NE(denied.find("cannot create directory"), std::string::npos) << denied;
   EXPECT_NE(denied.find("Permission denied"), std::string::npos) << denied;
   EXPECT_FALSE(fs::exists(file("locked/sub")));
 }
 
+// Missing directories all the way up to the root: the root is where they would be made, and
+// the refusal says so (it once said "'/' is not a directory": the check looked at a stale stat).
+TEST_F(AtomicFileTest, MissingDirectoriesUpToTheRootAreJudgedAtTheRoot) {
+  const std::string path = "/strata-no-such-" + std::to_string(::getpid()) + "/sub/out.bin";
+  ASSERT_FALSE(fs::exists(fs::path(path).parent_path().parent_path()));
+  const std::string msg =
+      as_unprivileged([&] { return error_of([&] { strata::io::check_output(path); }); });
+  EXPECT_EQ(msg.find("is not a directory"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cannot create directory"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("in '/'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
+  if (::geteuid() == 0)  // root may make them: the check passes and creates nothing
+    EXPECT_EQ(strata::io::check_output(path).kind, strata::io::OutputTarget::Kind::create);
+  EXPECT_FALSE(fs::exists(fs::path(path).parent_path().parent_path()));
+}
+
 // Root ignores permission bits, so as root the attempt runs as `nobody`, in a child.
 TEST_F(AtomicFileTest, UnwritableDirectoryThrows) {
   fs::permissions(dir_, fs::perms(0555));
-  const std::string msg = as_unprivileged([&] { return error_of([&] { AtomicFile out(file("out.bin")); }); });
+  const std::string msg =
+      as_unprivileged([&] { return error_of([&] { AtomicFile out(file("out.bin")); }); });
   EXPECT_NE(msg.find("out.bin"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
   EXPECT_TRUE(listing().empty());
@@ -165,7 +180,8 @@ TEST_F(AtomicFileTest, DirectoryTargetIsRefusedUpFront) {
     out.commit();
   });
   EXPECT_NE(msg.find("is a directory"), std::string::npos) << msg;
-  EXPECT_NE(error_of([&] { strata::io::check_output(path); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { strata::io::check_output(path); }).find("is a directory"),
+            std::string::npos);
   EXPECT_TRUE(fs::is_directory(path));
   EXPECT_EQ(listing(), std::set<std::string>{"taken"});
 }
@@ -294,7 +310,8 @@ TEST_F(AtomicFileTest, WriteAtPatchesWhatWasWrittenExceptOnAStream) {
 TEST_F(AtomicFileTest, FifoIsWrittenThrough) {
   const std::string fifo = file("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
+  const int reader =
+      ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
   ASSERT_GE(reader, 0);
   const std::string msg = error_of([&] { write_through(fifo, "through the pipe"); });
   char buf[64] = {};
@@ -324,7 +341,8 @@ TEST_F(AtomicFileTest, SymlinkIsWrittenThrough) {
   EXPECT_EQ(listing(), (std::set<std::string>{"dangling.bin", "link.bin", "real"}));
 
   fs::create_symlink("loop.bin", dir_ / "loop.bin");
-  EXPECT_NE(error_of([&] { write_through(file("loop.bin"), "x"); }).find("symbolic links"), std::string::npos);
+  EXPECT_NE(error_of([&] { write_through(file("loop.bin"), "x"); }).find("symbolic links"),
+            std::string::npos);
 }
 
 // Hard links keep sharing the data: every name sees the new contents.
@@ -366,7 +384,8 @@ TEST_F(AtomicFileTest, TargetThisUserMayNotWriteIsRefused) {
     fs::permissions(path, fs::perms(0644));
     fs::permissions(dir_, fs::perms(0777));
   }
-  const std::string msg = as_unprivileged([&] { return error_of([&] { write_through(path, "new"); }); });
+  const std::string msg =
+      as_unprivileged([&] { return error_of([&] { write_through(path, "new"); }); });
   EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
   EXPECT_EQ(slurp(path), "keep");
   EXPECT_EQ(listing(), std::set<std::string>{"theirs.bin"});
@@ -384,7 +403,8 @@ TEST_F(AtomicFileTest, BlockDeviceAndSocketAreRefused) {
       }
   }
   if (blk.empty()) GTEST_SKIP() << "no block device can be made or found to check against";
-  EXPECT_NE(error_of([&] { strata::io::check_output(blk); }).find("block device"), std::string::npos);
+  EXPECT_NE(error_of([&] { strata::io::check_output(blk); }).find("block device"),
+            std::string::npos);
   EXPECT_TRUE(S_ISBLK(mode_of(blk)));
   for (const auto& name : listing()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
 }
@@ -393,11 +413,14 @@ TEST_F(AtomicFileTest, BlockDeviceAndSocketAreRefused) {
 // (/dev/stdout, /proc/self/fd/1), in order after what was already printed.
 TEST_F(AtomicFileTest, StandardOutputIsWrittenThrough) {
   std::string msg;
-  const std::string out = strata::test::captured(file("stdout.txt"), [&] {
-    std::printf("before ");
-    msg = error_of([&] { write_through("/proc/self/fd/1", "json"); });
-    std::printf(" after");
-  }, false);
+  const std::string out = strata::test::captured(
+      file("stdout.txt"),
+      [&] {
+        std::printf("before ");
+        msg = error_of([&] { write_through("/proc/self/fd/1", "json"); });
+        std::printf(" after");
+      },
+      false);
   EXPECT_EQ(msg, "");
   EXPECT_EQ(out, "before json after");
   EXPECT_EQ(listing(), std::set<std::string>{"stdout.txt"});
