@@ -20,6 +20,20 @@ namespace {
 Memory memory_of(Device d) { return d == Device::cuda ? Memory::device : Memory::host; }
 bool generated(const PoissonRun& r) { return r.rhs == "manufactured" || r.rhs == "random"; }
 
+// A right-hand side read from a file must be finite as the run's precision holds it: a solve of
+// a NaN or an infinity (or a float64 value beyond f32's range in an f32 run) only fails later,
+// as a diverged iteration. `found`: the report of this process's field, `count`: the job's.
+template <class T>
+std::string nonfinite_rhs(const PoissonRun& r, const FiniteReport<T>& found, long long count,
+                          std::size_t points, bool distributed) {
+  std::string what = distributed ? std::to_string(count) + " non-finite value" +
+                                       (count == 1 ? "" : "s") + " of " + std::to_string(points)
+                                 : describe(found, points);
+  return r.words.rhs + " " + r.rhs + " holds " + what + " as " + to_string(precision_of<T>) +
+         " (a float64 value beyond f32's range is inf in an f32 run): every value must be a finite "
+         "number";
+}
+
 // The report as JSON, the same for one process and many ranks.
 nlohmann::json report_json(const PoissonPlan& p, double h, const PoissonReport& rep) {
   const PoissonOptions& o = p.run.options;
@@ -155,6 +169,8 @@ PoissonResult run_one(PoissonPlan& p) {
   } else {
     phase.end("allocation");
     f = npy_read_field<T>(r.rhs, 1, mem);
+    if (const FiniteReport<T> bad = check_finite(f); !bad.all_finite)
+      throw Error(nonfinite_rhs(r, bad, (long long)bad.count, n.points(), false));
   }
   fill(u, T(r.options.bc.kind == BoundaryKind::dirichlet ? r.options.bc.value
                                                          : 0.0));  // a sensible start
@@ -221,6 +237,10 @@ PoissonResult run_ranks(PoissonPlan& p) {
     dist::take_box(whole, f.box(), f.local());
   } else {
     dist::read_npy(r.rhs, f);
+    const FiniteReport<T> bad = check_finite(f.local());
+    // Every rank finds the same sum: said once, every rank fails.
+    if (const long long count = job.sum((long long)bad.count); count > 0)
+      throw dist::AgreedError(nonfinite_rhs(r, bad, count, n.points(), true));
   }
   fill(u.local(), T(r.options.bc.kind == BoundaryKind::dirichlet ? r.options.bc.value : 0.0));
   device_synchronize();

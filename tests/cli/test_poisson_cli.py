@@ -57,6 +57,30 @@ with tempfile.TemporaryDirectory() as tmp:
         fh.write(struct.pack("<120d", *[0.5] * 120))
     refused("rhs of another shape", ["--n", "8", "--rhs", f], "is 6x5x4")
 
+    # An --rhs that is not finite as the run holds it is refused before the solve, naming the
+    # first bad point (not "diverged at iteration 1"); one whose norm overflows a double is
+    # refused before the first iteration (it once "met the tolerance" at once: inf <= rtol inf).
+    def npy8(path, values):  # (8, 8, 8) float64
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 8, 8), }"
+        header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+        with open(path, "wb") as fh:
+            fh.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+            fh.write(struct.pack("<512d", *values))
+    g = os.path.join(tmp, "g.npy")
+    at = (3 * 8 + 2) * 8 + 5  # (x, y, z) = (5, 2, 3)
+    for bad, word, precision in ((float("nan"), "nan", "f64"), (float("inf"), "inf", "f32"), (1e300, "inf", "f32")):
+        npy8(g, [0.25 + 0.001 * i for i in range(512)][:at] + [bad] + [0.5] * (511 - at))
+        for solver in ("mg", "cg"):
+            refused(f"rhs holding {bad} in {precision} ({solver})",
+                    ["--n", "8", "--rhs", g, "--precision", precision, "--solver", solver],
+                    f"1 non-finite value of 512 (0.195%), the first {word} at (x, y, z) = (5, 2, 3) as {precision}")
+    npy8(g, [1e300 * (1 + 0.001 * i) for i in range(512)])
+    for solver in ("mg", "mgcg", "jacobi"):
+        refused(f"rhs whose norm overflows ({solver})", ["--n", "8", "--rhs", g, "--precision", "f64", "--solver", solver],
+                "the right-hand side's norm, is not a finite number (inf)")
+    refused("boundary values whose residual overflows", ["--n", "16", "--bc", "dirichlet:1e200", "--precision", "f64"],
+            "the starting residual's norm is not a finite number")
+
     r = run("--n", "15", "--precision", "f64", "--rtol", "1e-9", "--out", out, "--json", js, "--quiet")
     check("a small solve succeeds", r.returncode == 0, r.stderr)
     rep = json.load(open(js))

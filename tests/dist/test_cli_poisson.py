@@ -25,6 +25,14 @@ def read_f8(path):
     return struct.unpack("<%dd" % (len(body) // 8), body)
 
 
+def write_f8(path, values, n=16):  # (n, n, n) float64, C order
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d, %d), }" % (n, n, n)
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%dd" % len(values), *values))
+
+
 def run(args, ranks):
     cmd = ([mpiexec, "-np", str(ranks)] if ranks > 1 else []) + [strata, "poisson", "--device", "cpu"] + args
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -84,6 +92,16 @@ with tempfile.TemporaryDirectory() as d:
                         % (c.returncode, c.stderr))
 
     out = os.path.join(d, "out.npy")
+    # Right-hand sides the solve cannot take, found from the job's sums: said once, by rank 0,
+    # every rank exiting 1 (not each rank's message and MPI_ABORT's).
+    nan_rhs, huge_rhs, flat_rhs = (os.path.join(d, name) for name in ("nan.npy", "huge.npy", "flat.npy"))
+    write_f8(nan_rhs, [0.5] * 4000 + [float("nan")] + [0.5] * 95)
+    write_f8(huge_rhs, [1e300] * 4096)
+    write_f8(flat_rhs, [1.0] * 4096)
+    cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + distributed + args, np_),
+                         ((["--rhs", nan_rhs], "1 non-finite value of 4096"),
+                          (["--rhs", huge_rhs, "--precision", "f64"], "the right-hand side's norm, is not a finite number"),
+                          (["--rhs", flat_rhs, "--bc", "neumann"], "f is constant")), out, failures)
     cli_checks.bad_input(lambda args: run(["--n", "16", "--out", out] + (args if "--grid" in args else distributed + args), np_),
                          ((["--solver", "fmg"], "one process only"),
                           (["--operator", "fe27"], "--operator fd7"),

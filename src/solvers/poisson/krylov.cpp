@@ -7,6 +7,7 @@
 #include "dispatch/multigrid.hpp"
 #include "solvers/poisson/method.hpp"
 #include "solvers/poisson/multigrid_cycle.hpp"
+#include "strata/dist.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
@@ -39,9 +40,10 @@ Stop conjugate_gradients(Solve<T, V>& S, CgVectors<V>& w, const Precondition& pr
     apply_interior(S.a, p, q, S.s);
     const double pq = dot(p, q, S.s);
     if (!(pq > 0))
-      throw Error("conjugate gradients broke down at iteration " + std::to_string(S.it) + ": p.Ap = " +
-                  std::to_string(pq) +
-                  " (the operator or preconditioner is not positive definite, or the arithmetic overflowed)");
+      throw dist::AgreedError("conjugate gradients broke down at iteration " +
+                              std::to_string(S.it) + ": p.Ap = " + std::to_string(pq) +
+                              " (the operator or preconditioner is not positive definite, or the "
+                              "arithmetic overflowed)");
     const double alpha = rz / pq;
     axpy(T(alpha), p, S.e, S.s);
     axpy(T(-alpha), q, r, S.s);
@@ -64,21 +66,21 @@ double cg_bytes(const Solve<T, V>& S) {
 
 template <class T, class V>
 class PlainCg final : public Method<T, V> {
-public:
+ public:
   explicit PlainCg(Solve<T, V>& S) : w_(S) {}
   Stop run(Solve<T, V>& S) override {
     return conjugate_gradients(S, w_, [&](const V& r, V& z) { copy_interior(r, z, S.s); });
   }
   double bytes(const Solve<T, V>& S) const override { return cg_bytes(S); }
 
-private:
+ private:
   CgVectors<V> w_;
 };
 
 // CG in T preconditioned by a V-cycle in P (P = T, or float under double).
 template <class T, class V, class P>
 class MultigridCg final : public Method<T, V> {
-public:
+ public:
   explicit MultigridCg(Solve<T, V>& S) : mg_(S), w_(S) {
     // The first cycle initialises its kernels and its exchanges' sizes and is captured as
     // a graph: in the setup, on a zero right-hand side, not inside the first iteration.
@@ -103,19 +105,23 @@ public:
   Stop run(Solve<T, V>& S) override {
     return conjugate_gradients(S, w_, [&](const V& r, V& z) {
       auto& L0 = mg_.H.levels[0];
-      if constexpr (std::is_same_v<P, T>) copy_interior(r, L0.f, S.s);
-      else convert(r, L0.f, S.s);
+      if constexpr (std::is_same_v<P, T>)
+        copy_interior(r, L0.f, S.s);
+      else
+        convert(r, L0.f, S.s);
       fill(L0.u, P(0), S.s);
       mg_.vcycle();
-      if constexpr (std::is_same_v<P, T>) copy_interior(L0.u, z, S.s);
-      else convert(L0.u, z, S.s);
+      if constexpr (std::is_same_v<P, T>)
+        copy_interior(L0.u, z, S.s);
+      else
+        convert(L0.u, z, S.s);
     });
   }
   double bytes(const Solve<T, V>& S) const override { return cg_bytes(S) + mg_.bytes(); }
   std::vector<PoissonLevelInfo> levels(const Solve<T, V>&) const override { return mg_.levels(); }
   std::vector<std::pair<std::string, double>> level_ms() const override { return mg_.level_ms(); }
 
-private:
+ private:
   MultigridCycle<P, V> mg_;
   CgVectors<V> w_;
 };
@@ -134,8 +140,8 @@ std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>& S) {
   return std::make_unique<MultigridCg<T, V, T>>(S);
 }
 
-#define STRATA_INSTANTIATE(T, V)                                                  \
-  template std::unique_ptr<Method<T, V>> make_cg(Solve<T, V>&);                   \
+#define STRATA_INSTANTIATE(T, V)                                \
+  template std::unique_ptr<Method<T, V>> make_cg(Solve<T, V>&); \
   template std::unique_ptr<Method<T, V>> make_mgcg(Solve<T, V>&);
 STRATA_INSTANTIATE(float, Field<float>)
 STRATA_INSTANTIATE(double, Field<double>)

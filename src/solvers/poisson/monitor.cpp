@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "strata/dist.hpp"
 #include "strata/error.hpp"
 
 namespace strata::poisson {
@@ -39,8 +40,8 @@ bool Monitor::record(int it, double rnorm, const std::function<double()>& soluti
   rep_.iteration_ms.push_back(ms);
   if (cb_) cb_({it, rel, prev > 0 ? rel / prev : 0, ms});
   if (!std::isfinite(rnorm))
-    throw Error("the solve diverged at iteration " + std::to_string(it) +
-                ": the residual is not a finite number (NaN or Inf)");
+    throw dist::AgreedError("the solve diverged at iteration " + std::to_string(it) +
+                            ": the residual is not a finite number (NaN or Inf)");
   if (rnorm <= s_.target) {
     reason_ = Stop::met;
     return true;
@@ -90,43 +91,53 @@ bool Monitor::at_floor(double true_rnorm, double unorm, bool direct) const {
 std::string Monitor::message(double true_rnorm, double unorm) const {
   const double rel = true_rnorm / s_.fnorm;
   const bool by_atol = rep_.atol > rep_.rtol * s_.fnorm;
-  const std::string tol = by_atol ? "the tolerance atol " + sci(rep_.atol) + " (relative " + sci(s_.target / s_.fnorm) + ")"
+  const std::string tol = by_atol ? "the tolerance atol " + sci(rep_.atol) + " (relative " +
+                                        sci(s_.target / s_.fnorm) + ")"
                                   : "rtol " + sci(rep_.rtol);
   const std::string res = "relative residual " + sci(rel) + " (recomputed from the solution)";
   const std::string what = rep_.direct ? "direct solve: " : "";
   const std::string estimate = "eps * sum|A| * ||u|| / ||f|| = " + sci(floor(unorm) / s_.fnorm);
   if (rep_.converged && rep_.at_floor)
-    return (rep_.direct ? what : "converged to the rounding floor: ") + res + ", the most " + s_.precision +
-           " resolves for this solution and grid (" + estimate + "); the default rtol " + sci(rep_.rtol) + " is below it.";
+    return (rep_.direct ? what : "converged to the rounding floor: ") + res + ", the most " +
+           s_.precision + " resolves for this solution and grid (" + estimate +
+           "); the default rtol " + sci(rep_.rtol) + " is below it.";
   if (rep_.converged) {
-    if (rep_.iterations == 0) return "the initial guess already meets the tolerance: " + res + " <= " + tol;
+    if (rep_.iterations == 0)
+      return "the initial guess already meets the tolerance: " + res + " <= " + tol;
     return (rep_.direct ? what : "converged: ") + res + " <= " + tol;
   }
   const bool near_floor = true_rnorm <= floor(unorm);
   const std::string hint =
-      std::string(" This is near the rounding floor of ") + s_.precision + " for this solution and grid (" + estimate + "): " +
-      (std::string(s_.precision) == "fp32" ? "use --precision f64, or a larger --rtol or --atol." : "use a larger --rtol or --atol.");
+      std::string(" This is near the rounding floor of ") + s_.precision +
+      " for this solution and grid (" + estimate + "): " +
+      (std::string(s_.precision) == "fp32" ? "use --precision f64, or a larger --rtol or --atol."
+                                           : "use a larger --rtol or --atol.");
   if (rep_.direct) return what + res + " > " + tol + "." + (near_floor ? hint : "");
   switch (reason_) {
     case Stop::met:
-      return "the iteration's own residual met the tolerance, but the solution's " + res + " is above " + tol +
-             (rep_.restarts ? " after " + std::to_string(rep_.restarts) + " restart(s) from it" : "") + "." +
-             (near_floor ? hint : "");
+      return "the iteration's own residual met the tolerance, but the solution's " + res +
+             " is above " + tol +
+             (rep_.restarts ? " after " + std::to_string(rep_.restarts) + " restart(s) from it"
+                            : "") +
+             "." + (near_floor ? hint : "");
     case Stop::floor:
       return "stopped at the rounding floor after " + std::to_string(rep_.iterations) +
              " iterations (the residual stopped falling): " + res + " > " + tol + "." + hint;
     case Stop::diverged:
-      return "diverged at iteration " + std::to_string(diverged_at_) + ": the relative residual grew to " +
-             sci(rep_.residuals.back()) + " from " + sci(diverged_from_ / s_.fnorm) +
+      return "diverged at iteration " + std::to_string(diverged_at_) +
+             ": the relative residual grew to " + sci(rep_.residuals.back()) + " from " +
+             sci(diverged_from_ / s_.fnorm) +
              (s_.stationary ? " (more than tenfold its best)" : " (a millionfold its start)") +
              "; the solution returned is the last iterate, " + res + ".";
     case Stop::max_iter:
       break;
   }
   const std::size_t k = rep_.residuals.size();
-  const double last = k >= 2 && rep_.residuals[k - 2] > 0 ? rep_.residuals[k - 1] / rep_.residuals[k - 2] : 0;
+  const double last =
+      k >= 2 && rep_.residuals[k - 2] > 0 ? rep_.residuals[k - 1] / rep_.residuals[k - 2] : 0;
   return "stopped at max_iter " + std::to_string(s_.max_iter) + " with " + res + " > " + tol +
-         " (the last iteration reduced the residual by a factor " + sci(last) + ")." + (near_floor ? hint : "");
+         " (the last iteration reduced the residual by a factor " + sci(last) + ")." +
+         (near_floor ? hint : "");
 }
 
 }  // namespace strata::poisson
