@@ -45,6 +45,7 @@ drivers::ImagingRun run_of(const std::string& config, bool is_path,
   run.config = wave_config(config, is_path, overrides);
   run.velocity = values(velocity);
   run.data = values(data);
+  if (data && data->ndim() == 2) run.data_shape = {data->shape(0), data->shape(1)};
   if (memory_budget < 0) throw nb::value_error("strata.imaging: memory_budget must be >= 0 bytes");
   if (checkpoints < 0) throw nb::value_error("strata.imaging: checkpoints must be >= 0");
   if (!(data_dt >= 0) || !std::isfinite(data_dt))
@@ -122,12 +123,17 @@ nb::dict shots_run(const std::string& config, bool is_path,
                                     memory_budget, checkpoints, data_dt, boundary_saving);
   base.illumination = illumination;
   std::vector<std::vector<double>> rows;
-  for (const Array& a : data) rows.emplace_back(a.data(), a.data() + a.size());
+  std::vector<std::array<std::size_t, 2>> shapes;
+  for (const Array& a : data) {
+    rows.emplace_back(a.data(), a.data() + a.size());
+    shapes.push_back(a.ndim() == 2 ? std::array<std::size_t, 2>{a.shape(0), a.shape(1)}
+                                   : std::array<std::size_t, 2>{});
+  }
   std::vector<std::vector<double>> predicted;
   drivers::ImagingResult r;
   {
     nb::gil_scoped_release unlocked;
-    r = drivers::image_shots(Migrate, base, shots, shots_is_path, rows, &predicted);
+    r = drivers::image_shots(Migrate, base, shots, shots_is_path, rows, &predicted, shapes);
   }
   const std::size_t nrows = std::size_t(r.rows), nrec = std::size_t(r.receivers);
   std::vector<std::string> names;

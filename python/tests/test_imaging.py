@@ -85,6 +85,11 @@ def test_refusals_name_what_is_wrong():
     dm[5, 6, 7] = np.inf
     with pytest.raises(ValueError, match="finite"):
         strata.imaging.born(CFG, dm)
+    # The shape, not only the count: a transposed record (as many values) is refused, saying so.
+    with pytest.raises(ValueError, match=r"the data are \(7, 71\).*transposed"):
+        strata.imaging.gradient(CFG, observed=np.zeros((7, 71)))
+    with pytest.raises(ValueError, match=r"the data are \(497, 1\)"):
+        strata.imaging.migrate(CFG, np.zeros((497, 1)))
 
 
 def test_data_dt_is_checked_against_the_runs_dt():
@@ -195,6 +200,8 @@ def test_shots_refusals_name_what_is_wrong():
         strata.imaging.gradient(CFG, shots=[{"position": [95.0, 95.0, 6000.0]}])
     with pytest.raises(TypeError, match="shots must be"):
         strata.imaging.gradient(CFG, shots=3)
+    with pytest.raises(ValueError, match="transposed"):  # each shot's array, by its shape
+        strata.imaging.gradient(CFG, observed=[np.zeros((71, 7)), np.zeros((7, 71))], shots=SHOTS)
 
 
 def test_born_over_shots_is_each_shots_born():

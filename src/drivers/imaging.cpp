@@ -103,6 +103,15 @@ Prepared<T> prepare(const ImagingRun& run) {
           wave::source_wavelet(c.sources[j], double(n) * p.plan.dt);
   if (!run.data.empty()) {
     const std::size_t rows = std::size_t(c.steps) + 1;
+    const auto [given_rows, given_receivers] = run.data_shape;
+    if (given_rows != 0 && (given_rows != rows || given_receivers != nr))
+      throw Error(
+          "the data are (" + std::to_string(given_rows) + ", " + std::to_string(given_receivers) +
+          "); the configuration records " + std::to_string(rows) +
+          " rows (time.steps + 1, row 0 at step 0) of " + std::to_string(nr) + " receivers" +
+          (given_rows == nr && given_receivers == rows && rows != nr
+               ? ": the array is transposed (strata wave's seismogram.npy is time by receiver)"
+               : ""));
     if (run.data.size() != rows * nr)
       throw Error("the data hold " + std::to_string(run.data.size()) +
                   " values; the configuration records " + std::to_string(rows) +
@@ -264,6 +273,7 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
                   " us, not the " + std::to_string(run.data_dt * 1e6) +
                   " us given as the data's dt");
     run.data_dt = file_dt;
+    run.data_shape = {rows, nr};
     return out;
   }
   std::vector<std::size_t> shape;
@@ -272,6 +282,7 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
     throw Error(
         "'" + path + "' is a " + std::to_string(shape.size()) +
         "-dimensional array: the data are (steps + 1, receivers), as strata wave's seismogram.npy");
+  run.data_shape = {shape[0], shape[1]};
   return v;
 }
 
@@ -471,7 +482,8 @@ std::vector<std::string> shot_names(const ImagingRun& base, const std::string& s
 
 ImagingResult image_shots(bool migrate_mode, const ImagingRun& base, const std::string& shots,
                           bool is_path, const std::vector<std::vector<double>>& data,
-                          std::vector<std::vector<double>>* predicted) {
+                          std::vector<std::vector<double>>* predicted,
+                          const std::vector<std::array<std::size_t, 2>>& shapes) {
   const std::vector<wave::Shot> list = parse_shots_arg(base, shots, is_path);
   if (data.size() != list.size())
     throw Error(std::to_string(list.size()) + " shots but " + std::to_string(data.size()) +
@@ -480,6 +492,7 @@ ImagingResult image_shots(bool migrate_mode, const ImagingRun& base, const std::
     ImagingRun run = base;
     run.config = wave::shot_config(base.config, list[i]);
     run.data = data[i];
+    if (i < shapes.size()) run.data_shape = shapes[i];
     return run;
   };
   check_each_shot(list, shot_run);

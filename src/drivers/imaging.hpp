@@ -5,6 +5,7 @@
 // are `strata wave`'s seismogram rows (row 0 is step 0, then one a step: receivers.every = 1).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <span>
@@ -22,6 +23,10 @@ struct ImagingRun {
   std::vector<double> velocity;  // a dense [z][y][x] model (m/s) to use instead ("" : none)
   std::vector<double> data;      // (steps + 1) x receivers: observed data (gradient) or the
                                  // reflections to migrate (migrate); empty: zeros
+  // The data's shape as given (a .npy's, a SEG-Y file's traces and samples, a NumPy array's):
+  // (rows, receivers), checked against the configuration; {0, 0}: a flat array, checked by
+  // its count only.
+  std::array<std::size_t, 2> data_shape{};
   double memory_budget = 0;      // bytes for the forward states the adjoint keeps (0: half
                                  // the memory free where they are kept: host or GPU)
   int checkpoints = 0;           // > 0: this many kept states, whatever the budget
@@ -95,11 +100,13 @@ ImagingResult born(const ImagingRun& run, std::span<const double> dm);
 // run with the shot's sources and data[i] (empty: zeros); every shot checked before any work;
 // the fields, illuminations and misfits summed in the shots' order from zero, as
 // run_imaging_files sums a shots file (the same bits). `predicted` (if given) gets each shot's
-// predicted data, in order. shot_names: the shots' names, the file checked as a run checks it.
+// predicted data, in order; `shapes` (if given) each array's (rows, receivers), checked as
+// ImagingRun::data_shape. shot_names: the shots' names, the file checked as a run checks it.
 std::vector<std::string> shot_names(const ImagingRun& base, const std::string& shots, bool is_path);
 ImagingResult image_shots(bool migrate, const ImagingRun& base, const std::string& shots,
                           bool is_path, const std::vector<std::vector<double>>& data,
-                          std::vector<std::vector<double>>* predicted = nullptr);
+                          std::vector<std::vector<double>>* predicted = nullptr,
+                          const std::vector<std::array<std::size_t, 2>>& shapes = {});
 // The Born data of dm for each shot (the base run with the shot's sources), in the shots'
 // order; every shot checked before any work.
 std::vector<std::vector<double>> born_shots(const ImagingRun& base, const std::string& shots,

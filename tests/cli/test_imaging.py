@@ -141,6 +141,14 @@ with tempfile.TemporaryDirectory() as d:
         f.write(struct.pack("<d", float("nan")))
     refused("data holding a NaN", base + ["--data", p("nan.npy")], "row 30, receiver 4", d, out)
     refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
+    # The shape, not only the count: a transposed seismogram, or one of as many values in
+    # another shape, is refused (both were once run as if they were the data).
+    npy2(p("transposed.npy"), 7, 61)
+    refused("transposed data", base + ["--data", p("transposed.npy")],
+            "the data are (7, 61); the configuration records 61 rows", d, out)
+    refused("transposed data: said", base + ["--data", p("transposed.npy")], "the array is transposed", d, out)
+    npy2(p("column.npy"), 427, 1)
+    refused("data of as many values in one column", base + ["--data", p("column.npy")], "the data are (427, 1)", d, out)
     refused("a velocity file of another grid", base + ["--data", seis, "--velocity", p("short.npy")], "--velocity", d, out)
     # A velocity that is a finite double but no f32 (beyond float's range, or below its
     # smallest value) is refused as the run's precision holds it, not run as inf or 0.
