@@ -96,6 +96,7 @@ TEST(WaveConfig, InvalidKeysAndValuesAreNamed) {
       {R"({"grid": {"spacing": -2}})", "grid.spacing"},
       {R"({"grid": {"shape": [8, 8]}})", "key 'grid.shape'"},
       {R"({"grid": {"shape": [8, 8, 0]}})", "each in [1, 1048576]"},
+      {R"({"grid": {"shape": [0, 64, 64.5]}})", "got [0, 64, 64.5]"},  // as given, not [0.0, ...]
       {R"({"model": {"velocity": -1500}})", "key 'model.velocity'"},
       {R"({"model": {"type": "layered"}})", "model.layers' is required"},
       {R"({"model": {"type": "layered", "layers": [{"top": 5, "velocity": 2}]}})", "of the first layer must be 0"},

@@ -34,8 +34,10 @@ const Names<ModelKind> kModelKinds = {
     {ModelKind::constant, "constant"}, {ModelKind::layered, "layered"}, {ModelKind::npy, "npy"}};
 const Names<Precision> kPrecisions = {{Precision::f32, to_string(Precision::f32)},
                                       {Precision::f64, to_string(Precision::f64)}};
-const Names<FaceKind> kFaceKinds = {
-    {FaceKind::pml, "pml"}, {FaceKind::free, "free"}, {FaceKind::rigid, "rigid"}, {FaceKind::periodic, "periodic"}};
+const Names<FaceKind> kFaceKinds = {{FaceKind::pml, "pml"},
+                                    {FaceKind::free, "free"},
+                                    {FaceKind::rigid, "rigid"},
+                                    {FaceKind::periodic, "periodic"}};
 const Names<int> kAxes = {{0, "x"}, {1, "y"}, {2, "z"}};
 // strata::Device's words (strata/device.hpp), in the configuration's order.
 const Names<Device> kDevices = {{Device::automatic, to_string(Device::automatic)},
@@ -63,15 +65,22 @@ const Keys<Config>& grid_keys() {
       schema::custom<Config>(
           "shape",
           [](ObjectReader& g, Config& c, const std::string&) {
-            const auto s = g.numbers("shape", {double(c.shape.nx), double(c.shape.ny), double(c.shape.nz)}, 3);
+            const auto s =
+                g.numbers("shape", {double(c.shape.nx), double(c.shape.ny), double(c.shape.nz)}, 3);
             for (double d : s)
               if (!(d >= 1 && d <= (1 << 20) && d == std::floor(d)))
-                g.fail("shape", "must be three whole numbers [nx, ny, nz], each in [1, 1048576], got " + json(s).dump());
+                g.fail("shape",
+                       "must be three whole numbers [nx, ny, nz], each in [1, 1048576], got [" +
+                           format_number(s[0]) + ", " + format_number(s[1]) + ", " +
+                           format_number(s[2]) + "]");
             c.shape = {int(s[0]), int(s[1]), int(s[2])};
           },
-          [](const Config& c) { return ordered::array({c.shape.nx, c.shape.ny, c.shape.nz}); },
+          [](const Config& c) {
+            return ordered::array({c.shape.nx, c.shape.ny, c.shape.nz});
+          },
           "interior points [nx, ny, nz]"),
-      schema::number<Config>("spacing", &Config::spacing, kPositive, "h (m), the same on every axis"),
+      schema::number<Config>("spacing", &Config::spacing, kPositive,
+                             "h (m), the same on every axis"),
   };
   return k;
 }
@@ -79,7 +88,8 @@ const Keys<Config>& grid_keys() {
 const Keys<Layer>& layer_keys() {
   static const Keys<Layer> k = {
       schema::number<Layer>("top", &Layer::top, {-kInf, kInf}, ""),
-      schema::required(schema::number<Layer>("velocity", &Layer::velocity, kPositive, ""), "m/s, > 0"),
+      schema::required(schema::number<Layer>("velocity", &Layer::velocity, kPositive, ""),
+                       "m/s, > 0"),
   };
   return k;
 }
@@ -88,18 +98,21 @@ const Keys<Layer>& layer_keys() {
 void check_layer(ObjectReader& l, const Layer& L, const std::vector<Layer>& before) {
   if (before.empty() && L.top != 0) l.fail("top", "of the first layer must be 0 (the surface)");
   if (!before.empty() && !(L.top > before.back().top))
-    l.fail("top", "must be deeper than the previous layer's top (" + json(before.back().top).dump() + ")");
+    l.fail("top",
+           "must be deeper than the previous layer's top (" + json(before.back().top).dump() + ")");
 }
 
 const Keys<Config>& model_keys() {
   static const Keys<Config> k = {
       schema::choice<Config>("type", &Config::model, kModelKinds, "{choices}"),
       schema::number<Config>("velocity", &Config::velocity, kPositive, "constant: v (m/s)"),
-      schema::list<Config, Layer>("layers", &Config::layers, layer_keys(),
-                                  "layered: [{\"top\": 0, \"velocity\": 1500}, {\"top\": 200, \"velocity\": 2500}]\n"
-                                  "tops in m, ascending, the first at 0",
-                                  check_layer),
-      schema::text<Config>("file", &Config::model_file, true, "npy: (nz, ny, nx) float32/float64 array of v (m/s)"),
+      schema::list<Config, Layer>(
+          "layers", &Config::layers, layer_keys(),
+          "layered: [{\"top\": 0, \"velocity\": 1500}, {\"top\": 200, \"velocity\": 2500}]\n"
+          "tops in m, ascending, the first at 0",
+          check_layer),
+      schema::text<Config>("file", &Config::model_file, true,
+                           "npy: (nz, ny, nx) float32/float64 array of v (m/s)"),
   };
   return k;
 }
@@ -114,8 +127,10 @@ void check_model(ObjectReader& m, const Config& c) {
 
 const Keys<Config>& time_keys() {
   static const Keys<Config> k = {
-      schema::integer<Config>("steps", &Config::steps, 0, 100000000, "time steps to run (total, counting from step 0)"),
-      schema::optional_number<Config>("dt", &Config::dt, {0, kInf, true}, "s; null: cfl_safety * the stability limit"),
+      schema::integer<Config>("steps", &Config::steps, 0, 100000000,
+                              "time steps to run (total, counting from step 0)"),
+      schema::optional_number<Config>("dt", &Config::dt, {0, kInf, true},
+                                      "s; null: cfl_safety * the stability limit"),
       schema::number<Config>("cfl_safety", &Config::cfl_safety, {0, 1, true, false},
                              "fraction of the limit dt <= 2 / (v_max sqrt(lambda_max))"),
   };
@@ -131,12 +146,12 @@ const Keys<Config>& scheme_keys() {
             if (order % 2) s.fail("order", "must be 2, 4, 6 or 8, got " + std::to_string(order));
             c.order = int(order);
           },
-          [](const Config& c) { return ordered(c.order); }, "space order 2 | 4 | 6 | 8 (stencil radius order/2)"),
+          [](const Config& c) { return ordered(c.order); },
+          "space order 2 | 4 | 6 | 8 (stencil radius order/2)"),
       schema::choice<Config>("precision", &Config::precision, kPrecisions, "{choices}"),
   };
   return k;
 }
-
 
 const Keys<ReceiverLine>& line_keys() {
   static const Keys<ReceiverLine> k = {
@@ -150,8 +165,9 @@ const Keys<ReceiverLine>& line_keys() {
 const Keys<ReceiverPlane>& plane_keys() {
   static const Keys<ReceiverPlane> k = {
       schema::choice<ReceiverPlane>("axis", &ReceiverPlane::axis, kAxes, ""),
-      schema::required(schema::number<ReceiverPlane>("position", &ReceiverPlane::position, kFinite, ""),
-                       "the plane's coordinate along its axis (m)"),
+      schema::required(
+          schema::number<ReceiverPlane>("position", &ReceiverPlane::position, kFinite, ""),
+          "the plane's coordinate along its axis (m)"),
       schema::integer<ReceiverPlane>("stride", &ReceiverPlane::stride, 1, 1 << 20, ""),
   };
   return k;
@@ -170,9 +186,13 @@ const Keys<Config>& receiver_keys() {
             for (std::size_t i = 0; i < pts->size(); ++i) {
               const json& p = (*pts)[i];
               bool ok = p.is_array() && p.size() == 3;
-              for (std::size_t a = 0; ok && a < 3; ++a) ok = p[a].is_number() && std::isfinite(p[a].get<double>());
-              if (!ok) r.fail("points." + std::to_string(i), "must be [x, y, z]: three finite numbers (m), got " + p.dump());
-              c.receiver_points.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+              for (std::size_t a = 0; ok && a < 3; ++a)
+                ok = p[a].is_number() && std::isfinite(p[a].get<double>());
+              if (!ok)
+                r.fail("points." + std::to_string(i),
+                       "must be [x, y, z]: three finite numbers (m), got " + p.dump());
+              c.receiver_points.push_back(
+                  {p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
             }
           },
           [](const Config& c) {
@@ -183,9 +203,10 @@ const Keys<Config>& receiver_keys() {
           "[[x, y, z], ...]", schema::Layout::list),
       schema::list<Config, ReceiverLine>("lines", &Config::receiver_lines, line_keys(),
                                          "count points evenly from start to end (both included)"),
-      schema::list<Config, ReceiverPlane>("planes", &Config::receiver_planes, plane_keys(),
-                                          "[{\"axis\": \"z\", \"position\": 100.0, \"stride\": 4}]: every\n"
-                                          "stride-th grid point of the plane, interpolated along axis"),
+      schema::list<Config, ReceiverPlane>(
+          "planes", &Config::receiver_planes, plane_keys(),
+          "[{\"axis\": \"z\", \"position\": 100.0, \"stride\": 4}]: every\n"
+          "stride-th grid point of the plane, interpolated along axis"),
   };
   return k;
 }
@@ -195,7 +216,8 @@ const Keys<Config>& pml_keys() {
       schema::integer<Config>("width", &Config::pml_width, 1, 1000, "points per absorbing layer"),
       schema::number<Config>("reflection", &Config::pml_reflection, {0, 1, true, true},
                              "target reflection coefficient at normal incidence"),
-      schema::number<Config>("power", &Config::pml_power, {1, 6}, "damping profile d0 * (depth in layer)^power"),
+      schema::number<Config>("power", &Config::pml_power, {1, 6},
+                             "damping profile d0 * (depth in layer)^power"),
       schema::optional_number<Config>("alpha", &Config::pml_alpha, {0, kInf},
                                       "frequency shift (1/s) at the inner edge; null: pi * f_peak"),
   };
@@ -209,9 +231,10 @@ const Keys<Config>& boundary_keys() {
       keys.push_back(schema::choice<Config>(
           kFaceNames[f], [f](auto& c) -> auto& { return c.faces[f]; }, kFaceKinds,
           f == zmin ? "the top: a free surface" : ""));
-    keys[0] = schema::with_note(keys[0],
-                                "pml: absorbing (convolutional PML); free: u = 0 on the face (pressure release);\n"
-                                "rigid: du/dn = 0 on the face; periodic: wraps (both faces of the axis).");
+    keys[0] = schema::with_note(
+        keys[0],
+        "pml: absorbing (convolutional PML); free: u = 0 on the face (pressure release);\n"
+        "rigid: du/dn = 0 on the face; periodic: wraps (both faces of the axis).");
     keys.push_back(schema::section<Config>("pml", pml_keys()));
     return keys;
   }();
@@ -253,9 +276,10 @@ const Keys<Config>& output_keys() {
       schema::section<Config>("png", png_keys()),
       schema::boolean<Config>("seismogram_png", &Config::seismogram_png,
                               "seismogram.png next to seismogram.npy"),
-      schema::boolean<Config>("segy", &Config::segy,
-                              "seismogram.sgy too: SEG-Y rev 1, IEEE float32, one trace per receiver,\n"
-                              "coordinates in metres (dt x receivers.every: whole microseconds)"),
+      schema::boolean<Config>(
+          "segy", &Config::segy,
+          "seismogram.sgy too: SEG-Y rev 1, IEEE float32, one trace per receiver,\n"
+          "coordinates in metres (dt x receivers.every: whole microseconds)"),
       schema::boolean<Config>("model_png", &Config::model_png,
                               "model.png: the velocity on png's plane, the sources and receivers"),
       schema::integer<Config>("checkpoint_every", &Config::checkpoint_every, 0, 100000000,
@@ -271,8 +295,9 @@ const Keys<Config>& config_keys() {
       schema::section<Config>("model", model_keys(), check_model),
       schema::section<Config>("time", time_keys()),
       schema::section<Config>("scheme", scheme_keys()),
-      schema::with_note(schema::list<Config, Source>("sources", &Config::sources, source_keys(), ""),
-                        "Ricker wavelets at off-grid points (trilinear injection); delay null: 1.5 / frequency."),
+      schema::with_note(
+          schema::list<Config, Source>("sources", &Config::sources, source_keys(), ""),
+          "Ricker wavelets at off-grid points (trilinear injection); delay null: 1.5 / frequency."),
       schema::section<Config>("receivers", receiver_keys()),
       schema::section<Config>("boundary", boundary_keys()),
       schema::section<Config>("output", output_keys()),
@@ -312,14 +337,17 @@ void apply_override(json& root, const Override& o, json_reader::Origins& origins
                 "' is not valid UTF-8 text; configuration values (paths included) are recorded in "
                 "JSON, which is UTF-8: rename the file or directory");
   json parsed = json::parse(value, nullptr, false);
-  if (parsed.is_discarded()) parsed = value;
-  else if (parsed.is_structured()) parsed = json_reader::parse(value, origin);
+  if (parsed.is_discarded())
+    parsed = value;
+  else if (parsed.is_structured())
+    parsed = json_reader::parse(value, origin);
   json* cur = &root;
   std::size_t start = 0;
   bool created = false;  // from here down the path is new: the override's
   while (true) {
     const auto dot = path.find('.', start);
-    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     const std::string here = path.substr(0, dot);
     if (part.empty()) throw Error(origin + ": the key path '" + path + "' has an empty key");
     const bool index = part.find_first_not_of("0123456789") == std::string::npos;
@@ -400,7 +428,8 @@ std::string to_json(const Config& c) { return schema::write_keys(config_keys(), 
 std::string default_config_text() {
   std::string out = "{\n";
   schema::comment_lines(kDefaultTextHeader, "  ", out);
-  schema::render_keys(config_keys(), schema::write_keys(config_keys(), default_text_config()), "  ", out);
+  schema::render_keys(config_keys(), schema::write_keys(config_keys(), default_text_config()), "  ",
+                      out);
   return out + "}\n";
 }
 
