@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <memory>
 
 #include "bindings.hpp"
@@ -80,6 +81,16 @@ nb::tuple py_solve(nb::handle f_obj, const std::string& bc, const std::string& s
 PoissonOptions poisson_options(const std::string& bc, const std::string& solver, double rtol,
                                double atol, const std::string& op, int max_iter,
                                const std::string& smoother, bool mixed, double h) {
+  // Checked here in the keywords' words (the solver's own checks name the CLI's options).
+  if (!(std::isfinite(rtol) && rtol < 1))
+    throw nb::value_error(
+        "strata.poisson: rtol must be a number in [0, 1), or negative for the default");
+  if (!(std::isfinite(atol) && atol >= 0))
+    throw nb::value_error("strata.poisson: atol must be a finite number >= 0");
+  if (rtol == 0 && !(atol > 0))
+    throw nb::value_error(
+        "strata.poisson: rtol=0 needs a positive atol: give a tolerance to reach");
+  if (max_iter < 1) throw nb::value_error("strata.poisson: max_iter must be >= 1");
   PoissonOptions o;
   o.bc = Boundary::parse(bc);
   o.method = parse_poisson_method(solver);
@@ -90,6 +101,11 @@ PoissonOptions poisson_options(const std::string& bc, const std::string& solver,
   o.smoother = parse_smoother(smoother);
   o.mixed_precision = mixed;
   o.h = h;
+  if (o.method == PoissonMethod::fft &&
+      (o.bc.kind != BoundaryKind::periodic || o.op != PoissonOperator::fd7))
+    throw nb::value_error(
+        "strata.poisson: solver='fft' solves the periodic 7-point problem only (bc='periodic', "
+        "op='fd7')");
   return o;
 }
 

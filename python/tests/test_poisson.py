@@ -3,6 +3,7 @@ a report with the residual history, clear errors, and a callback that can stop i
 Neumann and periodic grids a mean is removed with a warning and a constant f refused; the
 fft solver on the CPU against NumPy's FFT and multigrid (skipped, saying why, in a build
 without the CPU's FFT, where it is refused naming the package)."""
+import re
 import warnings
 
 import numpy as np
@@ -135,3 +136,18 @@ def test_fft_on_the_cpu_without_its_library_is_refused_naming_the_package(rng):
     assert "libkissfft-dev" in strata.cpu_fft_unavailable_reason()
     with pytest.raises(ValueError, match="libkissfft-dev"):
         strata.poisson.solve(rng.standard_normal((6, 6, 6)), bc="periodic", solver="fft")
+
+
+def test_option_refusals_use_the_keywords_names():
+    """The keyword the caller typed, not the CLI's option (--rtol, --max-iter)."""
+    f = np.random.default_rng(0).standard_normal((8, 8, 8))
+    for kwargs, words in (({"rtol": float("nan")}, "rtol must be a number in [0, 1)"),
+                          ({"rtol": 1.5}, "rtol must be a number in [0, 1)"),
+                          ({"atol": -1.0}, "atol must be a finite number"),
+                          ({"rtol": 0.0}, "rtol=0 needs a positive atol"),
+                          ({"max_iter": 0}, "max_iter must be >= 1"),
+                          ({"solver": "fft"}, "bc='periodic', op='fd7'")):
+        with pytest.raises(ValueError, match=re.escape(words)) as e:
+            strata.poisson.solve(f, **kwargs)
+        assert "--" not in str(e.value), str(e.value)
+
