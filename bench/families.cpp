@@ -33,6 +33,18 @@ std::vector<Selection> select(const std::string& names, int ranks,
   const auto& fams = families();
   std::vector<Selection> pick(fams.size());
   std::vector<bool> whole(fams.size(), false);
+  auto allowed = [&] {
+    std::string a;
+    for (const Family& fam : fams) {
+      a += fam.name + ", ";
+      for (const std::string& m : fam.members) a += m + ", ";
+    }
+    return a + "all";
+  };
+  // Nothing named (an empty --kernel) would run nothing and report success.
+  if (names.find_first_not_of(", \t") == std::string::npos)
+    throw Error("no kernel named ('" + names +
+                "'): give a family or a member, comma-separated: " + allowed());
   std::stringstream ss(names);
   std::string k;
   while (std::getline(ss, k, ',')) {
@@ -50,14 +62,7 @@ std::vector<Selection> select(const std::string& names, int ranks,
         pick[f].kernels.push_back(k);
       }
     }
-    if (!known) {
-      std::string allowed;
-      for (const Family& fam : fams) {
-        allowed += fam.name + ", ";
-        for (const std::string& m : fam.members) allowed += m + ", ";
-      }
-      throw Error("unknown kernel '" + k + "': allowed " + allowed + "all");
-    }
+    if (!known) throw Error("unknown kernel '" + k + "': allowed " + allowed());
   }
   for (std::size_t f = 0; f < fams.size(); ++f)
     if (whole[f]) pick[f].kernels.clear();

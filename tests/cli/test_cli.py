@@ -351,6 +351,11 @@ with tempfile.TemporaryDirectory() as tmp:
           rs.returncode != 0 and "does not run it" in rs.stderr, rs.stderr)
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
+    for empty in ("", " ", ","):  # nothing named: refused, not an empty run reported as done
+        js_empty = os.path.join(os.path.dirname(js), "empty.json")
+        r0 = run("bench", "--device", "cpu", "--kernel", empty, "--json", js_empty)
+        check(f"bench --kernel {empty!r} refused", r0.returncode != 0 and "no kernel named" in r0.stderr
+              and not os.path.exists(js_empty), r0.stderr)
     check("bench unknown kernel lists every family and member",
           all(k in r.stderr for k in ("stencils", "box27", "reduce", "max_abs", "wave", "poisson", "all")),
           r.stderr)
