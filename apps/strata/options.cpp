@@ -11,7 +11,6 @@
 #include <optional>
 #include <sstream>
 
-
 #include "strata/device.hpp"
 #include "strata/dist.hpp"
 #include "strata/error.hpp"
@@ -33,18 +32,28 @@ std::optional<double> to_number(const std::string& text) {
   return v;
 }
 
+// A literal that is not zero but that a double rounds to 0 (1e-400): said, not taken as 0.
+bool underflows(const std::string& text) {
+  const std::optional<double> v = to_number(text);
+  return v && *v == 0 && text.find_first_of("123456789") < text.find_first_of("eE");
+}
+
 }  // namespace
 
-CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open, const std::string& word) {
+CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool hi_open,
+                         const std::string& word) {
   const std::string range = std::string(lo_open ? "(" : "[") + format_number(lo) + ", " +
                             format_number(hi) + (hi_open ? ")" : "]");
-  const std::string kind = (word.empty() ? "" : word + " or ") + (integer ? "a whole number" : "a number") + " in " + range;
+  const std::string kind = (word.empty() ? "" : word + " or ") +
+                           (integer ? "a whole number" : "a number") + " in " + range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         if (!word.empty() && text == word) return {};
+        if (underflows(text))
+          return "must be " + kind + ", got '" + text + "', which a double rounds to 0";
         const std::optional<double> v = to_number(text);
-        const bool ok = v && std::isfinite(*v) && (!integer || *v == std::floor(*v)) && (lo_open ? *v > lo : *v >= lo) &&
-                        (hi_open ? *v < hi : *v <= hi);
+        const bool ok = v && std::isfinite(*v) && (!integer || *v == std::floor(*v)) &&
+                        (lo_open ? *v > lo : *v >= lo) && (hi_open ? *v < hi : *v <= hi);
         return ok ? std::string() : "must be " + kind + ", got '" + text + "'";
       },
       kind);
@@ -71,10 +80,13 @@ std::vector<double> parse_numbers(const std::string& text, const std::string& wh
   std::size_t start = 0;
   while (true) {  // every item, the one after a trailing comma included
     const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const std::optional<double> v = to_number(item);
     if (!v)
-      throw Error(head + "'" + item + "' " + (item.find_first_not_of(" \t") == std::string::npos ? "is an empty item" : "is not a number") +
+      throw Error(head + "'" + item + "' " +
+                  (item.find_first_not_of(" \t") == std::string::npos ? "is an empty item"
+                                                                      : "is not a number") +
                   " in '" + text + "' (expected a comma-separated list of numbers)");
     out.push_back(*v);  // finiteness is the stencil's check, with its own message
     if (comma == std::string::npos) break;
@@ -186,13 +198,15 @@ void check_command_line(CLI::App& app, int argc, char** argv) {
     verbs.push_back(sub->get_name());
   if (argc < 2) {  // bare `strata`: what it can do, and where to read more
     if (dist::Job::get().root()) {
-      std::printf("strata: stencils and solvers on structured 3D grids. "
-                  "Usage: strata VERB [OPTIONS]\n\nverbs:\n");
+      std::printf(
+          "strata: stencils and solvers on structured 3D grids. "
+          "Usage: strata VERB [OPTIONS]\n\nverbs:\n");
       for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
         std::printf("  %-8s %s\n", sub->get_name().c_str(),
                     summary(sub->get_description()).c_str());
-      std::printf("\n`strata VERB --help` describes a verb's options; "
-                  "`strata --version` the build.\n");
+      std::printf(
+          "\n`strata VERB --help` describes a verb's options; "
+          "`strata --version` the build.\n");
     }
     throw CLI::Success();
   }

@@ -72,6 +72,10 @@ with tempfile.TemporaryDirectory() as tmp:
         refused("poisson --spacing " + value, ["poisson", *cpu, "--n", "15", "--spacing", value, "--out", out],
                 "--spacing: must be a number in [1e-15, 1e+15], got '" + value + "'", [out])
     refused("poisson --max-iter 0", ["poisson", *cpu, "--n", "15", "--max-iter", "0"], "--max-iter: must be a whole")
+    # A literal that is not zero but rounds to 0 in a double is said so, not taken as 0.
+    for value in ["1e-400", "0x1p-2000"]:
+        refused("poisson --rtol " + value, ["poisson", *cpu, "--n", "15", "--rtol", value, "--out", out],
+                "--rtol: must be auto or a number in [0, 1), got '" + value + "', which a double rounds to 0", [out])
     refused("poisson --pre 1.5", ["poisson", *cpu, "--n", "15", "--pre", "1.5"], "--pre: must be a whole number")
     refused("poisson grid beyond memory", ["poisson", *cpu, "--n", "16384"], "of host memory but")
     refused("apply --radius 0", ["apply", *cpu, "--in", good, "--out", out, "--stencil", "star", "--radius", "0"],
