@@ -33,23 +33,34 @@ namespace strata::json_reader {
 using json = nlohmann::json;
 
 // Values shown in messages: invalid UTF-8 is replaced rather than thrown about.
-inline std::string show(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+inline std::string show(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 // True when `text` is well-formed UTF-8 (what JSON strings must hold).
 inline bool valid_utf8(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-    if (extra < 0 || i + std::size_t(extra) > text.size() - 1) return false;  // a sequence cut off by the end
-    std::uint32_t cp = extra == 0 ? c : extra == 1 ? (c & 0x1f) : extra == 2 ? (c & 0x0f) : (c & 0x07);
+    const int extra = c < 0x80           ? 0
+                      : (c >> 5) == 0x6  ? 1
+                      : (c >> 4) == 0xe  ? 2
+                      : (c >> 3) == 0x1e ? 3
+                                         : -1;
+    if (extra < 0 || i + std::size_t(extra) > text.size() - 1)
+      return false;  // a sequence cut off by the end
+    std::uint32_t cp = extra == 0   ? c
+                       : extra == 1 ? (c & 0x1f)
+                       : extra == 2 ? (c & 0x0f)
+                                    : (c & 0x07);
     for (int k = 1; k <= extra; ++k) {
       const auto d = static_cast<unsigned char>(text[i + k]);
       if ((d >> 6) != 0x2) return false;
       cp = (cp << 6) | (d & 0x3f);
     }
     const std::uint32_t least[4] = {0, 0x80, 0x800, 0x10000};
-    if (cp < least[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;  // overlong, surrogate
+    if (cp < least[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return false;  // overlong, surrogate
     i += std::size_t(extra) + 1;
   }
   return true;
@@ -63,7 +74,8 @@ inline std::string read_file(const std::string& path, const std::string& what,
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Error("cannot read " + what + " '" + path + "': it is a directory, not a JSON file");
+  if (S_ISDIR(st.st_mode))
+    throw Error("cannot read " + what + " '" + path + "': it is a directory, not a JSON file");
   if (S_ISREG(st.st_mode) && std::size_t(st.st_size) > max_bytes)
     throw Error("cannot read " + what + " '" + path + "': it is " + std::to_string(st.st_size) +
                 " bytes; a JSON " + what + " is at most " + std::to_string(max_bytes) + " bytes");
@@ -74,7 +86,8 @@ inline std::string read_file(const std::string& path, const std::string& what,
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, std::size_t(in.gcount()));
     if (text.size() > max_bytes)
-      throw Error("cannot read " + what + " '" + path + "': more than " + std::to_string(max_bytes) + " bytes");
+      throw Error("cannot read " + what + " '" + path + "': more than " +
+                  std::to_string(max_bytes) + " bytes");
   }
   if (in.bad()) throw Error("cannot read " + what + " '" + path + "': read error");
   return text;
@@ -114,7 +127,8 @@ inline json parse(std::string_view text, const std::string& origin) {
       Frame& f = stack.back();
       f.key = parsed.get<std::string>();
       if (!f.keys.insert(f.key).second)
-        throw Error(origin + ": key '" + path(f.key) + "' appears twice in the same object; each key may be given once");
+        throw Error(origin + ": key '" + path(f.key) +
+                    "' appears twice in the same object; each key may be given once");
     }
     return true;
   };
@@ -123,7 +137,8 @@ inline json parse(std::string_view text, const std::string& origin) {
   } catch (const json::exception& e) {
     std::string what = e.what();
     if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
-      what = what.substr(what.find("] ") + 2);  // "[json.exception.parse_error.101] parse error at ..."
+      what = what.substr(what.find("] ") +
+                         2);  // "[json.exception.parse_error.101] parse error at ..."
     throw Error(origin + ": not valid JSON: " + what);
   }
 }
@@ -134,7 +149,7 @@ inline json parse(std::string_view text, const std::string& origin) {
 using Origins = std::vector<std::pair<std::string, std::string>>;
 
 class ObjectReader {
-public:
+ public:
   // `path` is the dotted key of this object ("" for the root); `origin` names the text; a
   // message about a key at or under a path in `origins` names that path's origin instead.
   ObjectReader(const json& j, std::string path, std::string origin,
@@ -150,7 +165,9 @@ public:
     return {j, key_path(key), origin_, origins_};
   }
 
-  std::string key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  std::string key_path(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
 
   // The value under key, or nullptr when absent (null counts as absent only where noted).
   const json* find(const std::string& key) {
@@ -167,12 +184,13 @@ public:
   }
 
   // null (or absent) gives def; otherwise a number in range.
-  std::optional<double> optional_number(const std::string& key, std::optional<double> def, double lo,
-                                        double hi, bool lo_open = false) {
+  std::optional<double> optional_number(const std::string& key, std::optional<double> def,
+                                        double lo, double hi, bool lo_open = false,
+                                        bool hi_open = false) {
     const json* v = find(key);
     if (!v) return def;
     if (v->is_null()) return std::nullopt;
-    return check_number(key, *v, lo, hi, lo_open, false);
+    return check_number(key, *v, lo, hi, lo_open, hi_open);
   }
 
   long long integer(const std::string& key, long long def, long long lo, long long hi) {
@@ -210,7 +228,8 @@ public:
     return choice(key, def, std::span<const char* const>(allowed.begin(), allowed.size()));
   }
   // The same with the allowed names held elsewhere (a schema table's).
-  std::string choice(const std::string& key, const std::string& def, std::span<const char* const> allowed) {
+  std::string choice(const std::string& key, const std::string& def,
+                     std::span<const char* const> allowed) {
     const json* v = find(key);
     if (!v) return def;
     std::string list;
@@ -267,7 +286,7 @@ public:
     fail_path(path_, where, what);
   }
 
-private:
+ private:
   // The message for the value at `path`: from the override that wrote it or what holds it.
   [[noreturn]] void fail_path(const std::string& path, const std::string& where,
                               const std::string& what) const {
@@ -284,7 +303,8 @@ private:
                               format_number(hi) + (hi_open ? ")" : "]");
     if (!v.is_number()) fail(key, "must be a number in " + range + ", got " + show(v));
     const double d = v.get<double>();
-    const bool ok = std::isfinite(d) && (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
+    const bool ok =
+        std::isfinite(d) && (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
     if (!ok) fail(key, "must be a number in " + range + ", got " + show(v));
     return d;
   }

@@ -35,7 +35,8 @@ inline std::string join(const std::vector<const char*>& names, const char* sep) 
 
 // Replaces "{choices}" in a key's comment with its allowed names.
 inline std::string with_choices(std::string doc, const std::vector<const char*>& names) {
-  if (const auto at = doc.find("{choices}"); at != std::string::npos) doc.replace(at, 9, join(names, " | "));
+  if (const auto at = doc.find("{choices}"); at != std::string::npos)
+    doc.replace(at, 9, join(names, " | "));
   return doc;
 }
 
@@ -43,7 +44,7 @@ inline std::string with_choices(std::string doc, const std::vector<const char*>&
 // messages and the commented defaults list them.
 template <class V>
 class Names {
-public:
+ public:
   Names(std::initializer_list<std::pair<V, const char*>> items) : items_(items) {
     for (const auto& [v, name] : items_) names_.push_back(name);
   }
@@ -59,7 +60,7 @@ public:
   }
   const std::vector<const char*>& names() const { return names_; }
 
-private:
+ private:
   std::vector<std::pair<V, const char*>> items_;
   std::vector<const char*> names_;
 };
@@ -154,8 +155,10 @@ inline void comment_lines(const std::string& text, const std::string& indent, st
 inline void doc_line(std::string line, const std::string& doc, std::string& out) {
   if (!doc.empty()) {
     const std::vector<std::string> d = lines_of(doc);
-    line += std::string(line.size() < kDocColumn ? kDocColumn - line.size() : 1, ' ') + "// " + d[0];
-    for (std::size_t i = 1; i < d.size(); ++i) line += "\n" + std::string(kDocColumn, ' ') + "//   " + d[i];
+    line +=
+        std::string(line.size() < kDocColumn ? kDocColumn - line.size() : 1, ' ') + "// " + d[0];
+    for (std::size_t i = 1; i < d.size(); ++i)
+      line += "\n" + std::string(kDocColumn, ' ') + "//   " + d[i];
   }
   out += line + "\n";
 }
@@ -171,7 +174,8 @@ bool joins(const Key<S>& k, const ordered& value) {
 // list one element a line. Keys without a comment or note that follow each other share a
 // line (the six faces of "boundary").
 template <class S>
-void render_keys(const Keys<S>& keys, const ordered& value, const std::string& indent, std::string& out) {
+void render_keys(const Keys<S>& keys, const ordered& value, const std::string& indent,
+                 std::string& out) {
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const Key<S>& k = keys[i];
     const ordered& v = value.at(k.name);
@@ -183,7 +187,8 @@ void render_keys(const Keys<S>& keys, const ordered& value, const std::string& i
       out += indent + "}" + (i + 1 < keys.size() ? "," : "") + "\n";
     } else if (k.layout == Layout::list && !v.empty()) {
       doc_line(head + "[", k.doc, out);
-      for (std::size_t e = 0; e < v.size(); ++e) out += indent + "  " + inline_json(v[e]) + (e + 1 < v.size() ? "," : "") + "\n";
+      for (std::size_t e = 0; e < v.size(); ++e)
+        out += indent + "  " + inline_json(v[e]) + (e + 1 < v.size() ? "," : "") + "\n";
       out += indent + "]" + (i + 1 < keys.size() ? "," : "") + "\n";
     } else {
       std::string line = head + inline_json(v);
@@ -223,7 +228,7 @@ Key<S> optional_number(std::string name, Get get, Range r, std::string doc) {
   Key<S> k = named<S>(name, std::move(doc));
   k.read = [name, get, r](ObjectReader& in, S& s, const std::string&) {
     std::optional<double>& v = std::invoke(get, s);
-    v = in.optional_number(name, v, r.lo, r.hi, r.lo_open);
+    v = in.optional_number(name, v, r.lo, r.hi, r.lo_open, r.hi_open);
   };
   k.write = [get](const S& s) {
     const std::optional<double>& v = std::invoke(get, s);
@@ -248,7 +253,8 @@ Key<S> optional_integer(std::string name, Get get, long long lo, long long hi, s
   Key<S> k = named<S>(name, std::move(doc));
   k.read = [name, get, lo, hi](ObjectReader& in, S& s, const std::string&) {
     std::optional<int>& v = std::invoke(get, s);
-    const auto i = in.optional_integer(name, v ? std::optional<long long>(*v) : std::nullopt, lo, hi);
+    const auto i =
+        in.optional_integer(name, v ? std::optional<long long>(*v) : std::nullopt, lo, hi);
     v = i ? std::optional<int>(int(*i)) : std::nullopt;
   };
   k.write = [get](const S& s) {
@@ -308,7 +314,8 @@ Key<S> one_of(std::string name, Get get, std::vector<const char*> allowed, std::
 // An object of keys of the same struct; `check` runs after its keys are read and no unknown
 // key is left (rules across keys).
 template <class S>
-Key<S> section(std::string name, Keys<S> keys, std::function<void(ObjectReader&, const S&)> check = {}) {
+Key<S> section(std::string name, Keys<S> keys,
+               std::function<void(ObjectReader&, const S&)> check = {}) {
   Key<S> k = named<S>(name);
   k.layout = Layout::section;
   k.keys = keys;
@@ -356,7 +363,8 @@ Key<S> list(std::string name, std::vector<E> S::*m, Keys<E> keys, std::string do
 // Anything else: its own read and write (a value, or a list when `layout` says so).
 template <class S>
 Key<S> custom(std::string name, std::function<void(ObjectReader&, S&, const std::string&)> read,
-              std::function<ordered(const S&)> write, std::string doc, Layout layout = Layout::value) {
+              std::function<ordered(const S&)> write, std::string doc,
+              Layout layout = Layout::value) {
   Key<S> k = named<S>(name, std::move(doc));
   k.layout = layout;
   k.read = std::move(read);

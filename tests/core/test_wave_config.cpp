@@ -24,8 +24,10 @@ namespace {
 
 void leaf_keys(const json& j, const std::string& prefix, std::vector<std::string>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_object()) leaf_keys(it.value(), prefix + it.key() + ".", out);
-    else out.push_back(prefix + it.key());
+    if (it.value().is_object())
+      leaf_keys(it.value(), prefix + it.key() + ".", out);
+    else
+      out.push_back(prefix + it.key());
   }
 }
 
@@ -57,13 +59,15 @@ TEST(WaveConfig, EveryKeyIsDocumentedInTheDefaultText) {
   leaf_keys(json::parse(wave::to_json(wave::Config{})), "", keys);
   for (const std::string& k : keys) {
     const std::string leaf = k.substr(k.rfind('.') + 1);
-    EXPECT_NE(text.find("\"" + leaf + "\""), std::string::npos) << k << " is not in the default text";
+    EXPECT_NE(text.find("\"" + leaf + "\""), std::string::npos)
+        << k << " is not in the default text";
   }
 }
 
 TEST(WaveConfig, OverridesReachNestedKeysAndArrayElements) {
-  const std::vector<std::string> sets = {"grid.shape=[8,9,10]", "boundary.zmin=rigid", "sources.0.frequency=20",
-                                         "receivers.points.0=[1,2,3]", "time.dt=0.001", "scheme.precision=f64",
+  const std::vector<std::string> sets = {"grid.shape=[8,9,10]",    "boundary.zmin=rigid",
+                                         "sources.0.frequency=20", "receivers.points.0=[1,2,3]",
+                                         "time.dt=0.001",          "scheme.precision=f64",
                                          "output.png.index=3"};
   const wave::Config c = wave::parse_config(wave::default_config_text(), sets);
   EXPECT_EQ(c.shape, (Extent{8, 9, 10}));
@@ -76,10 +80,13 @@ TEST(WaveConfig, OverridesReachNestedKeysAndArrayElements) {
   EXPECT_EQ(*c.png_index, 3);
   // dt back to automatic
   EXPECT_FALSE(wave::parse_config("{}", std::vector<std::string>{"time.dt=null"}).dt.has_value());
-  EXPECT_NE(error_of([] { wave::parse_config("{}", std::vector<std::string>{"grid.shape"}); }).find("key.path=VALUE"),
+  EXPECT_NE(error_of([] {
+              wave::parse_config("{}", std::vector<std::string>{"grid.shape"});
+            }).find("key.path=VALUE"),
             std::string::npos);
-  EXPECT_NE(error_of([] { wave::parse_config("{}", std::vector<std::string>{"sources.3.frequency=1"}); })
-                .find("past the end"),
+  EXPECT_NE(error_of([] {
+              wave::parse_config("{}", std::vector<std::string>{"sources.3.frequency=1"});
+            }).find("past the end"),
             std::string::npos);
 }
 
@@ -89,8 +96,12 @@ TEST(WaveConfig, InvalidKeysAndValuesAreNamed) {
   };
   const Case cases[] = {
       {R"({"gird": {}})", "unknown key 'gird'"},
-      {R"({"gird": {}})", "allowed keys at the top level: boundary, device, grid, model, output, receivers, scheme, sources, time"},
-      {R"({"boundary": {"pml": {"widht": 3}}})", "unknown key 'boundary.pml.widht': allowed keys in 'boundary.pml': alpha, power, reflection, width"},
+      {R"({"gird": {}})",
+       "allowed keys at the top level: boundary, device, grid, model, output, receivers, scheme, "
+       "sources, time"},
+      {R"({"boundary": {"pml": {"widht": 3}}})",
+       "unknown key 'boundary.pml.widht': allowed keys in 'boundary.pml': alpha, power, "
+       "reflection, width"},
       {R"({"sources": [{"position": [1, 2, 3], "freq": 3}]})", "unknown key 'sources.0.freq'"},
       {R"({"grid": {"spacing": "ten"}})", "key 'grid.spacing': must be a number in (0, inf)"},
       {R"({"grid": {"spacing": -2}})", "grid.spacing"},
@@ -99,14 +110,17 @@ TEST(WaveConfig, InvalidKeysAndValuesAreNamed) {
       {R"({"grid": {"shape": [0, 64, 64.5]}})", "got [0, 64, 64.5]"},  // as given, not [0.0, ...]
       {R"({"model": {"velocity": -1500}})", "key 'model.velocity'"},
       {R"({"model": {"type": "layered"}})", "model.layers' is required"},
-      {R"({"model": {"type": "layered", "layers": [{"top": 5, "velocity": 2}]}})", "of the first layer must be 0"},
-      {R"({"model": {"type": "layered", "layers": [{"top": 0, "velocity": 2}, {"top": 0, "velocity": 3}]}})", "deeper than the previous"},
+      {R"({"model": {"type": "layered", "layers": [{"top": 5, "velocity": 2}]}})",
+       "of the first layer must be 0"},
+      {R"({"model": {"type": "layered", "layers": [{"top": 0, "velocity": 2}, {"top": 0, "velocity": 3}]}})",
+       "deeper than the previous"},
       {R"({"model": {"type": "npy"}})", "model.file' is required"},
       {R"({"model": {"type": "granite"}})", "must be one of constant, layered, npy"},
       {R"({"scheme": {"order": 3}})", "must be 2, 4, 6 or 8"},
       {R"({"scheme": {"order": 10}})", "scheme.order"},
       {R"({"scheme": {"precision": "f16"}})", "must be one of f32, f64"},
       {R"({"time": {"dt": -1}})", "time.dt"},
+      {R"({"time": {"dt": 0}})", "key 'time.dt': must be a number in (0, inf), got 0"},
       {R"({"time": {"cfl_safety": 1.5}})", "time.cfl_safety"},
       {R"({"time": {"steps": 2.5}})", "must be a whole number"},
       {R"({"boundary": {"zmin": "absorbing"}})", "must be one of pml, free, rigid, periodic"},
@@ -121,7 +135,8 @@ TEST(WaveConfig, InvalidKeysAndValuesAreNamed) {
   };
   for (const Case& c : cases) {
     const std::string m = error_of([&] { wave::parse_config(c.text, {}, "test.json"); });
-    EXPECT_NE(m.find(c.needle), std::string::npos) << c.text << "\n  gave: " << m << "\n  wanted: " << c.needle;
+    EXPECT_NE(m.find(c.needle), std::string::npos)
+        << c.text << "\n  gave: " << m << "\n  wanted: " << c.needle;
     EXPECT_EQ(m.rfind("test.json", 0), 0u) << "the message should start with the file name: " << m;
   }
 }
@@ -137,7 +152,8 @@ TEST(WaveConfig, DuplicateKeysNullAndEmptyTextAreRefused) {
       {R"({"grid": {}, "grid": {}})", "key 'grid' appears twice"},
       {R"({"sources": [{"position": [1, 2, 3]}, {"position": [1, 2, 3], "frequency": 1, "frequency": 2}]})",
        "key 'sources.1.frequency' appears twice"},
-      {R"({"receivers": {"planes": [[], {"axis": "z", "axis": "y"}]}})", "'receivers.planes.1.axis' appears twice"},
+      {R"({"receivers": {"planes": [[], {"axis": "z", "axis": "y"}]}})",
+       "'receivers.planes.1.axis' appears twice"},
       {"null", "the top level: must be an object"},
       {"  \n", "is empty"},
       {R"({"grid": {"shape": [8, 8, 8],})", "not valid JSON: parse error at line 1"},
@@ -149,31 +165,42 @@ TEST(WaveConfig, DuplicateKeysNullAndEmptyTextAreRefused) {
     EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
   }
   // Overrides do not turn a null top level into an object.
-  EXPECT_NE(error_of([] { wave::parse_config("null", std::vector<std::string>{"time.steps=3"}); }).find("must be an object"),
+  EXPECT_NE(error_of([] {
+              wave::parse_config("null", std::vector<std::string>{"time.steps=3"});
+            }).find("must be an object"),
             std::string::npos);
   // An override whose value is an object is held to the same rule.
-  EXPECT_NE(error_of([] { wave::parse_config("{}", std::vector<std::string>{R"(grid={"spacing": 1, "spacing": 2})"}); })
-                .find("appears twice"),
+  EXPECT_NE(error_of([] {
+              wave::parse_config("{}",
+                                 std::vector<std::string>{R"(grid={"spacing": 1, "spacing": 2})"});
+            }).find("appears twice"),
             std::string::npos);
 }
 
 TEST(WaveConfig, OverrideIndicesAndTextThatCannotBeUsedAreNamed) {
-  const std::string huge = error_of(
-      [] { wave::parse_config("{}", std::vector<std::string>{"sources.99999999999999999999999.frequency=20"}); });
-  EXPECT_NE(huge.find("index 99999999999999999999999 is past the end of an array of 0"), std::string::npos) << huge;
-  const std::string bad_utf8 =
-      error_of([] { wave::parse_config("{}", std::vector<std::string>{"output.dir=out\xff\xfe"}); });
+  const std::string huge = error_of([] {
+    wave::parse_config("{}",
+                       std::vector<std::string>{"sources.99999999999999999999999.frequency=20"});
+  });
+  EXPECT_NE(huge.find("index 99999999999999999999999 is past the end of an array of 0"),
+            std::string::npos)
+      << huge;
+  const std::string bad_utf8 = error_of(
+      [] { wave::parse_config("{}", std::vector<std::string>{"output.dir=out\xff\xfe"}); });
   EXPECT_NE(bad_utf8.find("not valid UTF-8"), std::string::npos) << bad_utf8;
   EXPECT_EQ(bad_utf8.find("type_error"), std::string::npos) << bad_utf8;
   // Valid UTF-8 beyond ASCII is fine.
-  EXPECT_EQ(wave::parse_config("{}", std::vector<std::string>{"output.dir=r\xc3\xa9sultats"}).out_dir, "r\xc3\xa9sultats");
+  EXPECT_EQ(
+      wave::parse_config("{}", std::vector<std::string>{"output.dir=r\xc3\xa9sultats"}).out_dir,
+      "r\xc3\xa9sultats");
 }
 
 TEST(WaveConfig, ConfigurationFileMustBeAFile) {
   const std::string dir = ::testing::TempDir();
   const std::string m = error_of([&] { wave::parse_config_file(dir); });
   EXPECT_NE(m.find("is a directory"), std::string::npos) << m;
-  const std::string missing = error_of([&] { wave::parse_config_file(dir + "/no-such-config.json"); });
+  const std::string missing =
+      error_of([&] { wave::parse_config_file(dir + "/no-such-config.json"); });
   EXPECT_NE(missing.find("no-such-config.json"), std::string::npos) << missing;
   EXPECT_NE(missing.find("No such file"), std::string::npos) << missing;
 }
@@ -183,36 +210,45 @@ TEST(WaveConfig, ConfigurationFileMustBeAFile) {
 // file's values stay the file's.
 TEST(WaveConfig, ErrorsFromAnOverrideNameTheOverrideNotTheFile) {
   const std::string path = ::testing::TempDir() + "/strata_origin.json";
-  {
-    std::ofstream(path) << R"({"time": {"steps": 5}, "sources": [{"position": [1, 2, 3]}]})";
-  }
+  { std::ofstream(path) << R"({"time": {"steps": 5}, "sources": [{"position": [1, 2, 3]}]})"; }
   const auto set = [](const std::string& text) { return wave::Override{text, "--set " + text}; };
   const std::vector<wave::Override> steps = {set("time.steps=-5")};
   const std::string m = error_of([&] { wave::parse_config_file(path, steps); });
   EXPECT_EQ(m.rfind("--set time.steps=-5: key 'time.steps': must be a whole number", 0), 0u) << m;
   const std::vector<wave::Override> dt = {{"time.dt=-1", "--dt -1"}};
-  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, dt); }).rfind("--dt -1: key 'time.dt'", 0), 0u);
+  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, dt); }).rfind("--dt -1: key 'time.dt'", 0),
+            0u);
   const std::vector<wave::Override> new_source = {set("sources.1.frequency=12")};
   const std::string created = error_of([&] { wave::parse_config_file(path, new_source); });
-  EXPECT_EQ(created.rfind("--set sources.1.frequency=12: key 'sources.1.position' is required", 0), 0u) << created;
+  EXPECT_EQ(created.rfind("--set sources.1.frequency=12: key 'sources.1.position' is required", 0),
+            0u)
+      << created;
   const std::vector<wave::Override> unknown = {set("time.stepz=3")};
-  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, unknown); }).rfind("--set time.stepz=3: unknown key", 0), 0u);
+  EXPECT_EQ(error_of([&] {
+              wave::parse_config_file(path, unknown);
+            }).rfind("--set time.stepz=3: unknown key", 0),
+            0u);
   const std::vector<wave::Override> shape = {set("grid.shape")};
-  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, shape); }).rfind("--set grid.shape: must look like", 0), 0u);
+  EXPECT_EQ(error_of([&] {
+              wave::parse_config_file(path, shape);
+            }).rfind("--set grid.shape: must look like", 0),
+            0u);
   // The file's own mistake, beside a good override, is the file's.
-  {
-    std::ofstream(path) << R"({"time": {"steps": -5}})";
-  }
+  { std::ofstream(path) << R"({"time": {"steps": -5}})"; }
   const std::vector<wave::Override> order = {set("scheme.order=4")};
-  EXPECT_EQ(error_of([&] { wave::parse_config_file(path, order); }).rfind(path + ": key 'time.steps'", 0), 0u);
+  EXPECT_EQ(
+      error_of([&] { wave::parse_config_file(path, order); }).rfind(path + ": key 'time.steps'", 0),
+      0u);
   // Plain strings (Python's overrides=) are named as overrides.
-  const std::string plain = error_of([] { wave::parse_config("{}", std::vector<std::string>{"time.steps=-5"}); });
+  const std::string plain =
+      error_of([] { wave::parse_config("{}", std::vector<std::string>{"time.steps=-5"}); });
   EXPECT_EQ(plain.rfind("override 'time.steps=-5': key 'time.steps'", 0), 0u) << plain;
   std::remove(path.c_str());
 }
 
 TEST(WaveConfig, CommentsAreAllowed) {
-  const wave::Config c = wave::parse_config("{ /* block */ \"grid\": {\"spacing\": 2.5} // line\n}");
+  const wave::Config c =
+      wave::parse_config("{ /* block */ \"grid\": {\"spacing\": 2.5} // line\n}");
   EXPECT_EQ(c.spacing, 2.5);
 }
 
@@ -254,8 +290,15 @@ TEST(WaveConfig, DigestCoversThePhysicsOnly) {
     return wave::Solver(o).plan().digest == d;
   };
   EXPECT_TRUE(same([](wave::Config& o) { o.steps = 99; }));
-  EXPECT_TRUE(same([](wave::Config& o) { o.out_dir = "elsewhere"; o.snapshot_every = 3; o.checkpoint_every = 4; }));
-  EXPECT_TRUE(same([](wave::Config& o) { o.device = Device::automatic; o.colormap = "gray"; }));
+  EXPECT_TRUE(same([](wave::Config& o) {
+    o.out_dir = "elsewhere";
+    o.snapshot_every = 3;
+    o.checkpoint_every = 4;
+  }));
+  EXPECT_TRUE(same([](wave::Config& o) {
+    o.device = Device::automatic;
+    o.colormap = "gray";
+  }));
   EXPECT_FALSE(same([](wave::Config& o) { o.velocity = 2001; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.dt = 1e-4; }));
   EXPECT_FALSE(same([](wave::Config& o) { o.cfl_safety = 0.5; }));  // through the resolved dt
@@ -293,11 +336,13 @@ TEST(WaveConfig, SegyNeedsWholeMicrosecondsAndAtMost65535Rows) {
   c.segy = true;
   c.dt = 0.00123456;
   c.receiver_every = 3;  // 3703.68 us: a whole-microsecond dt makes every interval whole
-  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("set time.dt = 0.001234,"), std::string::npos);
+  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("set time.dt = 0.001234,"),
+            std::string::npos);
   c.dt = 1e-4;
   c.receiver_every = 1;
   c.steps = 65534;  // 65535 rows: the most a trace holds
   EXPECT_EQ(error_of([&] { wave::Solver s(c); }), "");
   c.steps = 65535;
-  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("65536 samples per receiver"), std::string::npos);
+  EXPECT_NE(error_of([&] { wave::Solver s(c); }).find("65536 samples per receiver"),
+            std::string::npos);
 }

@@ -129,7 +129,7 @@ const Keys<Config>& time_keys() {
   static const Keys<Config> k = {
       schema::integer<Config>("steps", &Config::steps, 0, 100000000,
                               "time steps to run (total, counting from step 0)"),
-      schema::optional_number<Config>("dt", &Config::dt, {0, kInf, true},
+      schema::optional_number<Config>("dt", &Config::dt, kPositive,
                                       "s; null: cfl_safety * the stability limit"),
       schema::number<Config>("cfl_safety", &Config::cfl_safety, {0, 1, true, false},
                              "fraction of the limit dt <= 2 / (v_max sqrt(lambda_max))"),
