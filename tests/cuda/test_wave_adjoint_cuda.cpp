@@ -210,12 +210,8 @@ TEST(WaveAdjointCuda, CheckpointingChangesTheWorkNotTheBits) {
   REQUIRE_GPU();
   const int steps = 60;
   const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps);
-  imaging::Shot shot;
-  shot.steps = steps;
-  for (int n = 0; n < steps; ++n)
-    for (std::size_t j = 0; j < p.setup.sources.size(); ++j)
-      shot.wavelets.push_back(std::sin(0.19 * n + double(j)));
-  shot.observed.assign(std::size_t(steps) * p.setup.receivers.size(), 0.015);
+  const imaging::Shot shot = test::make_shot(
+      p, steps, [](int n, std::size_t j) { return std::sin(0.19 * n + double(j)); }, 0.015);
   auto both = [&](auto tag) {
     using T = decltype(tag);
     const std::vector<T> v(p.velocity.begin(), p.velocity.end());

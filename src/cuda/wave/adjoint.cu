@@ -50,23 +50,6 @@ void with_index(std::int64_t points, F&& f) {
     f(std::int64_t{});
 }
 
-// f(std::integral_constant<int, R>) for a layer's radius R in 1..4 (orders 2 to 8).
-template <class F>
-void with_radius(int radius, F&& f) {
-  switch (radius) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 3:
-      return f(std::integral_constant<int, 3>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    default:
-      throw Error("internal: an adjoint layer of radius " + std::to_string(radius));
-  }
-}
-
 // The launch shape of kernels::each_point: x in blocks of kImageThreads, rows (y, z) over
 // blockIdx.y (at most 65535: a block then takes every 65535th row).
 dim3 image_points(const kernels::ImagingGrid& g) {
@@ -464,7 +447,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
             <<<blocks, 256, 0, side>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
                                        zeta_[f].get(), t_[f].get());
         STRATA_CUDA_CHECK_LAUNCH();
-        with_radius(layers_[f].radius, [&](auto r) {
+        cuda::with_radius(layers_[f].radius, [&](auto r) {
           kernels::adjoint_layer_psi<T, I, decltype(r)::value><<<blocks, 256, 0, side>>>(
               q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(), psi_[f].get(),
               t_[f].get(), sv_[f].get());
@@ -480,7 +463,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       const kernels::AdjointLayer& L = layers_[f];
       const std::int64_t work = L.points() / L.width(L.axis) * (reach_[f][1] - reach_[f][0]);
       with_index(work, [&](auto index) {
-        with_radius(L.radius, [&](auto r) {
+        cuda::with_radius(L.radius, [&](auto r) {
           kernels::adjoint_layer_correct<T, decltype(index), decltype(r)::value>
               <<<blocks_for(work, 256), 256, 0, on>>>(qp_.origin(), c2_.origin(), L, reach_[f][0],
                                                       reach_[f][1], t_[f].get(), sv_[f].get());

@@ -5,9 +5,11 @@
 
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/stencil/config.hpp"
+#include "strata/error.hpp"
 #include "strata/field.hpp"
 
 namespace strata::cuda {
@@ -18,8 +20,9 @@ namespace strata::cuda {
 // layout. `out` may be u_prev (in place); it must not be u. zchunks = 0: the launcher
 // chooses. Asynchronous on `stream`.
 template <class T>
-using WaveUpdateFn = void (*)(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
-                              const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region);
+using WaveUpdateFn = void (*)(std::span<const double> star, const Field<T>& u,
+                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out,
+                              void* stream, int zchunks, Region region);
 
 template <class T>
 struct WaveUpdateVariant {
@@ -41,8 +44,9 @@ const WaveUpdateVariant<T>& chosen_wave_update(int radius, void* stream = nullpt
 
 // out = the update by chosen_wave_update(radius) (radius 1..4).
 template <class T>
-void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev, const Field<T>& c2,
-                 Field<T>& out, void* stream, int zchunks = 0, Region region = {});
+void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
+                 const Field<T>& c2, Field<T>& out, void* stream, int zchunks = 0,
+                 Region region = {});
 
 // The update on `region` with the imaging condition of a field run backward fused into it
 // (kernels::LeapfrogCorrelate): out as wave_update stores it, to the bit, and at each of its
@@ -51,8 +55,26 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
 // same offsets). One launch shape (the radius-4 policy's): the stored values do not depend on
 // the shape.
 template <class T>
-void wave_update_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& u_prev,
-                             const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
-                             Region region = {});
+void wave_update_correlating(std::span<const double> star, const Field<T>& u,
+                             const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
+                             double* corr, void* stream, Region region = {});
+
+// f(std::integral_constant<int, R>) for a wave stencil's radius R in 1..4 (orders 2 to 8): the
+// radius the forward shell's and the adjoint layers' kernels take at compile time.
+template <class F>
+void with_radius(int radius, F&& f) {
+  switch (radius) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    default:
+      throw Error("internal: a wave stencil of radius " + std::to_string(radius));
+  }
+}
 
 }  // namespace strata::cuda

@@ -226,7 +226,8 @@ class CudaBackend final : public Backend<T> {
       if (has_interior_ && halo && !far_.whole())
         cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, far_);
       if (mk) mark(mk->far, st);
-      dispatch_radius([&](auto radius) { shell_update<decltype(radius)::value>(shell, out); });
+      cuda::with_radius(s_.radius,
+                        [&](auto radius) { shell_update<decltype(radius)::value>(shell, out); });
       if (has_interior_) near();
       for (int k = 0; k < shell_streams_used_; ++k) {
         STRATA_CUDA_CHECK(cudaEventRecord(joins_[k].get(), shell_streams_[k].get()));
@@ -603,20 +604,6 @@ class CudaBackend final : public Backend<T> {
     std::vector<T> v(f.extent().points());
     f.store_interior(v);
     return v;
-  }
-
-  template <class F>
-  void dispatch_radius(F&& f) {
-    switch (s_.radius) {
-      case 1:
-        return f(std::integral_constant<int, 1>{});
-      case 2:
-        return f(std::integral_constant<int, 2>{});
-      case 3:
-        return f(std::integral_constant<int, 3>{});
-      default:
-        return f(std::integral_constant<int, 4>{});
-    }
   }
 
   using ShellKind = kernels::ShellKind;
