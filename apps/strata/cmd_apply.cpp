@@ -57,7 +57,7 @@ void add_apply(CLI::App& app) {
       "(value v, default 0), neumann = 'symmetric', periodic = 'wrap'.");
   cmd->add_option("--stencil", a->stencil, "7pt | star (with --radius) | star1..star4 | sym27 | box27")->capture_default_str();
   cmd->add_option("--radius", a->radius, "star radius 1..4 (7pt, sym27 and box27 have radius 1)")
-      ->check(whole_number_in(1, Stencil::kMaxRadius));
+      ->transform(whole_number_in(1, Stencil::kMaxRadius));
   cmd->add_option("--coeffs", a->coeffs,
                   "comma-separated coefficients: star c0..cR (c0 centre, cr the six at distance r); "
                   "sym27 c0,c1,c2,c3 (centre, faces, edges, corners); box27 27 values "
@@ -82,7 +82,7 @@ void add_apply(CLI::App& app) {
                   "the distributed path there, to compare with the one-process run");
   cmd->add_option("--steps", a->steps,
                   "apply the stencil this many times, refilling the ghosts from --bc before each step")
-      ->capture_default_str()->check(whole_number_in(0, 1e9));
+      ->capture_default_str()->transform(whole_number_in(0, 1e9));
   cmd->add_option("--update", a->update,
                   "what a step does: repeat (u <- A u) or relax:C (u <- u + C (A u): the explicit heat "
                   "step with C = kappa dt, or weighted Jacobi)")
@@ -92,7 +92,7 @@ void add_apply(CLI::App& app) {
                   "radius 1..4, 2 for sym27; box27 takes single steps); 1: one pass per step; 0: strata's measured "
                   "choice (H100: 7pt 3; radius-2 star 2 in f32; else 1; docs/performance.md). "
                   "The same result bits whatever the value. Under mpirun every step is one pass (0 or 1)")
-      ->capture_default_str()->check(whole_number_in(0, 4));
+      ->capture_default_str()->transform(whole_number_in(0, 4));
   cmd->add_option("--json", a->json,
                   "write a JSON report: the run, its rate, and the time of every phase of the process (ms)");
   cmd->add_flag("--allow-nonfinite", a->allow_nonfinite,

@@ -79,16 +79,16 @@ void add_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->sizes, "cube edge N (repeatable); default 512 on GPU, 128 on CPU")
-      ->check(whole_number_in(1, 1 << 20));
+      ->transform(whole_number_in(1, 1 << 20));
   cmd->add_option("--shape", a->shapes, "NX,NY,NZ (repeatable)");
   cmd->add_flag("--sweep", a->sweep, "128^3 .. 768^3 plus non-cubic shapes");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--reps", a->reps, "timed repetitions per kernel (median reported)")
       ->capture_default_str()
-      ->check(whole_number_in(1, 100000));
+      ->transform(whole_number_in(1, 100000));
   cmd->add_option("--warmup", a->warmup, "untimed runs first")
       ->capture_default_str()
-      ->check(whole_number_in(0, 1000));
+      ->transform(whole_number_in(0, 1000));
   cmd->add_option("--variants", a->variants,
                   "default | all (every compiled tile configuration; needs "
                   "-DSTRATA_STENCIL_VARIANTS=ON for more than the tuning candidates)")
@@ -98,11 +98,11 @@ void add_bench(CLI::App& app) {
                   "(overrides STRATA_TUNE; the table's last column says which each row took)");
   cmd->add_option("--zchunks", a->zchunks, "split z into this many chunks (0: automatic)")
       ->capture_default_str()
-      ->check(whole_number_in(0, 1 << 20));
+      ->transform(whole_number_in(0, 1 << 20));
   cmd->add_option("--steps", a->steps,
                   "time steps of the imaging family's shot (default 400 on GPU, 100 on CPU; "
                   "issue 40's figure is 2000 at --size 512)")
-      ->check(whole_number_in(1, 1 << 20));
+      ->transform(whole_number_in(1, 1 << 20));
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the benchmark, not after it

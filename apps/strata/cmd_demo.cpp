@@ -159,8 +159,8 @@ void add_demo(CLI::App& app) {
       "simulation, then every kernel benchmarked against the copy kernel, and a report.");
   cmd->add_option("--device", a->device, "cpu | cuda (default: cuda when a GPU is visible)");
   cmd->add_option("--size", a->size, "benchmark cube edge (default 512 on GPU, 96 on CPU)")
-      ->check(whole_number_in(8, 4096));
-  cmd->add_option("--reps", a->reps, "timed repetitions per kernel")->capture_default_str()->check(whole_number_in(1, 10000));
+      ->transform(whole_number_in(8, 4096));
+  cmd->add_option("--reps", a->reps, "timed repetitions per kernel")->capture_default_str()->transform(whole_number_in(1, 10000));
   cmd->add_option("--json", a->json, "write the benchmark results as JSON to this file");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the checks and the benchmark, not after them

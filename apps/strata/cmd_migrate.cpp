@@ -58,7 +58,7 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
       ->check(number_in(1, 1e18));
   cmd->add_option("--checkpoints", a.checkpoints,
                   "keep this many forward states, whatever the budget")
-      ->check(whole_number_in(1, 1 << 30));
+      ->transform(whole_number_in(1, 1 << 30));
   cmd->add_flag(
       "--boundary-saving", a.boundary_saving,
       "instead of kept states: keep each step's wavefield on the ring at the absorbing "

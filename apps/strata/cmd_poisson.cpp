@@ -66,7 +66,7 @@ void add_poisson(CLI::App& app) {
       "Neumann grids cell-centred, periodic grids one period. Exit code 3 when the tolerance was "
       "not reached (the message says why: max-iter, divergence, the rounding floor).");
   cmd->add_option("--shape", a->shape, "NX,NY,NZ unknowns");
-  cmd->add_option("--n", a->n, "N unknowns per axis (a cube)")->check(whole_number_in(1, 1 << 14));
+  cmd->add_option("--n", a->n, "N unknowns per axis (a cube)")->transform(whole_number_in(1, 1 << 14));
   cmd->add_option("--operator", a->op, "fd7 (7-point finite differences) | fe27 (trilinear finite elements)")->capture_default_str();
   cmd->add_option("--bc", a->bc, "dirichlet[:VALUE] | neumann | periodic")->capture_default_str();
   cmd->add_option("--solver", a->solver,
@@ -75,8 +75,8 @@ void add_poisson(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--smoother", a->smoother, "chebyshev | jacobi")->capture_default_str();
   cmd->add_option("--pre", a->pre, "smoothing steps before the coarse correction")->capture_default_str()
-      ->check(whole_number_in(0, 32));
-  cmd->add_option("--post", a->post, "smoothing steps after it")->capture_default_str()->check(whole_number_in(0, 32));
+      ->transform(whole_number_in(0, 32));
+  cmd->add_option("--post", a->post, "smoothing steps after it")->capture_default_str()->transform(whole_number_in(0, 32));
   cmd->add_option("--rtol", a->rtol,
                   "converged when the solution's ||f - A u||, recomputed, is <= max(rtol ||f||, atol); auto: 1e-6, "
                   "or the rounding floor of the precision where that is higher (f32 on all but small grids): the "
@@ -86,7 +86,7 @@ void add_poisson(CLI::App& app) {
   cmd->add_option("--atol", a->atol, "absolute tolerance on the residual norm (0: none)")->capture_default_str()
       ->check(number_in(0, 1e300));
   cmd->add_option("--max-iter", a->max_iter, "V-cycles, CG iterations or Jacobi sweeps")->capture_default_str()
-      ->check(whole_number_in(1, 1e7));
+      ->transform(whole_number_in(1, 1e7));
   // 1/h^2 stays within [1e-30, 1e30] on every multigrid level: representable in f32 with room.
   cmd->add_option("--spacing", a->h, "grid spacing h (default: the x extent of the box is 1)")
       ->check(number_in(1e-15, 1e15));

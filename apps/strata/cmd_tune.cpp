@@ -69,7 +69,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--precision", a->precision, "f32 | f64 | all")->capture_default_str();
   cmd->add_option("--size", a->size, "cube edge of the timing grid (smaller if memory is short)")
       ->capture_default_str()
-      ->check(whole_number_in(16, 2048));
+      ->transform(whole_number_in(16, 2048));
   cmd->add_flag("--no-save", a->no_save, "print the times only; leave the cache as it is");
   cmd->add_option("--json", a->json,
                   "also write the table as JSON (atomically), with the shipped-table row");

@@ -142,9 +142,9 @@ void add_wave(CLI::App& app) {
   cmd->add_option("--config", a->config, "JSON configuration file");
   cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON or a bare string), repeatable, "
                                     "e.g. --set boundary.zmin=rigid --set sources.0.frequency=12");
-  cmd->add_option("--steps", a->steps, "time.steps")->check(whole_number_in(0, 100000000));
+  cmd->add_option("--steps", a->steps, "time.steps")->transform(whole_number_in(0, 100000000));
   cmd->add_option("--dt", a->dt, "time.dt in seconds, or 'auto'");
-  cmd->add_option("--order", a->order, "scheme.order: 2, 4, 6 or 8")->check(whole_number_in(2, 8));
+  cmd->add_option("--order", a->order, "scheme.order: 2, 4, 6 or 8")->transform(whole_number_in(2, 8));
   cmd->add_option("--precision", a->precision, "scheme.precision: f32 | f64");
   cmd->add_option("--device", a->device, "device: cpu | cuda | auto");
   cmd->add_option("--out-dir", a->out_dir, "output.dir");

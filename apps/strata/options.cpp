@@ -54,7 +54,12 @@ CLI::Validator number_in(double lo, double hi, bool integer, bool lo_open, bool 
         const std::optional<double> v = to_number(text);
         const bool ok = v && std::isfinite(*v) && (!integer || *v == std::floor(*v)) &&
                         (lo_open ? *v > lo : *v >= lo) && (hi_open ? *v < hi : *v <= hi);
-        return ok ? std::string() : "must be " + kind + ", got '" + text + "'";
+        if (!ok) return "must be " + kind + ", got '" + text + "'";
+        // A whole number written otherwise (1e3, 2.0) is handed on as the integer it is: an
+        // option added with transform() (check() would leave the text to CLI11's conversion,
+        // which says only "Could not convert").
+        if (integer) text = std::to_string(static_cast<long long>(*v));
+        return std::string();
       },
       kind);
 }

@@ -4,6 +4,7 @@ option is a finite number in its range (never a silent fallback to a default), e
 has no empty item, and every output path (--out, --json) is checked before a verb computes
 anything, so a failing run writes nothing and fails at once. Messages name the option and
 what is allowed, never an internal. Standard library only. Usage: test_options.py STRATA"""
+import json
 import os
 import struct
 import tempfile
@@ -72,6 +73,12 @@ with tempfile.TemporaryDirectory() as tmp:
         refused("poisson --spacing " + value, ["poisson", *cpu, "--n", "15", "--spacing", value, "--out", out],
                 "--spacing: must be a number in [1e-15, 1e+15], got '" + value + "'", [out])
     refused("poisson --max-iter 0", ["poisson", *cpu, "--n", "15", "--max-iter", "0"], "--max-iter: must be a whole")
+    # A whole number written otherwise is the integer it is (CLI11 alone said "Could not convert").
+    r = run_strata("poisson", *cpu, "--n", "1e1", "--json", js, "--quiet")
+    check("poisson --n 1e1 is --n 10", r.returncode == 0 and json.load(open(js))["shape"] == [10, 10, 10], r.stderr)
+    r = run_strata("apply", *cpu, "--in", good, "--out", out, "--steps", "2.0")
+    check("apply --steps 2.0 runs 2 steps", r.returncode == 0 and "2 steps" in r.stdout, r.stderr + r.stdout)
+    os.path.exists(out) and os.remove(out)
     # A literal that is not zero but rounds to 0 in a double is said so, not taken as 0.
     for value in ["1e-400", "0x1p-2000"]:
         refused("poisson --rtol " + value, ["poisson", *cpu, "--n", "15", "--rtol", value, "--out", out],
