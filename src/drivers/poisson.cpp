@@ -29,9 +29,10 @@ std::string nonfinite_rhs(const PoissonRun& r, const FiniteReport<T>& found, lon
   std::string what = distributed ? std::to_string(count) + " non-finite value" +
                                        (count == 1 ? "" : "s") + " of " + std::to_string(points)
                                  : describe(found, points);
-  return r.words.rhs + " " + r.rhs + " holds " + what + " as " + to_string(precision_of<T>) +
-         " (a float64 value beyond f32's range is inf in an f32 run): every value must be a finite "
-         "number";
+  const char* why =
+      sizeof(T) == 4 ? " (a float64 value beyond f32's range is inf in an f32 run)" : "";
+  return r.words.rhs + " " + r.rhs + " holds " + what + " as " + to_string(precision_of<T>) + why +
+         ": every value must be a finite number";
 }
 
 // The report as JSON, the same for one process and many ranks.

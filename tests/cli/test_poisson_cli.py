@@ -73,7 +73,8 @@ with tempfile.TemporaryDirectory() as tmp:
         for solver in ("mg", "cg"):
             refused(f"rhs holding {bad} in {precision} ({solver})",
                     ["--n", "8", "--rhs", g, "--precision", precision, "--solver", solver],
-                    f"1 non-finite value of 512 (0.195%), the first {word} at (x, y, z) = (5, 2, 3) as {precision}")
+                    f"1 non-finite value of 512 (0.195%), the first {word} at (x, y, z) = (5, 2, 3) as {precision}" +
+                    (" (a float64 value beyond f32's range" if precision == "f32" else ": every value must be"))
     npy8(g, [1e300 * (1 + 0.001 * i) for i in range(512)])
     for solver in ("mg", "mgcg", "jacobi"):
         refused(f"rhs whose norm overflows ({solver})", ["--n", "8", "--rhs", g, "--precision", "f64", "--solver", solver],
