@@ -68,10 +68,10 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     drivers::ImagingRun run;
     run.config = c;
     run.illumination = false;  // as `strata gradient` runs without --illumination
-    // Boundary saving three times on a GPU: its correlation inside the reversed step and the
-    // layers left (what runs); as a pass of its own (the same bits), for the fusion's gain in
-    // the same run; and with the reversed steps updating the layers (the same bits), for what
-    // leaving them saves.
+    // On a GPU each strategy also with its correlation as a pass of its own (the same bits),
+    // for the fusion's gain in the same run (checkpoints: inside the adjoint's step; boundary
+    // saving: inside the reversed step), and boundary saving with the reversed steps updating
+    // the layers (the same bits), for what leaving them saves.
     struct Way {
       bool boundary, fused, layers;
       const char* name;
@@ -79,6 +79,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     std::vector<Way> ways = {{false, true, false, "checkpoints"},
                              {true, true, false, "boundary-saving"}};
     if (device == Device::cuda) {
+      ways.insert(ways.begin() + 1, {false, false, false, "checkpoints-unfused"});
       ways.push_back({true, false, false, "boundary-saving-unfused"});
       ways.push_back({true, true, true, "boundary-saving-with-layers"});
     }

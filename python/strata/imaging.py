@@ -93,8 +93,8 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     checkpoint_bytes, forward_steps, recomputation, and where the time went (s):
     forward_seconds, adjoint_seconds, checkpoint_seconds, setup_seconds (before the first step),
     finish_seconds (after the last), seconds, cost_in_forward_runs (seconds over the forward
-    steps' time for one run of the shot); fused_imaging: the correlation ran inside the reversed
-    step (boundary saving on a GPU). data_dt: the observed data's sample
+    steps' time for one run of the shot); fused_imaging: the correlation ran inside a step
+    (on a GPU: the reversed forward step with boundary saving, the adjoint's with checkpoints). data_dt: the observed data's sample
     interval (s), refused unless it is the run's dt to half a microsecond (0: not checked).
     Without time.dt in the configuration strata chooses dt from the model's fastest velocity:
     set time.dt where models differ (an inversion's trials), or the data would be compared

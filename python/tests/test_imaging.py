@@ -118,7 +118,7 @@ def test_the_run_says_where_its_time_went():
     finish = r["finish_parts"]  # the sums brought back, the gradient formed
     assert list(finish) == ["correlation", "illumination", "gradient", "released"], finish
     assert all(v >= 0 for v in finish.values()) and sum(finish.values()) <= r["finish_seconds"]
-    assert r["fused_imaging"] is False  # checkpointing correlates in a pass of its own
+    assert r["fused_imaging"] is False  # on the CPU the correlation is a pass of its own
     assert r["forward_steps"] > 70 and r["cost_in_forward_runs"] >= 1.0  # it recomputed
 
 

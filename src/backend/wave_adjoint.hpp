@@ -60,6 +60,14 @@ class AdjointBackend {
   virtual void illuminate(const Field<T>& u) = 0;
   virtual void keep(const Field<T>& u) = 0;
   virtual void correlate(const Field<T>& now, const Field<T>& prev, int n) = 0;
+  // correlate(now, prev, n), then step_back(): the same bits, in one pass over the grid where
+  // the backend can (the GPU's, the correlation inside the step's update of the adjoint field).
+  // Returns whether it did (false: the two calls ran).
+  virtual bool correlate_stepping_back(const Field<T>& now, const Field<T>& prev, int n) {
+    correlate(now, prev, n);
+    step_back();
+    return false;
+  }
   // Boundary saving's correlation fused into the forward field's reversed step, where the
   // forward backend has a correlating step (Backend::correlating_box; the GPU's).
   // fuse_correlation(fwd, lo, hi), once after begin_imaging, [lo, hi) the box whose sums the

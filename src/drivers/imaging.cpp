@@ -605,7 +605,9 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["receivers"] = r.receivers;
   if (f.mode == ImagingFiles::Mode::gradient) j["misfit"] = r.misfit;
   j["strategy"] = r.boundary_saving ? "boundary saving" : "checkpointing";
-  j["imaging_condition"] = r.fused_imaging ? "fused into the reversed step" : "a pass of its own";
+  j["imaging_condition"] = !r.fused_imaging    ? "a pass of its own"
+                           : r.boundary_saving ? "fused into the reversed step"
+                                               : "fused into the adjoint's step";
   j["checkpoints"] = r.checkpoints;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;

@@ -37,8 +37,9 @@ struct ImagingRun {
   // skips its pass at every forward step and leaves ImagingResult::illumination empty.
   // migrate always sums it.
   bool illumination = true;
-  // imaging::GradientOptions::fused_imaging: with boundary saving on the GPU the correlation
-  // inside the reversed step (false: a pass of its own; the same bits, for comparing costs).
+  // imaging::GradientOptions::fused_imaging: on the GPU the correlation inside a step (boundary
+  // saving: the reversed forward step; checkpointing: the adjoint's step back), false: a pass
+  // of its own (the same bits, for comparing costs).
   bool fused_imaging = true;
   // imaging::GradientOptions::reversed_step_updates_layers: with boundary saving the reversed
   // steps update the absorbing layers too (nothing reads them: the same bits, for comparing
@@ -58,7 +59,7 @@ struct ImagingResult {
   std::vector<double> illumination;        // sum over steps of u^2
   int checkpoints = 0;                     // forward states kept
   bool boundary_saving = false;            // the strategy that ran (checkpoint_bytes: a ring)
-  bool fused_imaging = false;              // the correlation ran inside the reversed step
+  bool fused_imaging = false;              // the correlation ran inside a step
   double checkpoint_bytes = 0;             // each
   long long forward_steps = 0;             // run in all
   double recomputation = 0;                // forward steps per step

@@ -309,6 +309,37 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
   EXPECT_FALSE(cpu.fused_imaging);
 }
 
+// The run with `fused` and again with its correlation as a pass of its own
+// (GradientOptions::fused_imaging false): the first fused it, the second did not, with the same
+// bits (the gradient, not all zero, the misfit, the samples and the illumination). Returns
+// the fused run.
+template <class T>
+imaging::Gradient expect_fused_is_the_pass(const test::AdjointProblem& p, const imaging::Shot& shot,
+                                           const imaging::GradientOptions& fused,
+                                           const std::string& what) {
+  imaging::GradientOptions pass = fused;
+  pass.fused_imaging = false;
+  const std::vector<T> v(p.velocity.begin(), p.velocity.end());
+  imaging::Gradient a =
+      imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, fused);
+  const auto b = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, pass);
+  EXPECT_TRUE(a.fused_imaging) << what;
+  EXPECT_FALSE(b.fused_imaging) << what;
+  EXPECT_EQ(a.boundary_saving, fused.boundary_saving) << what;
+  EXPECT_EQ(a.gradient.size(), b.gradient.size()) << what;
+  std::size_t differ = 0, nonzero = 0;
+  for (std::size_t i = 0; i < std::min(a.gradient.size(), b.gradient.size()); ++i) {
+    differ += std::memcmp(&a.gradient[i], &b.gradient[i], sizeof(double)) != 0;
+    nonzero += a.gradient[i] != 0.0;
+  }
+  EXPECT_EQ(differ, 0u) << what;
+  EXPECT_GT(nonzero, 100u) << what;  // the interior is not all zero
+  EXPECT_EQ(a.misfit, b.misfit) << what;
+  EXPECT_EQ(a.predicted, b.predicted) << what;
+  EXPECT_EQ(a.illumination, b.illumination) << what;
+  return a;
+}
+
 // Boundary saving's correlation fused into the reversed step (LeapfrogCorrelate, the rest's
 // points after it) gives the bits of the correlation's own pass, for the gradient and the
 // image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
@@ -324,27 +355,10 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
     const int steps = 50;
     const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
     const imaging::Shot shot = test::noisy_shot(p, steps, rng);
-    const std::vector<T> v(p.velocity.begin(), p.velocity.end());
-    imaging::GradientOptions fused{.migrate = migrate, .boundary_saving = true};
-    imaging::GradientOptions pass = fused;
-    pass.fused_imaging = false;
-    const auto a = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, fused);
-    const auto b = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, pass);
     const std::string what =
         std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
         (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient");
-    EXPECT_TRUE(a.fused_imaging) << what;
-    EXPECT_FALSE(b.fused_imaging) << what;
-    ASSERT_EQ(a.gradient.size(), b.gradient.size()) << what;
-    std::size_t differ = 0, nonzero = 0;
-    for (std::size_t i = 0; i < a.gradient.size(); ++i) {
-      differ += std::memcmp(&a.gradient[i], &b.gradient[i], sizeof(double)) != 0;
-      nonzero += a.gradient[i] != 0.0;
-    }
-    EXPECT_EQ(differ, 0u) << what;
-    EXPECT_GT(nonzero, 100u) << what;  // the interior is not all zero
-    EXPECT_EQ(a.misfit, b.misfit) << what;
-    EXPECT_EQ(a.predicted, b.predicted) << what;
+    expect_fused_is_the_pass<T>(p, shot, {.migrate = migrate, .boundary_saving = true}, what);
   };
   for (int order : {2, 8})
     for (const auto& faces : {kFiveLayers, kAllLayers}) {
@@ -353,6 +367,40 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
     }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
+}
+
+// Checkpointing's correlation fused into the adjoint's step back (AdjointCorrelate, the
+// sources' points' sums made before it and put back after) gives the bits of the
+// correlation's own pass, for the gradient and the image (its illumination summed too), f32
+// and f64, radius 1 and 4, with and without a free top, with 3 kept states (states recomputed
+// and restored) and every state kept, on 30x26x28 and odd 31x23x27 grids.
+TEST(WaveAdjointCuda, CheckpointingFusedImagingConditionIsThePassBitForBit) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(2027);
+  auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate,
+                   int checkpoints, Extent shape = {30, 26, 28}) {
+    using T = decltype(tag);
+    const int steps = 40;
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
+    const imaging::Shot shot = test::noisy_shot(p, steps, rng);
+    const std::string what =
+        std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
+        (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient") +
+        " " + std::to_string(checkpoints) + " kept";
+    const imaging::Gradient a = expect_fused_is_the_pass<T>(
+        p, shot, {.checkpoints = checkpoints, .migrate = migrate}, what);
+    if (checkpoints > 0) {
+      EXPECT_GT(a.forward_steps, steps) << what << ": nothing recomputed";
+    }
+  };
+  for (int order : {2, 8})
+    for (const auto& faces : {kFiveLayers, kAllLayers}) {
+      check(float{}, order, faces, false, 3);
+      check(double{}, order, faces, false, 3);
+    }
+  check(float{}, 8, kFiveLayers, true, 3);
+  check(double{}, 8, kFiveLayers, false, 0);               // every state kept
+  check(float{}, 8, kFiveLayers, false, 5, {31, 23, 27});  // odd sizes: a partial tile everywhere
 }
 
 // Where the GPU's interior update starts in x: the interior's x start rounded up to a 32-byte

@@ -1,13 +1,14 @@
 // Device code of the imaging condition (cuda/wave/adjoint.cu, backend/wave_adjoint.hpp's
 // begin_imaging .. correlate): per grid point, the wave fields read through their ghost-layer
-// layout, the illumination and `next` dense [z][y][x], the correlation in the fields' layout. Every
+// layout, the illumination dense [z][y][x], `next` and the correlation in the fields' layout. Every
 // product and difference is rounded as the CPU's (no contraction into fused multiply-adds), so the
 // sums are the CPU's given the same fields: illumination += u^2; correlation += lambda * second,
 // second = next - 2 now + prev (less, at the sources' points, their injection, source by source),
-// lambda = q / c2. The correlation is a pass of its own (checkpointing: `next`, now and prev read
-// again), or, with boundary saving on the GPU, fused into the forward field's step run backward
-// (LeapfrogCorrelate below: the step already holds u_{m+1}, u_m and c2 and makes u_{m-1},
-// so the correlation costs q and the sum), the rest of the box the points that step's
+// lambda = q / c2. The correlation is a pass of its own (image_correlate: `next`, now and prev
+// read again), or fused into a step: with checkpointing into the adjoint's step back
+// (AdjointCorrelate: the step holds q and c2), with boundary saving into the forward field's step
+// run backward (LeapfrogCorrelate below: the step already holds u_{m+1}, u_m and c2 and makes
+// u_{m-1}, so the correlation costs q and the sum), the rest of the box the points that step's
 // interior update does not write and the sources' (image_correlate_rest). The sum is kept
 // in the fields' layout (ghosts included), indexed by the same offset as the fields.
 #pragma once
@@ -55,7 +56,7 @@ __global__ void image_illuminate(const T* __restrict__ u, ImagingGrid g, double*
 
 template <class T>
 __global__ void image_keep(const T* __restrict__ u, ImagingGrid g, T* __restrict__ next) {
-  each_point(g, [&](std::int64_t i, std::int64_t o) { next[i] = u[o]; });
+  each_point(g, [&](std::int64_t, std::int64_t o) { next[o] = u[o]; });
 }
 
 __device__ __forceinline__ double second_difference(double next, double now, double prev) {
@@ -72,15 +73,28 @@ __global__ void image_correlate_sources(const T* __restrict__ now, const T* __re
                                         const int* __restrict__ first, const int* __restrict__ src,
                                         const double* __restrict__ w,
                                         const double* __restrict__ amps, int points,
-                                        double* __restrict__ corr) {
+                                        double* __restrict__ corr, double* __restrict__ saved) {
   const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (k >= points) return;
-  const std::int64_t i = dense[k], o = g.offset(i);
-  double second = second_difference(double(next[i]), double(now[o]), double(prev[o]));
+  const std::int64_t o = g.offset(dense[k]);
+  double second = second_difference(double(next[o]), double(now[o]), double(prev[o]));
   for (int t = first[k]; t < first[k + 1]; ++t)
     second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
   const double lambda = double(q[o]) / double(c2[o]);
-  corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second));
+  const double sum = __dadd_rn(corr[o], __dmul_rn(lambda, second));
+  if (saved)
+    saved[k] = sum;
+  else
+    corr[o] = sum;
+}
+
+// After a step that correlated every point (AdjointCorrelate): the sources' points get the
+// sums image_correlate_sources made for them before it.
+template <class S>
+__global__ void image_put_saved(ImagingGrid g, const std::int64_t* __restrict__ dense,
+                                const S* __restrict__ saved, int points, S* __restrict__ corr) {
+  const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+  if (k < points) corr[g.offset(dense[k])] = saved[k];
 }
 
 template <class T>
@@ -92,10 +106,10 @@ __global__ void image_correlate(const T* __restrict__ now, const T* __restrict__
     const T v = now[o];
     if (!mask[i]) {
       const double lambda = double(q[o]) / double(c2[o]);
-      corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second_difference(double(next[i]), double(v),
+      corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second_difference(double(next[o]), double(v),
                                                                        double(prev[o]))));
     }
-    next[i] = v;
+    next[o] = v;
   });
 }
 
@@ -134,6 +148,50 @@ struct LeapfrogCorrelate {
     corr[off] = __dadd_rn(
         a.corr, __dmul_rn(lambda, second_difference(double(a.up), double(uc), double(out))));
     return out;
+  }
+};
+
+// Checkpointing's imaging condition inside the adjoint's step back (CudaAdjoint::
+// correlate_stepping_back): the step's bulk update of q = c2 lambda, q_{n-1} = 2 q_n - q_{n+1}
+// + c2 A q_n (LeapfrogEpilogue's, to the bit), and at the same point image_correlate's
+// corr += lambda * ((next - 2 now) + prev), lambda = q_n / c2, then next = now. q_n and c2
+// are the step's own loads, so the correlation adds now, prev, next and the sum to them
+// (the pass of its own read q and c2 again, and a mask). The second difference is formed, and
+// `next` moved, when the point's values are prefetched (the kernel loads each of its output
+// points once, in the thread that stores it): fewer registers held across the plane (the
+// f32 radius-4 tile spilled 24 bytes holding now, prev and next). At the sources' points the
+// sum stored here is replaced by the one image_correlate_sources made before the step
+// (image_put_saved). `next` and `corr` are offset like the fields.
+template <class T, bool kCentreInRegisters>
+struct AdjointCorrelate {
+  static constexpr bool needs_centre = kCentreInRegisters;
+  struct Aux {
+    T up, c2, q;
+    double second, corr;
+  };
+  const T* q;
+  const T* q_prev;  // not __ldg: the buffer being written
+  const T* c2;
+  const T* now;
+  const T* prev;
+  T* next;
+  double* corr;
+  __device__ __forceinline__ Aux load(std::int64_t off) const {
+    Aux a;
+    a.up = q_prev[off];
+    a.c2 = __ldg(c2 + off);
+    a.q = kCentreInRegisters ? T(0) : __ldg(q + off);
+    const T v = __ldg(now + off);
+    a.second = second_difference(double(next[off]), double(v), double(__ldg(prev + off)));
+    next[off] = v;
+    a.corr = corr[off];
+    return a;
+  }
+  __device__ __forceinline__ T operator()(T s, T centre, Aux a, std::int64_t off) const {
+    const T qc = kCentreInRegisters ? centre : a.q;
+    const double lambda = double(qc) / double(a.c2);
+    corr[off] = __dadd_rn(a.corr, __dmul_rn(lambda, a.second));
+    return fma(a.c2, s, T(2) * qc - a.up);
   }
 };
 

@@ -229,25 +229,26 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   void begin_imaging(std::span<const double> wavelets, bool illumination) override {
     const std::size_t n = s_.n.points(), ns = s_.sources.size();
+    const Layout& L = q_.layout();
     require(ns == 0 || wavelets.size() % ns == 0,
             "internal: the wavelets are not whole rows of one value per source");
-    require_device_memory(q_.layout().size * sizeof(double) +
-                              n * ((illumination ? 1 : 0) * sizeof(double) + sizeof(T) + 1) +
+    require_device_memory(q_.layout().size * sizeof(double) + L.size * sizeof(T) +
+                              n * ((illumination ? 1 : 0) * sizeof(double) + 1) +
                               wavelets.size() * sizeof(double),
                           "the imaging condition's sums (correlation, illumination), the state it "
                           "keeps and the sources' mask (" +
                               s_.n.str() + ")");
     fused_.reset();
     Imaging im;
-    const Layout& L = q_.layout();
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
     im.corr = DeviceArray<double>(L.size);  // the fields' layout: indexed as they are
     im.corr_origin = im.corr.get() + L.index(0, 0, 0);
     if (illumination) im.ill = DeviceArray<double>(n);
-    im.next = DeviceArray<T>(n);
+    im.next = DeviceArray<T>(L.size);  // the fields' layout too (AdjointCorrelate's offsets)
+    im.next_origin = im.next.get() + L.index(0, 0, 0);
     zero(im.corr.get(), L.size * sizeof(double));
     if (illumination) zero(im.ill.get(), n * sizeof(double));
-    zero(im.next.get(), n * sizeof(T));
+    zero(im.next.get(), L.size * sizeof(T));
     if (!wavelets.empty())
       im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
     im.rows = ns ? wavelets.size() / ns : 0;
@@ -269,6 +270,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       im.first = DeviceArray<int>(p.first);
       im.src = DeviceArray<int>(p.set);
       im.w = DeviceArray<double>(w);
+      im.saved = DeviceArray<double>(std::size_t(im.points));
     }
     im_.emplace(std::move(im));
   }
@@ -284,7 +286,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void keep(const Field<T>& u) override {
     Imaging& im = imaging(u, "keep");
     kernels::image_keep<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
-        u.origin(), im.grid, im.next.get());
+        u.origin(), im.grid, im.next_origin);
     STRATA_CUDA_CHECK_LAUNCH();
   }
 
@@ -296,15 +298,44 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (im.points) {  // first: they read `next` before the pass below moves it
       const double* amps = im.wavelets.get() + std::size_t(n) * s_.sources.size();
       kernels::image_correlate_sources<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
-          now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next.get(), im.grid,
-          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points,
-          im.corr_origin);
+          now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next_origin, im.grid,
+          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr_origin,
+          nullptr);
       STRATA_CUDA_CHECK_LAUNCH();
     }
     kernels::image_correlate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
-        im.next.get(), im.corr_origin);
+        im.next_origin, im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
+  }
+
+  // The correlation inside the step's bulk update (kernels::AdjointCorrelate), which reads q
+  // and c2 anyway: the sources' points first, their sums into `saved` (they read `next`
+  // before the step moves it), put back over what the update stored there.
+  bool correlate_stepping_back(const Field<T>& now, const Field<T>& prev, int n) override {
+    Imaging& im = imaging(now, "correlate_stepping_back");
+    imaging(prev, "correlate_stepping_back");
+    require(n >= 0 && (s_.sources.empty() || std::size_t(n) < im.rows),
+            "internal: no wavelet row for the step");
+    require(im.next.get() != nullptr, "internal: correlate_stepping_back after fuse_correlation");
+    if (im.points) {
+      const double* amps = im.wavelets.get() + std::size_t(n) * s_.sources.size();
+      kernels::image_correlate_sources<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+          now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.next_origin, im.grid,
+          im.dense.get(), im.first.get(), im.src.get(), im.w.get(), amps, im.points, im.corr_origin,
+          im.saved.get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    step_back_with([&](cudaStream_t st) {
+      cuda::wave_update_adjoint_correlating<T>(s_.lap, q_, qp_, c2_, qp_, now.origin(),
+                                               prev.origin(), im.next_origin, im.corr_origin, st);
+    });
+    if (im.points) {  // on the step's stream after its update (the layers' passes leave corr)
+      kernels::image_put_saved<double><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+          im.grid, im.dense.get(), im.saved.get(), im.points, im.corr_origin);
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+    return true;
   }
 
   void correlation(std::span<double> out) const override {
@@ -383,6 +414,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
     fused_.emplace(std::move(f));
     im.next = DeviceArray<T>();  // neither `next` nor the mask is read again
+    im.next_origin = nullptr;
     im.mask = DeviceArray<unsigned char>();
     return true;
   }
@@ -429,6 +461,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // each point: the same bits as one stream. (H200, 512^3 f32, Nsight Compute: 5 zeta + 5 psi
   // 1.14 ms, the update 0.76, 5 corrections 1.10, each kernel alone.)
   void step_back() override {
+    step_back_with([&](cudaStream_t st) {
+      cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+    });
+  }
+
+ private:
+  // step_back with `bulk(stream)` launching the bulk update of q into q_prev.
+  template <class Bulk>
+  void step_back_with(Bulk&& bulk) {
     const cudaStream_t st = stream();
     if (mirror_.faces > 0) {
       kernels::wave_mirror_ghosts<T>
@@ -456,7 +497,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       });
       STRATA_CUDA_CHECK(cudaEventRecord(done_[f].get(), side));
     }
-    cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+    bulk(st);
     for (std::size_t f = 0; f < layers_.size(); ++f)
       STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, done_[f].get(), 0));
     auto correct = [&](std::size_t f, cudaStream_t on) {
@@ -487,7 +528,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
     std::swap(q_, qp_);
   }
 
- private:
   // Layers f and g lie on one axis with corrections that reach no common point.
   bool apart(std::size_t f, std::size_t g) const {
     return layers_[f].axis == layers_[g].axis &&
@@ -502,7 +542,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
     kernels::ImagingGrid grid;
     DeviceArray<double> corr, ill, wavelets, w;
     double* corr_origin = nullptr;  // corr is in the fields' layout: its interior origin
-    DeviceArray<T> next;
+    DeviceArray<T> next;            // so is `next`
+    T* next_origin = nullptr;
+    DeviceArray<double> saved;  // the sources' points' sums (correlate_stepping_back)
     DeviceArray<unsigned char> mask;
     DeviceArray<std::int64_t> dense;
     DeviceArray<int> first, src;

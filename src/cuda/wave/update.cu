@@ -66,6 +66,18 @@ void launch_correlating(std::span<const double> star, const Field<T>& u, const F
   launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, 0, region, epi);
 }
 
+template <class T, int R>
+void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
+                                const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
+                                double* corr, void* stream) {
+  using Shape = WavePolicyShape<T, 4>;  // as launch_correlating's, for the same reason
+  require(now != nullptr && prev != nullptr && next != nullptr && corr != nullptr,
+          "internal: the correlating adjoint update needs the forward fields and its sums");
+  const kernels::AdjointCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{
+      q.origin(), qp.origin(), c2.origin(), now, prev, next, corr};
+  launch_leapfrog<T, R, typename Shape::Cfg>(star, q, qp, c2, out, stream, 0, Region{}, epi);
+}
+
 template <class T, int R, class Shape>
 WaveUpdateVariant<T> variant(bool is_default, bool candidate = false) {
   return {R, Shape::name(), is_default, candidate,
@@ -133,6 +145,15 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u, co
   }
 }
 
+template <class T>
+void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
+                                     const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
+                                     double* corr, void* stream) {
+  with_radius(int(star.size()) - 1, [&](auto r) {
+    launch_adjoint_correlating<T, decltype(r)::value>(star, q, qp, c2, out, now, prev, next, corr, stream);
+  });
+}
+
 template const std::vector<WaveUpdateVariant<float>>& wave_update_variants();
 template const std::vector<WaveUpdateVariant<double>>& wave_update_variants();
 template const WaveUpdateVariant<float>& chosen_wave_update(int, void*);
@@ -145,5 +166,12 @@ template void wave_update_correlating(std::span<const double>, const Field<float
                                       const Field<float>&, Field<float>&, const float*, double*, void*, Region);
 template void wave_update_correlating(std::span<const double>, const Field<double>&, const Field<double>&,
                                       const Field<double>&, Field<double>&, const double*, double*, void*, Region);
+
+template void wave_update_adjoint_correlating(std::span<const double>, const Field<float>&, const Field<float>&,
+                                              const Field<float>&, Field<float>&, const float*, const float*,
+                                              float*, double*, void*);
+template void wave_update_adjoint_correlating(std::span<const double>, const Field<double>&,
+                                              const Field<double>&, const Field<double>&, Field<double>&,
+                                              const double*, const double*, double*, double*, void*);
 
 }  // namespace strata::cuda

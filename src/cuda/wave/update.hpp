@@ -59,6 +59,17 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u,
                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
                              double* corr, void* stream, Region region = {});
 
+// The adjoint's bulk update of q (out = 2 q - q_prev + c2 * star(q), as wave_update stores it,
+// to the bit) with checkpointing's imaging condition at each of its points
+// (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) in double, then
+// next = now. now, prev, next and corr are interior origins of the fields' layout (corr of
+// doubles). The radius-4 policy's launch shape, as wave_update_correlating.
+template <class T>
+void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q,
+                                     const Field<T>& q_prev, const Field<T>& c2, Field<T>& out,
+                                     const T* now, const T* prev, T* next, double* corr,
+                                     void* stream);
+
 // f(std::integral_constant<int, R>) for a wave stencil's radius R in 1..4 (orders 2 to 8): the
 // radius the forward shell's and the adjoint layers' kernels take at compile time.
 template <class F>

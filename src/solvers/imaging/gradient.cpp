@@ -214,7 +214,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
   // u_{n+1} (kept from the action before) - 2 u_n + u_{n-1}, less what step n injected; then
   // the adjoint steps back. Nothing is run twice when every state is kept.
   // `swapped`: the backend holds u_m in u_prev and u_{m-1} in u (a field run backward).
-  auto adjoint_at = [&](int m, bool swapped = false) {
+  // `fuse`: the correlation inside the step back where the backend can
+  // (AdjointBackend::correlate_stepping_back; g.fused_imaging says it did).
+  auto adjoint_at = [&](int m, bool swapped, bool fuse) {
     const Field<T>& now = swapped ? fwd->previous_wavefield() : fwd->wavefield();
     const Field<T>& prev = swapped ? fwd->wavefield() : fwd->previous_wavefield();
     if (m == shot.steps) {
@@ -223,8 +225,12 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     } else {
       const int n = m;
       adj->inject_at_receivers(std::span<const double>(residual).subspan(std::size_t(n) * nr, nr));
-      adj->correlate(now, prev, n);  // and u_m becomes the next action's u_{n+1}
-      adj->step_back();
+      if (fuse) {  // and u_m becomes the next action's u_{n+1}
+        g.fused_imaging = adj->correlate_stepping_back(now, prev, n);
+      } else {
+        adj->correlate(now, prev, n);
+        adj->step_back();
+      }
     }
     fwd->synchronize();  // the adjoint's time, not its launches'
   };
@@ -305,7 +311,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       take_traces();
       fwd->synchronize();
     } else {
-      adjoint_at(shot.steps);  // x_S: the residual, then u_S is the next action's u_{n+1}
+      adjoint_at(shot.steps, false, false);  // x_S: the residual; u_S the next u_{n+1}
     }
     // Backward: from (u_m, u_{m+1}) the forward step m gives u_{m-1} in the interior; the
     // ring's values are put back. The backend's u and u_prev trade places once. The step
@@ -337,7 +343,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         adj->step_back();
         fwd->synchronize();
       } else {
-        adjoint_at(m, true);
+        adjoint_at(m, true, false);
       }
       g.adjoint_seconds += since(ta);
     }
@@ -398,7 +404,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
         require(live == a->step,
                 "internal: the checkpoint schedule's adjoint step has another live state");
         const Clock::time_point t = Clock::now();
-        adjoint_at(a->step);
+        adjoint_at(a->step, false, o.fused_imaging);
         g.adjoint_seconds += since(t);
         break;
       }

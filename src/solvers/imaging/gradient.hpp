@@ -50,9 +50,11 @@ struct GradientOptions {
   // an inversion does not need it: false leaves it empty and skips both (the gradient's bits
   // are the same). migrate() always sums it (its compensated image divides by it).
   bool illumination = true;
-  // With boundary saving, where the backend can (the GPU): the imaging condition computed
-  // inside the forward field's reversed step (its kernel holds u_{m+1}, u_m and u_{m-1}), not
-  // as a pass of its own over them. The same bits either way; false is for comparing costs.
+  // Where the backend can (the GPU): the imaging condition computed inside a step, not as a
+  // pass of its own over the fields. With boundary saving inside the forward field's reversed
+  // step (its kernel holds u_{m+1}, u_m and u_{m-1}), with checkpointing inside the adjoint's
+  // step back (its kernel holds lambda). The same bits either way; false is for comparing
+  // costs.
   bool fused_imaging = true;
   // With boundary saving: whether the reversed steps also update the absorbing layers (their
   // points, psi and zeta) as the forward steps do. Nothing reads them there (the interior's
@@ -73,7 +75,7 @@ struct Gradient {
   double checkpoint_bytes = 0;   // each kept state (boundary saving: each step's ring)
   long long forward_steps = 0;   // boundary saving: the forward and the backward sweeps
   bool boundary_saving = false;  // the strategy that ran
-  bool fused_imaging = false;    // the correlation ran inside the reversed forward steps
+  bool fused_imaging = false;    // the correlation ran inside the steps (fused_imaging above)
   double recomputation = 0;
   // Where the run's wall time went (s): the forward steps (with the illumination's sum; fused,
   // with the injection and the correlation on the interior), the adjoint actions (injection,
