@@ -156,18 +156,19 @@ struct LeapfrogCorrelate {
 // + c2 A q_n (LeapfrogEpilogue's, to the bit), and at the same point image_correlate's
 // corr += lambda * ((next - 2 now) + prev), lambda = q_n / c2, then next = now. q_n and c2
 // are the step's own loads, so the correlation adds now, prev, next and the sum to them
-// (the pass of its own read q and c2 again, and a mask). The second difference is formed, and
-// `next` moved, when the point's values are prefetched (the kernel loads each of its output
-// points once, in the thread that stores it): fewer registers held across the plane (the
-// f32 radius-4 tile spilled 24 bytes holding now, prev and next). At the sources' points the
-// sum stored here is replaced by the one image_correlate_sources made before the step
-// (image_put_saved). `next` and `corr` are offset like the fields.
-template <class T, bool kCentreInRegisters>
+// (the pass of its own read q and c2 again, and a mask). Every load is a prefetch, used only
+// at the store: formed at the prefetch, the second difference waited there for its loads
+// (H200: the step slower than step and pass apart). The centre is read again, not kept in
+// registers: its queue (R + 1 planes of VY values) is what the prefetched values need (with
+// it, the f32 radius-4 tile spilled 24 bytes). At the sources' points the sum stored here is
+// replaced by the one image_correlate_sources made before the step (image_put_saved).
+// `next` and `corr` are offset like the fields.
+template <class T>
 struct AdjointCorrelate {
-  static constexpr bool needs_centre = kCentreInRegisters;
+  static constexpr bool needs_centre = false;
   struct Aux {
-    T up, c2, q;
-    double second, corr;
+    T up, c2, q, now, prev, next;
+    double corr;
   };
   const T* q;
   const T* q_prev;  // not __ldg: the buffer being written
@@ -180,18 +181,19 @@ struct AdjointCorrelate {
     Aux a;
     a.up = q_prev[off];
     a.c2 = __ldg(c2 + off);
-    a.q = kCentreInRegisters ? T(0) : __ldg(q + off);
-    const T v = __ldg(now + off);
-    a.second = second_difference(double(next[off]), double(v), double(__ldg(prev + off)));
-    next[off] = v;
+    a.q = __ldg(q + off);
+    a.now = __ldg(now + off);
+    a.prev = __ldg(prev + off);
+    a.next = next[off];
     a.corr = corr[off];
     return a;
   }
-  __device__ __forceinline__ T operator()(T s, T centre, Aux a, std::int64_t off) const {
-    const T qc = kCentreInRegisters ? centre : a.q;
-    const double lambda = double(qc) / double(a.c2);
-    corr[off] = __dadd_rn(a.corr, __dmul_rn(lambda, a.second));
-    return fma(a.c2, s, T(2) * qc - a.up);
+  __device__ __forceinline__ T operator()(T s, T, Aux a, std::int64_t off) const {
+    const double lambda = double(a.q) / double(a.c2);
+    corr[off] = __dadd_rn(a.corr, __dmul_rn(lambda, second_difference(double(a.next), double(a.now),
+                                                                      double(a.prev))));
+    next[off] = a.now;
+    return fma(a.c2, s, T(2) * a.q - a.up);
   }
 };
 

@@ -73,7 +73,7 @@ void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q,
   using Shape = WavePolicyShape<T, 4>;  // as launch_correlating's, for the same reason
   require(now != nullptr && prev != nullptr && next != nullptr && corr != nullptr,
           "internal: the correlating adjoint update needs the forward fields and its sums");
-  const kernels::AdjointCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{
+  const kernels::AdjointCorrelate<T> epi{
       q.origin(), qp.origin(), c2.origin(), now, prev, next, corr};
   launch_leapfrog<T, R, typename Shape::Cfg>(star, q, qp, c2, out, stream, 0, Region{}, epi);
 }
