@@ -43,7 +43,7 @@ def test_wavefield_slice_has_units_colour_bar_and_title():
     ax = im.axes
     assert ax.get_xlabel() == "x (m)" and "z (m)" in ax.get_ylabel()
     assert "step 40" in ax.get_title() and "t = 0.05 s" in ax.get_title()
-    assert im.get_extent() == [0, 140.0, 100.0, 0]
+    assert list(im.get_extent()) == [0, 140.0, 100.0, 0]  # a tuple before matplotlib 3.6
     assert len(ax.figure.axes) == 2            # the image and its colour bar
     assert len(ax.lines) == 1                  # the absorbing layers' outline
 
@@ -97,7 +97,7 @@ def test_model_shows_velocity_sources_and_receivers():
     im = strata.plot.model(_model_config())
     ax = im.axes
     assert ax.get_xlabel() == "x (m)" and ax.get_ylabel() == "depth z (m)"
-    assert im.get_extent() == [0, 300.0, 200.0, 0]
+    assert list(im.get_extent()) == [0, 300.0, 200.0, 0]
     v = im.get_array()
     assert v[0, 0] == 1500 and v[-1, 0] == 2500      # the layers, the top row at depth 5 m
     assert ax.figure.axes[1].get_ylabel() == "velocity (m/s)"
