@@ -81,6 +81,16 @@ def test_refusals_name_what_is_wrong():
     bad[12, 3] = np.nan
     with pytest.raises(ValueError, match="row 12, receiver 3"):
         strata.imaging.gradient(CFG, observed=bad)
+    # Finite data whose misfit cannot be summed (1/2 |data|^2 beyond a double): refused for
+    # the gradient and for migrate alike, naming the largest value; row 0 is not compared.
+    huge = np.full((71, 7), 1e160)
+    huge[40, 2] = 3e170
+    for call in (lambda: strata.imaging.gradient(CFG, observed=huge), lambda: strata.imaging.migrate(CFG, huge)):
+        with pytest.raises(ValueError, match=r"3e\+170 at row 40, receiver 2: 1/2 \|data\|\^2 overflows"):
+            call()
+    row0 = np.zeros((71, 7))
+    row0[0] = 1e300
+    assert np.isfinite(strata.imaging.gradient(CFG, observed=row0)["misfit"])
     dm = np.zeros((24, 20, 26))
     dm[5, 6, 7] = np.inf
     with pytest.raises(ValueError, match="finite"):

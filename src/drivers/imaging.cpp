@@ -117,11 +117,25 @@ Prepared<T> prepare(const ImagingRun& run) {
                   " values; the configuration records " + std::to_string(rows) +
                   " rows (time.steps + 1, row 0 at step 0) of " + std::to_string(nr) +
                   " receivers (" + std::to_string(rows * nr) + " values)");
-    for (std::size_t i = 0; i < run.data.size(); ++i)
+    // Finite, and small enough that 1/2 |data|^2 (the misfit against a zero prediction) is a
+    // double: beyond that the misfit is inf (a JSON report's null), the adjoint's sources
+    // near overflow.
+    double half_squares = 0;
+    std::size_t largest = nr;  // row 1's first: the data hold at least rows 0 and 1
+    for (std::size_t i = 0; i < run.data.size(); ++i) {
       if (!std::isfinite(run.data[i]))
         throw Error("the data hold " + std::to_string(run.data[i]) + " at row " +
                     std::to_string(i / nr) + ", receiver " + std::to_string(i % nr) +
                     ": every value must be finite");
+      if (i < nr) continue;  // row 0 (step 0, at rest) is not compared
+      half_squares += 0.5 * run.data[i] * run.data[i];
+      if (std::fabs(run.data[i]) > std::fabs(run.data[largest])) largest = i;
+    }
+    if (!std::isfinite(half_squares))
+      throw Error("the data hold " + format_number(run.data[largest]) + " at row " +
+                  std::to_string(largest / nr) + ", receiver " + std::to_string(largest % nr) +
+                  ": 1/2 |data|^2 overflows a double, so no misfit can be summed; scale the "
+                  "data (a wave run's samples are of the order of its sources' amplitudes)");
     p.shot.observed.assign(run.data.begin() + std::ptrdiff_t(nr), run.data.end());
   }
   return p;

@@ -141,6 +141,25 @@ with tempfile.TemporaryDirectory() as d:
         f.write(struct.pack("<d", float("nan")))
     refused("data holding a NaN", base + ["--data", p("nan.npy")], "row 30, receiver 4", d, out)
     refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
+    # Finite data whose half sum of squares overflows: no misfit can be summed (it was reported
+    # as inf, null in the JSON, with a gradient written). The largest value is named. Row 0
+    # (step 0) is not compared: a huge value there alone runs.
+    def fill_npy(path, rows, cols, values):
+        npy2(path, rows, cols)
+        with open(path, "r+b") as f:
+            for (row, col), v in values.items():
+                f.seek(-8 * (rows * cols - (row * cols + col)), 2)
+                f.write(struct.pack("<d", v))
+    fill_npy(p("huge.npy"), 61, 7, {**{(r, c): 1e160 for r in range(1, 61) for c in range(7)}, (20, 3): -1e170})
+    refused("data whose squares overflow", base + ["--data", p("huge.npy")],
+            "the data hold -1e+170 at row 20, receiver 3: 1/2 |data|^2 overflows a double", d, out)
+    fill_npy(p("row0.npy"), 61, 7, {(0, c): 1e300 for c in range(7)})
+    r = run_strata(*(base + ["--data", p("row0.npy")]))
+    check("huge values in row 0 alone run (row 0 is not compared)",
+          r.returncode == 0 and os.path.exists(p("x.npy")), r.stderr[-400:])
+    for f in out:
+        if os.path.exists(p(f)):
+            os.remove(p(f))
     # The shape, not only the count: a transposed seismogram, or one of as many values in
     # another shape, is refused (both were once run as if they were the data).
     npy2(p("transposed.npy"), 7, 61)
