@@ -547,7 +547,13 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
                  {"--gradient", f.gradient},
                  {"--predicted", f.predicted},
                  {"--illumination", f.illumination},
-                 {"--json", f.json}});
+                 {"--json", f.json}},
+                {{"--data", f.data},
+                 {"--velocity", f.velocity},
+                 {"--shots", f.shots},
+                 {"model.file", f.run.config.model == wave::ModelKind::npy
+                                    ? f.run.config.model_file
+                                    : std::string()}});
   const wave::Config& c = f.run.config;
   for (const auto& [option, path] :
        {std::pair{"--image", f.image}, std::pair{"--compensated", f.compensated},

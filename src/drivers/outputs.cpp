@@ -8,7 +8,7 @@
 
 namespace strata::drivers {
 
-void check_outputs(std::initializer_list<Output> outputs) {
+void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<Input> inputs) {
   namespace fs = std::filesystem;
   const auto same = [](const std::string& a, const std::string& b) {
     std::error_code e1, e2;
@@ -22,6 +22,11 @@ void check_outputs(std::initializer_list<Output> outputs) {
       if (!p->path.empty() && (p->path == o->path || same(p->path, o->path)))
         throw Error(std::string(p->option) + " and " + o->option + " name the same file '" +
                     o->path + "': one would overwrite the other; give each its own path");
+    for (const Input& in : inputs)
+      if (!in.path.empty() && (in.path == o->path || same(in.path, o->path)))
+        throw Error(std::string(o->option) + " '" + o->path + "' is the " + in.option +
+                    " file the run reads: writing it would replace the run's own input; give " +
+                    o->option + " a path of its own");
     io::check_output(o->path);
   }
 }

@@ -153,6 +153,31 @@ with tempfile.TemporaryDirectory() as d:
     fill_npy(p("huge.npy"), 61, 7, {**{(r, c): 1e160 for r in range(1, 61) for c in range(7)}, (20, 3): -1e170})
     refused("data whose squares overflow", base + ["--data", p("huge.npy")],
             "the data hold -1e+170 at row 20, receiver 3: 1/2 |data|^2 overflows a double", d, out)
+    # An output that names one of the run's input files (the data, the velocity model, by any
+    # spelling or link) is refused before any work, the input left as it was: an inversion's
+    # data or model replaced by a gradient was once allowed.
+    data_bytes = open(seis, "rb").read()
+    os.symlink(seis, p("data-link.npy"))
+    for name, extra, needle in [
+            ("--gradient over --data", ["--data", seis, "--gradient", seis],
+             "--gradient '%s' is the --data file the run reads" % seis),
+            ("--predicted over --data by a link", ["--data", seis, "--gradient", p("x.npy"), "--predicted", p("data-link.npy")],
+             "--predicted '%s' is the --data file" % p("data-link.npy")),
+            ("--illumination over --velocity", ["--data", seis, "--gradient", p("x.npy"), "--velocity", p("v.npy"),
+                                                "--illumination", p("v.npy")], "is the --velocity file")]:
+        if "--velocity" in extra:
+            npy3 = "{'descr': '<f8', 'fortran_order': False, 'shape': (24, 20, 26), }"
+            npy3 += " " * ((64 - (10 + len(npy3) + 1) % 64) % 64) + "\n"
+            with open(p("v.npy"), "wb") as f:
+                f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(npy3)) + npy3.encode())
+                f.write(struct.pack("<d", 1700.0) * (24 * 20 * 26))
+        before = {q: open(q, "rb").read() for q in (seis, p("v.npy")) if os.path.exists(q)}
+        r = run_strata("gradient", "--config", cfg, *extra)
+        check(f"{name}: exits 1", r.returncode == 1, f"exit {r.returncode}: {r.stderr}")
+        check(f"{name}: says so", needle in r.stderr, r.stderr.strip())
+        check(f"{name}: the input is left as it was", all(open(q, "rb").read() == b for q, b in before.items()))
+        check(f"{name}: writes nothing", not os.path.exists(p("x.npy")))
+    check("the data are the wave run's still", open(seis, "rb").read() == data_bytes)
     fill_npy(p("row0.npy"), 61, 7, {(0, c): 1e300 for c in range(7)})
     r = run_strata(*(base + ["--data", p("row0.npy")]))
     check("huge values in row 0 alone run (row 0 is not compared)",
