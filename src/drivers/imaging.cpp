@@ -551,9 +551,8 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
                 {{"--data", f.data},
                  {"--velocity", f.velocity},
                  {"--shots", f.shots},
-                 {"model.file", f.run.config.model == wave::ModelKind::npy
-                                    ? f.run.config.model_file
-                                    : std::string()}});
+                 {"model.file", f.run.config.model == wave::ModelKind::npy ? f.run.config.model_file
+                                                                           : std::string()}});
   const wave::Config& c = f.run.config;
   for (const auto& [option, path] :
        {std::pair{"--image", f.image}, std::pair{"--compensated", f.compensated},

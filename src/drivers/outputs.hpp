@@ -18,8 +18,7 @@ struct Output {
 // model): an output that names one (the same path, or two paths to one file) is refused,
 // naming both. A verb that works in place (strata apply --in x --out x) lists none.
 using Input = Output;
-void check_outputs(std::initializer_list<Output> outputs,
-                   std::initializer_list<Input> inputs = {});
+void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<Input> inputs = {});
 
 // `text` written to `path` as every output is (whole or not at all, missing parent
 // directories created; a pipe or device written through).
