@@ -79,6 +79,7 @@ drivers::ImagingFiles files_of(const ImagingArgs& a, drivers::ImagingFiles::Mode
   drivers::ImagingFiles f;
   f.mode = mode;
   f.run.config = wave::parse_config_file(a.config, sets);
+  f.config = a.config;
   f.run.memory_budget = a.memory_budget;
   f.run.checkpoints = a.checkpoints;
   f.run.boundary_saving = a.boundary_saving;

@@ -548,7 +548,8 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
                  {"--predicted", f.predicted},
                  {"--illumination", f.illumination},
                  {"--json", f.json}},
-                {{"--data", f.data},
+                {{"--config", f.config},
+                 {"--data", f.data},
                  {"--velocity", f.velocity},
                  {"--shots", f.shots},
                  {"model.file", f.run.config.model == wave::ModelKind::npy ? f.run.config.model_file

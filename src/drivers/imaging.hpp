@@ -131,6 +131,7 @@ struct ImagingFiles {
   enum class Mode { migrate, gradient } mode = Mode::migrate;
   ImagingRun run;  // its configuration set; velocity and data are read from the paths below
   std::string data, velocity, shots;
+  std::string config;  // the configuration file run.config was read from ("": none)
   // Called once every check has passed, before any work (the CLI: the ranks agree there).
   std::function<void()> on_checked;
   std::string image, compensated, gradient, predicted, illumination, json;  // "" : not written

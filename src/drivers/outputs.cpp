@@ -16,6 +16,12 @@ void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<
     std::error_code e3;
     return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
   };
+  // An input that is a regular file (a terminal, pipe or /dev/stdin read as input and
+  // /dev/stdout written are not one file to lose).
+  const auto regular = [](const std::string& path) {
+    std::error_code e;
+    return !path.empty() && fs::is_regular_file(path, e) && !e;
+  };
   for (auto o = outputs.begin(); o != outputs.end(); ++o) {
     if (o->path.empty()) continue;
     for (auto p = outputs.begin(); p != o; ++p)
@@ -23,7 +29,7 @@ void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<
         throw Error(std::string(p->option) + " and " + o->option + " name the same file '" +
                     o->path + "': one would overwrite the other; give each its own path");
     for (const Input& in : inputs)
-      if (!in.path.empty() && (in.path == o->path || same(in.path, o->path)))
+      if (regular(in.path) && (in.path == o->path || same(in.path, o->path)))
         throw Error(std::string(o->option) + " '" + o->path + "' is the " + in.option +
                     " file the run reads: writing it would replace the run's own input; give " +
                     o->option + " a path of its own");

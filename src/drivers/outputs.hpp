@@ -15,8 +15,9 @@ struct Output {
   std::string path;    // empty: not asked for
 };
 // The run's input files, where writing over one would lose it (an inversion's data, its
-// model): an output that names one (the same path, or two paths to one file) is refused,
-// naming both. A verb that works in place (strata apply --in x --out x) lists none.
+// model, its configuration): an output that names one that is a regular file (the same path,
+// or two paths to one file) is refused, naming both. A verb that works in place (strata apply
+// --in x --out x) lists none.
 using Input = Output;
 void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<Input> inputs = {});
 

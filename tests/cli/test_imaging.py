@@ -164,14 +164,16 @@ with tempfile.TemporaryDirectory() as d:
             ("--predicted over --data by a link", ["--data", seis, "--gradient", p("x.npy"), "--predicted", p("data-link.npy")],
              "--predicted '%s' is the --data file" % p("data-link.npy")),
             ("--illumination over --velocity", ["--data", seis, "--gradient", p("x.npy"), "--velocity", p("v.npy"),
-                                                "--illumination", p("v.npy")], "is the --velocity file")]:
+                                                "--illumination", p("v.npy")], "is the --velocity file"),
+            ("--json over --config", ["--data", seis, "--gradient", p("x.npy"), "--json", cfg],
+             "--json '%s' is the --config file" % cfg)]:
         if "--velocity" in extra:
             npy3 = "{'descr': '<f8', 'fortran_order': False, 'shape': (24, 20, 26), }"
             npy3 += " " * ((64 - (10 + len(npy3) + 1) % 64) % 64) + "\n"
             with open(p("v.npy"), "wb") as f:
                 f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(npy3)) + npy3.encode())
                 f.write(struct.pack("<d", 1700.0) * (24 * 20 * 26))
-        before = {q: open(q, "rb").read() for q in (seis, p("v.npy")) if os.path.exists(q)}
+        before = {q: open(q, "rb").read() for q in (seis, p("v.npy"), cfg) if os.path.exists(q)}
         r = run_strata("gradient", "--config", cfg, *extra)
         check(f"{name}: exits 1", r.returncode == 1, f"exit {r.returncode}: {r.stderr}")
         check(f"{name}: says so", needle in r.stderr, r.stderr.strip())
