@@ -252,7 +252,9 @@ nb::dict imaging_files(bool migrate, const std::string& config, bool is_path,
     try {
       f.mode =
           migrate ? drivers::ImagingFiles::Mode::migrate : drivers::ImagingFiles::Mode::gradient;
+      f.keywords = true;  // its messages name data=, gradient=, ...
       f.run.config = wave_config(config, is_path, overrides);
+      if (is_path) f.config = config;  // an input no output may name
       if (!(memory_budget >= 0) || checkpoints < 0 || !(data_dt >= 0))
         throw Error("memory_budget, checkpoints and data_dt must be >= 0");
       f.run.memory_budget = memory_budget;

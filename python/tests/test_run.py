@@ -59,6 +59,28 @@ def test_job_is_one_process_without_a_launcher():
     assert (j["rank"], j["size"]) == (0, 1)
 
 
+def test_imaging_messages_name_the_keywords_and_outputs_may_not_replace_inputs(tmp_path):
+    cfg = {"grid": {"shape": [26, 20, 24], "spacing": 10.0}, "time": {"steps": 20, "dt": 0.001},
+           "sources": [{"position": [125.0, 95.0, 60.0], "frequency": 18.0}],
+           "receivers": {"lines": [{"start": [65.0, 95.0, 65.0], "end": [185.0, 95.0, 65.0], "count": 7}]},
+           "boundary": {"pml": {"width": 6}}, "device": "cpu"}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cfg))
+    data = tmp_path / "d.npy"
+    np.save(data, np.zeros((21, 7)))
+    before = data.read_bytes()
+    with pytest.raises(ValueError, match=r"^gradient '.*d\.npy' is the data file the run reads"):
+        strata.run.gradient(cfg, str(data), str(data))
+    with pytest.raises(ValueError, match=r"^json '.*c\.json' is the config file the run reads"):
+        strata.run.gradient(str(path), str(data), str(tmp_path / "g.npy"), json=str(path))
+    with pytest.raises(ValueError, match=r"^image and json name the same file"):
+        strata.run.migrate(cfg, str(data), str(tmp_path / "i.npy"), json=str(tmp_path / "i.npy"))
+    with pytest.raises(ValueError, match=r"^data: npy file"):
+        strata.run.gradient(cfg, str(tmp_path / "none.npy"), str(tmp_path / "g.npy"))
+    assert data.read_bytes() == before and json.loads(path.read_text()) == cfg
+    assert not (tmp_path / "g.npy").exists() and not (tmp_path / "i.npy").exists()
+
+
 def test_messages_name_the_keywords_not_the_cli_options(tmp_path):
     with pytest.raises(ValueError, match=r"^mixed=True needs solver mgcg precision f64"):
         strata.run.poisson((8, 8, 8), solver="mgcg", precision="f32", mixed=True, device="cpu")

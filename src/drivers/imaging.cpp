@@ -300,15 +300,15 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
   return v;
 }
 
-// One shot's data in the directory `strata wave --shots` wrote.
-std::string shot_data(const std::string& dir, const std::string& name) {
+// One shot's data in the directory `strata wave --shots` wrote (f.data).
+std::string shot_data(const ImagingFiles& f, const std::string& name) {
   namespace fs = std::filesystem;
-  const fs::path d = fs::path(dir) / name;
+  const fs::path d = fs::path(f.data) / name;
   for (const char* file : {"seismogram.npy", "seismogram.sgy"})
     if (fs::exists(d / file)) return (d / file).string();
-  throw Error("--data '" + dir + "': shot " + name + " has neither " +
-              (d / "seismogram.npy").string() +
-              " nor seismogram.sgy (--data is the directory strata wave --shots wrote)");
+  throw Error(f.option("--data") + " '" + f.data + "': shot " + name + " has neither " +
+              (d / "seismogram.npy").string() + " nor seismogram.sgy (" + f.option("--data") +
+              " is the directory strata wave --shots wrote)");
 }
 
 void read_velocity(ImagingFiles& f) {
@@ -319,7 +319,7 @@ void read_velocity(ImagingFiles& f) {
       f.run.velocity =
           io::segy::read_volume(f.velocity, c.shape.nx, c.shape.ny, c.shape.nz, c.spacing);
     } catch (const Error& err) {
-      throw Error(std::string("--velocity: ") + err.what());
+      throw Error(f.option("--velocity") + ": " + err.what());
     }
     return;
   }
@@ -327,11 +327,11 @@ void read_velocity(ImagingFiles& f) {
   try {
     f.run.velocity = npy_read_3d<double>(f.velocity, e);
   } catch (const Error& err) {
-    throw Error(std::string("--velocity: ") + err.what());
+    throw Error(f.option("--velocity") + ": " + err.what());
   }
   if (!(e == c.shape))
-    throw Error("--velocity '" + f.velocity + "' is " + e.str() + "; the configuration's grid is " +
-                c.shape.str());
+    throw Error(f.option("--velocity") + " '" + f.velocity + "' is " + e.str() +
+                "; the configuration's grid is " + c.shape.str());
 }
 
 // The runs of shots 0 .. names.size() - 1 (shot_run(i): shot i's run), shot i on rank
@@ -432,19 +432,19 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
   const int ranks = job.size(), rank = job.rank();
   const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
   if (!f.predicted.empty())
-    throw Error(
-        "--predicted writes one shot's data: with --shots, `strata wave --shots` writes "
-        "every shot's, or run the shot alone");
+    throw Error(f.option("--predicted") + " writes one shot's data: with " + f.option("--shots") +
+                ", `strata wave --shots` writes every shot's, or run the "
+                "shot alone");
   read_velocity(f);
   const std::vector<wave::Shot> shots = wave::parse_shots_file(f.shots, f.run.config);
   auto shot_run = [&](std::size_t i) {
     ImagingRun run = f.run;
     run.config = wave::shot_config(f.run.config, shots[i]);
-    const std::string path = shot_data(f.data, shots[i].name);
+    const std::string path = shot_data(f, shots[i].name);
     try {
       run.data = read_data(path, run);
     } catch (const Error& e) {
-      throw Error("--data: shot " + shots[i].name + ": " + e.what());
+      throw Error(f.option("--data") + ": shot " + shots[i].name + ": " + e.what());
     }
     return run;
   };
@@ -529,6 +529,13 @@ std::vector<std::vector<double>> born_shots(const ImagingRun& base, const std::s
   return out;
 }
 
+std::string ImagingFiles::option(const std::string& cli) const {
+  if (!keywords || cli.rfind("--", 0) != 0) return cli;
+  std::string word = cli.substr(2);
+  std::replace(word.begin(), word.end(), '-', '_');
+  return word;
+}
+
 ImagingResult run_imaging_files(ImagingFiles& f) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point t = Clock::now();
@@ -542,29 +549,33 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   // strata gradient sums the illumination only for --illumination (an inversion's gradient
   // does not need it); migrate always (its compensated image).
   if (!migrate_mode) f.run.illumination = !f.illumination.empty();
-  check_outputs({{"--image", f.image},
-                 {"--compensated", f.compensated},
-                 {"--gradient", f.gradient},
-                 {"--predicted", f.predicted},
-                 {"--illumination", f.illumination},
-                 {"--json", f.json}},
-                {{"--config", f.config},
-                 {"--data", f.data},
-                 {"--velocity", f.velocity},
-                 {"--shots", f.shots},
+  const std::string image = f.option("--image"), compensated = f.option("--compensated"),
+                    gradient_ = f.option("--gradient"), predicted = f.option("--predicted"),
+                    illumination = f.option("--illumination"), json = f.option("--json"),
+                    config = f.option("--config"), data = f.option("--data"),
+                    velocity = f.option("--velocity"), shots = f.option("--shots");
+  check_outputs({{image.c_str(), f.image},
+                 {compensated.c_str(), f.compensated},
+                 {gradient_.c_str(), f.gradient},
+                 {predicted.c_str(), f.predicted},
+                 {illumination.c_str(), f.illumination},
+                 {json.c_str(), f.json}},
+                {{config.c_str(), f.config},
+                 {data.c_str(), f.data},
+                 {velocity.c_str(), f.velocity},
+                 {shots.c_str(), f.shots},
                  {"model.file", f.run.config.model == wave::ModelKind::npy ? f.run.config.model_file
                                                                            : std::string()}});
   const wave::Config& c = f.run.config;
   for (const auto& [option, path] :
-       {std::pair{"--image", f.image}, std::pair{"--compensated", f.compensated},
-        std::pair{"--gradient", f.gradient}, std::pair{"--illumination", f.illumination}})
+       {std::pair{image, f.image}, std::pair{compensated, f.compensated},
+        std::pair{gradient_, f.gradient}, std::pair{illumination, f.illumination}})
     if (is_segy(path))
       if (const std::string why = io::segy::volume_problem(c.shape.nz, c.spacing); !why.empty())
-        throw Error(std::string(option) + " '" + path + "' (SEG-Y): " + why +
-                    "; write .npy instead");
+        throw Error(option + " '" + path + "' (SEG-Y): " + why + "; write .npy instead");
   if (f.data.empty())
     throw Error(
-        "--data is required: the " + std::string(migrate_mode ? "reflections" : "observed data") +
+        data + " is required: the " + std::string(migrate_mode ? "reflections" : "observed data") +
         (f.shots.empty() ? " (.npy or .sgy)" : " (the directory strata wave --shots wrote)"));
   ImagingResult r;
   if (!f.shots.empty()) {
@@ -572,11 +583,12 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   } else {
     if (const int ranks = dist::Job::get().size(); ranks > 1)
       throw Error("one shot runs in one process, not on " + std::to_string(ranks) +
-                  " ranks: under mpirun give --shots FILE (the shots are dealt over the ranks)");
+                  " ranks: under mpirun give " + (f.keywords ? "shots=FILE" : "--shots FILE") +
+                  " (the shots are dealt over the ranks)");
     try {
       f.run.data = read_data(f.data, f.run);
     } catch (const Error& e) {
-      throw Error(std::string("--data: ") + e.what());
+      throw Error(data + ": " + e.what());
     }
     read_velocity(f);
     phase("read");

@@ -132,6 +132,10 @@ struct ImagingFiles {
   ImagingRun run;  // its configuration set; velocity and data are read from the paths below
   std::string data, velocity, shots;
   std::string config;  // the configuration file run.config was read from ("": none)
+  // Messages name the CLI's options (--data) or, for Python, its keywords (data=):
+  // option("--data") gives the one the caller speaks.
+  bool keywords = false;
+  std::string option(const std::string& cli) const;
   // Called once every check has passed, before any work (the CLI: the ranks agree there).
   std::function<void()> on_checked;
   std::string image, compensated, gradient, predicted, illumination, json;  // "" : not written
