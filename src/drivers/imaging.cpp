@@ -424,6 +424,17 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   return total;
 }
 
+// The outputs, named as the caller speaks, in the order of Out.
+enum Out { kImage, kCompensated, kGradient, kPredicted, kIllumination, kJson };
+std::vector<Output> outputs_of(const ImagingFiles& f) {
+  return {{f.option("--image"), f.image},
+          {f.option("--compensated"), f.compensated},
+          {f.option("--gradient"), f.gradient},
+          {f.option("--predicted"), f.predicted},
+          {f.option("--illumination"), f.illumination},
+          {f.option("--json"), f.json}};
+}
+
 // The shots dealt over the ranks (shot i on rank i % ranks), a round of one shot a rank at a
 // time; after each round every shot's field goes out from its rank and rank 0 adds them in
 // the shots file's order: the same bits on any number of ranks, one shot's fields a rank.
@@ -437,6 +448,13 @@ ImagingResult run_shots(ImagingFiles& f, const std::function<void(const char*)>&
                 "shot alone");
   read_velocity(f);
   const std::vector<wave::Shot> shots = wave::parse_shots_file(f.shots, f.run.config);
+  // Each shot's data file is an input too: no output may name one (every rank checks them
+  // all, so every rank refuses alike).
+  std::vector<Input> shot_files;
+  for (const wave::Shot& shot : shots)
+    shot_files.push_back(
+        {f.option("--data") + " directory's shot " + shot.name, shot_data(f, shot.name)});
+  check_not_inputs(outputs_of(f), shot_files);
   auto shot_run = [&](std::size_t i) {
     ImagingRun run = f.run;
     run.config = wave::shot_config(f.run.config, shots[i]);
@@ -549,30 +567,24 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   // strata gradient sums the illumination only for --illumination (an inversion's gradient
   // does not need it); migrate always (its compensated image).
   if (!migrate_mode) f.run.illumination = !f.illumination.empty();
-  const std::string image = f.option("--image"), compensated = f.option("--compensated"),
-                    gradient_ = f.option("--gradient"), predicted = f.option("--predicted"),
-                    illumination = f.option("--illumination"), json = f.option("--json"),
-                    config = f.option("--config"), data = f.option("--data"),
-                    velocity = f.option("--velocity"), shots = f.option("--shots");
-  check_outputs({{image.c_str(), f.image},
-                 {compensated.c_str(), f.compensated},
-                 {gradient_.c_str(), f.gradient},
-                 {predicted.c_str(), f.predicted},
-                 {illumination.c_str(), f.illumination},
-                 {json.c_str(), f.json}},
-                {{config.c_str(), f.config},
-                 {data.c_str(), f.data},
-                 {velocity.c_str(), f.velocity},
-                 {shots.c_str(), f.shots},
+  const std::vector<Output> out = outputs_of(f);
+  const std::string data = f.option("--data");
+  check_outputs({out[kImage], out[kCompensated], out[kGradient], out[kPredicted],
+                 out[kIllumination], out[kJson]},
+                {{f.option("--config"), f.config},
+                 {data, f.data},
+                 {f.option("--velocity"), f.velocity},
+                 {f.option("--shots"), f.shots},
                  {"model.file", f.run.config.model == wave::ModelKind::npy ? f.run.config.model_file
                                                                            : std::string()}});
   const wave::Config& c = f.run.config;
-  for (const auto& [option, path] :
-       {std::pair{image, f.image}, std::pair{compensated, f.compensated},
-        std::pair{gradient_, f.gradient}, std::pair{illumination, f.illumination}})
+  for (const Out k : {kImage, kCompensated, kGradient, kIllumination}) {  // the volumes
+    const std::string& option = out[k].option;
+    const std::string& path = out[k].path;
     if (is_segy(path))
       if (const std::string why = io::segy::volume_problem(c.shape.nz, c.spacing); !why.empty())
         throw Error(option + " '" + path + "' (SEG-Y): " + why + "; write .npy instead");
+  }
   if (f.data.empty())
     throw Error(
         data + " is required: the " + std::string(migrate_mode ? "reflections" : "observed data") +

@@ -8,33 +8,50 @@
 
 namespace strata::drivers {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two paths to one file: the same path, or two to one existing file (a link, a hard link).
+bool same(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code e1, e2;
+  if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
+  std::error_code e3;
+  return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
+}
+
+// An input that is a regular file (a terminal, pipe or /dev/stdin read as input and
+// /dev/stdout written are not one file to lose).
+bool regular(const std::string& path) {
+  std::error_code e;
+  return !path.empty() && fs::is_regular_file(path, e) && !e;
+}
+
+void refuse_over_input(const Output& o, const Input& in) {
+  if (!o.path.empty() && regular(in.path) && same(in.path, o.path))
+    throw Error(o.option + " '" + o.path + "' is the " + in.option +
+                " file the run reads: writing it would replace the run's own input; give " +
+                o.option + " a path of its own");
+}
+
+}  // namespace
+
 void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<Input> inputs) {
-  namespace fs = std::filesystem;
-  const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code e1, e2;
-    if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
-    std::error_code e3;
-    return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
-  };
-  // An input that is a regular file (a terminal, pipe or /dev/stdin read as input and
-  // /dev/stdout written are not one file to lose).
-  const auto regular = [](const std::string& path) {
-    std::error_code e;
-    return !path.empty() && fs::is_regular_file(path, e) && !e;
-  };
   for (auto o = outputs.begin(); o != outputs.end(); ++o) {
     if (o->path.empty()) continue;
     for (auto p = outputs.begin(); p != o; ++p)
-      if (!p->path.empty() && (p->path == o->path || same(p->path, o->path)))
-        throw Error(std::string(p->option) + " and " + o->option + " name the same file '" +
-                    o->path + "': one would overwrite the other; give each its own path");
-    for (const Input& in : inputs)
-      if (regular(in.path) && (in.path == o->path || same(in.path, o->path)))
-        throw Error(std::string(o->option) + " '" + o->path + "' is the " + in.option +
-                    " file the run reads: writing it would replace the run's own input; give " +
-                    o->option + " a path of its own");
+      if (!p->path.empty() && same(p->path, o->path))
+        throw Error(p->option + " and " + o->option + " name the same file '" + o->path +
+                    "': one would overwrite the other; give each its own path");
+    for (const Input& in : inputs) refuse_over_input(*o, in);
     io::check_output(o->path);
   }
+}
+
+void check_not_inputs(std::span<const Output> outputs, std::span<const Input> inputs) {
+  for (const Output& o : outputs)
+    for (const Input& in : inputs) refuse_over_input(o, in);
 }
 
 void write_text(const std::string& path, const std::string& text) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 
 namespace strata::drivers {
@@ -11,7 +12,7 @@ namespace strata::drivers {
 // outputs that name the same file (the same path, or two paths to one existing file) are
 // refused, naming both: one would overwrite the other.
 struct Output {
-  const char* option;  // "--out" (the CLI's name; Python's keyword)
+  std::string option;  // "--out" (the CLI's name; Python's keyword)
   std::string path;    // empty: not asked for
 };
 // The run's input files, where writing over one would lose it (an inversion's data, its
@@ -20,6 +21,8 @@ struct Output {
 // --in x --out x) lists none.
 using Input = Output;
 void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<Input> inputs = {});
+// The input rule alone, for inputs known later (each shot's data file).
+void check_not_inputs(std::span<const Output> outputs, std::span<const Input> inputs);
 
 // `text` written to `path` as every output is (whole or not at all, missing parent
 // directories created; a pipe or device written through).

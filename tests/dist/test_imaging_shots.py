@@ -4,7 +4,8 @@ rank 0 sums the shots' gradients, images and illuminations in the shots file's o
 outputs are the same bits as the one-process runs of each shot added in that order (and the
 same on any number of ranks); the misfit is the sum of the shots' misfits in that order.
 Refused on every rank before any work, said once, nothing written: --predicted with --shots,
-a shot whose data are missing, and (several ranks) one shot without --shots. Tiny grid on
+a shot whose data are missing, an output over a shot's data file, and (several ranks) one
+shot without --shots. Tiny grid on
 --device cpu (CI has 2 cores).
 Usage: test_imaging_shots.py PATH_TO_STRATA MPIEXEC NP   (MPIEXEC "" : no launcher, NP must be 1)"""
 import json
@@ -113,6 +114,15 @@ with tempfile.TemporaryDirectory() as tmp:
     g2 = os.path.join(out, "g3.npy")
     refused("a shot without data", ["gradient", "--config", cfg, "--shots", holey, "--data", obs, *MODEL,
                                     "--gradient", g2], "shot ghost has neither", g2)
+    # An output over one shot's data file (an input, as --data is for one shot): refused on
+    # every rank, the data left as they were.
+    victim = os.path.join(obs, "middle", "seismogram.npy")
+    victim_bytes = open(victim, "rb").read()
+    r = mpirun("gradient", "--config", cfg, "--shots", shots_file, "--data", obs, *MODEL, "--gradient", victim)
+    needle = "is the --data directory's shot middle file the run reads"
+    check("an output over a shot's data: exits 1", r.returncode == 1, f"rc={r.returncode} {r.stderr}")
+    check("an output over a shot's data: said once", r.stderr.count(needle) == 1, r.stderr)
+    check("an output over a shot's data: the data left as they were", open(victim, "rb").read() == victim_bytes)
     if NP > 1:
         g4 = os.path.join(out, "g4.npy")
         refused("one shot on several ranks", ["gradient", "--config", cfg, "--data",
