@@ -88,3 +88,7 @@ def test_messages_name_the_keywords_not_the_cli_options(tmp_path):
     with pytest.raises(ValueError, match=r"^out and json name the same file"):
         strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), device="cpu",
                          json=str(tmp_path / "v.npy"))
+    with pytest.raises(ValueError, match=r"^json '.*u\.npy' is the in_ file the run reads"):
+        strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), device="cpu",
+                         json=str(tmp_path / "u.npy"))
+    assert np.array_equal(np.load(tmp_path / "u.npy"), np.zeros((4, 4, 4)))

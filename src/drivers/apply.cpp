@@ -277,7 +277,11 @@ ApplyResult run_ranks(ApplyPlan& p) {
 }  // namespace
 
 ApplyPlan plan_apply(const ApplyRun& r) {
-  check_outputs({{r.words.out.c_str(), r.out}, {r.words.json.c_str(), r.json}});
+  check_outputs({{r.words.out, r.out}, {r.words.json, r.json}});
+  // The result may replace its input (in place); the report may not.
+  const Output report[] = {{r.words.json, r.json}};
+  const Input input[] = {{r.words.in, r.in}};
+  check_not_inputs(report, input);
   const Device dev = resolve(r.device, r.words.device);
   const NpyInfo info = npy_inspect(r.in);
   if (info.shape.size() != 3)

@@ -280,8 +280,11 @@ PoissonResult run_ranks(PoissonPlan& p) {
 
 PoissonPlan plan_poisson(const PoissonRun& run) {
   PoissonRun r = run;
-  check_outputs({{r.words.out.c_str(), r.out},
-                 {r.words.json.c_str(), r.json}});  // before the solve, not after it
+  check_outputs({{r.words.out, r.out}, {r.words.json, r.json}});  // before the solve, not after it
+  // The solution may replace a right-hand side file (in place); the report may not.
+  const Output report[] = {{r.words.json, r.json}};
+  const Input input[] = {{r.words.rhs, generated(r) ? std::string() : r.rhs}};
+  check_not_inputs(report, input);
   const PoissonOptions& o = r.options;
   if (o.mixed_precision && (r.precision != Precision::f64 || o.method != PoissonMethod::mgcg))
     throw Error(r.words.mixed + " needs " + r.words.solver + " mgcg " + r.words.precision + " f64");

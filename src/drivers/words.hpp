@@ -10,12 +10,14 @@ namespace strata::drivers {
 struct Words {
   std::string out = "--out", json = "--json", grid = "--grid", rhs = "--rhs", coeffs = "--coeffs",
               bc = "--bc", fuse = "--fuse", precision = "--precision", solver = "--solver",
-              mixed = "--mixed", device = "--device", allow_nonfinite = "--allow-nonfinite";
+              mixed = "--mixed", device = "--device", allow_nonfinite = "--allow-nonfinite",
+              in = "--in";
   static Words python() {
     Words w;
     w.out = "out", w.json = "json", w.grid = "grid", w.rhs = "rhs", w.coeffs = "coeffs";
     w.bc = "bc", w.fuse = "fuse", w.precision = "precision", w.solver = "solver";
     w.mixed = "mixed=True", w.device = "device", w.allow_nonfinite = "allow_nonfinite=True";
+    w.in = "in_";
     return w;
   }
 };

@@ -4,6 +4,7 @@ nothing; --help/--version/info work; bench writes the documented JSON. Standard 
 only. Usage: test_cli.py PATH_TO_STRATA"""
 import json
 import os
+import shutil
 import stat
 import struct
 import tempfile
@@ -156,6 +157,32 @@ with tempfile.TemporaryDirectory() as tmp:
                 check(f"{verb[0]} --out and --json as one file leave it as it was", f.read() == b"keep me")
     os.remove(link_to_out)
     os.remove(out)
+
+    # The report over the input (apply's --in, poisson's --rhs file), by a path or a link, is
+    # refused before any work and the input left as it was; the result over the input is the
+    # in-place run, allowed.
+    rhs = os.path.join(tmp, "rhs.npy")
+    with open(rhs, "wb") as f:
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 8, 8), }"
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(b"".join(struct.pack("<d", (i % 7) - 3.0) for i in range(512)))
+    link_to_rhs = os.path.join(tmp, "link-to-rhs.npy")
+    os.symlink(rhs, link_to_rhs)
+    copy = os.path.join(tmp, "copy.npy")
+    shutil.copy(good, copy)
+    for verb, source, option in ((["apply", "--in", copy, "--out", out, "--device", "cpu"], copy, "--in"),
+                                 (["poisson", "--n", "8", "--rhs", rhs, "--device", "cpu", "--out", out], rhs, "--rhs")):
+        before = open(source, "rb").read()
+        for spelling in (source, link_to_rhs if option == "--rhs" else source):
+            r = run(*verb, "--json", spelling)
+            check(f"{verb[0]} --json over {option} ({os.path.basename(spelling)}) refused",
+                  r.returncode == 1 and f"is the {option} file the run reads" in r.stderr, r.stderr)
+            check(f"{verb[0]} --json over {option}: the input left as it was, nothing written",
+                  open(source, "rb").read() == before and not os.path.exists(out))
+    r = run("apply", "--in", copy, "--out", copy, "--device", "cpu")
+    check("apply --out over --in runs in place", r.returncode == 0, r.stderr)
+    os.remove(link_to_rhs)
 
     # --json: the run, its rate and every phase of the process, which add up to the total.
     for device in (["--device", "cpu"], []):
