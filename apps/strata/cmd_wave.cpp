@@ -57,6 +57,7 @@ void show_progress(const wave::Progress& p, bool terminal, const std::string& la
 wave::RunOptions run_options(const WaveArgs& a, const std::string& label, bool alone) {
   wave::RunOptions opt;
   opt.overwrite = a.overwrite;
+  opt.config_file = a.config;  // --overwrite leaves it (a previous run's config.json)
   opt.alone = alone;
   opt.grid = a.grid;
   const bool speaks = alone || dist::Job::get().root();

@@ -215,6 +215,9 @@ struct Progress {
 struct RunOptions {
   std::string restart;     // checkpoint to continue from ("" : start at step 0)
   bool overwrite = false;  // remove a previous run's files from the directory first
+  // The file the configuration was read from ("": none): --overwrite refuses to remove it
+  // (a previous run's config.json given as --config).
+  std::string config_file;
   // The library prints nothing: progress and warnings go to these callbacks.
   std::function<void(const Progress&)>
       on_progress;                 // at most every progress_interval_s, and after the last step

@@ -191,6 +191,7 @@ nb::dict wave_dir(const std::string& config, bool is_path,
   PyCallbacks py;
   wave::RunOptions opt;
   opt.overwrite = overwrite;
+  if (is_path) opt.config_file = config;  // --overwrite leaves it
   opt.grid = grid;
   opt.restart = restart;
   opt.agree = true;

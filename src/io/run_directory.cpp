@@ -109,6 +109,19 @@ void check_contents(const std::string& dir, const Contents& c, RunDirectory::Mod
                 "; move them or use another --out-dir");
 }
 
+// In overwrite mode, none of the previous run's files (which it removes) is one the run reads.
+void check_inputs_kept(const std::string& dir, const Contents& c, const RunFiles& f, RunDirectory::Mode mode) {
+  if (mode != RunDirectory::Mode::overwrite) return;
+  for (const std::string& rel : c.run)
+    for (const auto& [what, path] : f.inputs) {
+      std::error_code ec;
+      if (!path.empty() && fs::equivalent(fs::path(dir) / rel, path, ec) && !ec)
+        throw Error(what + " '" + path + "' is the previous run's " + rel + " in '" + dir +
+                    "', which --overwrite removes before the run (and a failed run would leave it gone): copy it "
+                    "elsewhere and give that path");
+    }
+}
+
 // Whether another process holds the lock (without creating the lock file).
 bool locked_by_another(const std::string& dir) {
   const int fd = ::open((fs::path(dir) / kLock).c_str(), O_RDONLY | O_CLOEXEC);
@@ -142,7 +155,9 @@ void RunDirectory::preflight(const std::string& dir, const RunFiles& files, Mode
   if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
     throw Error("cannot write into output directory '" + dir + "': " + std::strerror(errno));
   if (locked_by_another(dir)) in_use(dir);
-  check_contents(dir, survey(dir, files), mode);
+  const Contents c = survey(dir, files);
+  check_contents(dir, c, mode);
+  check_inputs_kept(dir, c, files, mode);
 }
 
 RunDirectory::RunDirectory(const std::string& dir, const RunFiles& files, Mode mode) : dir_(dir) {
@@ -163,6 +178,7 @@ RunDirectory::RunDirectory(const std::string& dir, const RunFiles& files, Mode m
     // Again under the lock: another run may have filled it since the preflight.
     const Contents c = survey(dir, files);
     check_contents(dir, c, mode);
+    check_inputs_kept(dir, c, files, mode);
     for (const std::string& rel : c.stale) fs::remove(fs::path(dir) / rel, ec);
     if (mode == Mode::overwrite) {
       for (const std::string& rel : c.run)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::io {
@@ -29,6 +30,10 @@ struct RunFiles {
   // checked, locked and emptied by its own RunDirectory, so here they are neither entered
   // nor removed, and do not make the directory count as holding files.
   std::vector<std::string> run_dirs;
+  // The files the run reads (what, path: "--config", "c.json"): overwrite refuses to remove
+  // one of them (a previous run's config.json given as the configuration would be gone,
+  // and lost if the new run fails).
+  std::vector<std::pair<std::string, std::string>> inputs;
 };
 
 class RunDirectory {

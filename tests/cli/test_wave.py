@@ -7,6 +7,7 @@ Usage: test_wave.py PATH_TO_STRATA"""
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -283,6 +284,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--overwrite leaves only the new run's snapshots",
           snaps == sorted(f"u_0000{n}.{e}" for n in (10, 20, 30) for e in ("npy", "vti", "png")), str(snaps))
     check("--overwrite removes the previous checkpoint", not os.path.exists(os.path.join(out, "checkpoint.strata")))
+    # The previous run's config.json given as --config (by its path or a link) is an input that
+    # --overwrite would remove before the run, and a failed run would leave it gone: refused,
+    # every file left; a copy of it elsewhere runs.
+    own = os.path.join(out, "config.json")
+    own_bytes, before = open(own, "rb").read(), sorted(os.listdir(out))
+    os.symlink(own, os.path.join(tmp, "own-link.json"))
+    for given in (own, os.path.join(tmp, "own-link.json")):
+        r = run("--config", given, "--out-dir", out, "--overwrite", "--quiet")
+        check(f"--overwrite refuses to remove its --config ({os.path.basename(given)})",
+              r.returncode == 1 and "is the previous run's config.json" in r.stderr, r.stderr)
+        check("  and leaves the directory as it was",
+              open(own, "rb").read() == own_bytes and sorted(os.listdir(out)) == before, str(os.listdir(out)))
+    shutil.copy(own, os.path.join(tmp, "own-copy.json"))
+    r = run("--config", os.path.join(tmp, "own-copy.json"), "--out-dir", out, "--overwrite", "--quiet")
+    check("--overwrite with a copy of the previous configuration runs", r.returncode == 0, r.stderr)
     busy = os.path.join(tmp, "busy")
     first = subprocess.Popen([STRATA, "wave", "--config", cfg, "--out-dir", busy, "--set", "grid.shape=[64,64,64]",
                               "--steps", "600", "--quiet", "--progress", "off"],

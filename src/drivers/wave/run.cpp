@@ -117,7 +117,7 @@ Report run_t(SolverT<T>& s, const RunOptions& opt, const Ranks& ranks, io::RunDi
   // (by rank 0, for every rank).
   OutputList out{rep.outputs};
   RunDirectoryHold dir;
-  ranks.on_root([&] { dir.take(c, p, ranks.size(), mode, out); });
+  ranks.on_root([&] { dir.take(c, p, run_files(ranks.size(), c, opt), mode, out); });
 
   const double points = double(c.shape.points());
   ProgressClock progress{opt, rep.first_step, c.steps, points};
@@ -220,7 +220,8 @@ Report run(const Config& cfg, const RunOptions& opt) {
   std::string why;
   try {
     // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
-    ranks.on_root([&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size()), mode); });
+    ranks.on_root(
+        [&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size(), cfg, opt), mode); });
     // Before the Solver allocates: a checkpoint that is not there.
     if (!opt.restart.empty()) require_restart_file(opt.restart, ranks.rank());
     std::optional<dist::ProcessGrid> grid;

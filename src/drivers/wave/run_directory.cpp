@@ -74,6 +74,13 @@ io::RunFiles run_files(int ranks) {
   return files;
 }
 
+io::RunFiles run_files(int ranks, const Config& c, const RunOptions& opt) {
+  io::RunFiles files = run_files(ranks);
+  files.inputs = {{"--config", opt.config_file},
+                  {"model.file", c.model == ModelKind::npy ? c.model_file : std::string()}};
+  return files;
+}
+
 io::RunDirectory::Mode directory_mode(const RunOptions& opt) {
   require(!(opt.overwrite && !opt.restart.empty()),
           "--overwrite and --restart exclude each other: --restart continues the run whose files "
@@ -92,9 +99,9 @@ void OutputList::wrote(const std::string& path) {
   if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
 }
 
-void RunDirectoryHold::take(const Config& c, const Plan& p, int ranks, io::RunDirectory::Mode mode,
-                            OutputList& out) {
-  dir_.emplace(c.out_dir, run_files(ranks), mode);
+void RunDirectoryHold::take(const Config& c, const Plan& p, const io::RunFiles& files,
+                            io::RunDirectory::Mode mode, OutputList& out) {
+  dir_.emplace(c.out_dir, files, mode);
   if (mode == io::RunDirectory::Mode::resume) check_previous_run(*dir_, p);
   if (c.snapshot_every > 0) make_dir(path_join(c.out_dir, "snapshots"));
   // The model as the run sees it, before the first step: a look at the geometry early.

@@ -15,8 +15,11 @@
 
 namespace strata::wave {
 
-// ranks: a distributed run writes one checkpoint per rank.
+// ranks: a distributed run writes one checkpoint per rank. With the configuration and options,
+// the files the run reads (RunFiles::inputs: RunOptions::config_file, model.file), which
+// --overwrite must not remove.
 io::RunFiles run_files(int ranks = 1);
+io::RunFiles run_files(int ranks, const Config& c, const RunOptions& opt);
 
 // fresh, overwrite or resume (a restart); refuses --overwrite with --restart.
 io::RunDirectory::Mode directory_mode(const RunOptions& opt);
@@ -32,7 +35,7 @@ struct OutputList {
 // Rank 0's lock on OUT_DIR while the run goes on (the other ranks hold nothing).
 class RunDirectoryHold {
  public:
-  void take(const Config& c, const Plan& p, int ranks, io::RunDirectory::Mode mode,
+  void take(const Config& c, const Plan& p, const io::RunFiles& files, io::RunDirectory::Mode mode,
             OutputList& out);
 
  private:
