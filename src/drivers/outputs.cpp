@@ -12,15 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Two paths to one file: the same path, or two to one existing file (a link, a hard link).
-bool same(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  std::error_code e1, e2;
-  if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
-  std::error_code e3;
-  return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
-}
-
 // An input that is a regular file (a terminal, pipe or /dev/stdin read as input and
 // /dev/stdout written are not one file to lose).
 bool regular(const std::string& path) {
@@ -29,7 +20,7 @@ bool regular(const std::string& path) {
 }
 
 void refuse_over_input(const Output& o, const Input& in) {
-  if (!o.path.empty() && regular(in.path) && same(in.path, o.path))
+  if (!o.path.empty() && regular(in.path) && io::same_file(in.path, o.path))
     throw Error(o.option + " '" + o.path + "' is the " + in.option +
                 " file the run reads: writing it would replace the run's own input; give " +
                 o.option + " a path of its own");
@@ -41,7 +32,7 @@ void check_outputs(std::initializer_list<Output> outputs, std::initializer_list<
   for (auto o = outputs.begin(); o != outputs.end(); ++o) {
     if (o->path.empty()) continue;
     for (auto p = outputs.begin(); p != o; ++p)
-      if (!p->path.empty() && same(p->path, o->path))
+      if (!p->path.empty() && io::same_file(p->path, o->path))
         throw Error(p->option + " and " + o->option + " name the same file '" + o->path +
                     "': one would overwrite the other; give each its own path");
     for (const Input& in : inputs) refuse_over_input(*o, in);

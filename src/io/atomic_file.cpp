@@ -415,4 +415,13 @@ int remove_temporaries() noexcept {
   return removed;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  if (a == b) return true;
+  std::error_code e1, e2;
+  if (fs::weakly_canonical(a, e1) == fs::weakly_canonical(b, e2) && !e1 && !e2) return true;
+  std::error_code e3;
+  return fs::exists(a, e3) && fs::exists(b, e3) && fs::equivalent(a, b, e3) && !e3;
+}
+
 }  // namespace strata::io

@@ -39,6 +39,10 @@ struct OutputTarget {
 // replaces a file marked read-only). Verbs call this for every output before any work.
 OutputTarget check_output(const std::string& path);
 
+// Whether two paths name one file: the same path or spelling of it, or two paths to one
+// existing file (a symlink, a hard link). What the output checks and --overwrite compare.
+bool same_file(const std::string& a, const std::string& b);
+
 class AtomicFile {
 public:
   // Runs check_output(path), creates the target's missing parent directories (removed again,

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/atomic_file.hpp"
 #include "strata/error.hpp"
 
 namespace strata::io {
@@ -114,8 +115,7 @@ void check_inputs_kept(const std::string& dir, const Contents& c, const RunFiles
   if (mode != RunDirectory::Mode::overwrite) return;
   for (const std::string& rel : c.run)
     for (const auto& [what, path] : f.inputs) {
-      std::error_code ec;
-      if (!path.empty() && fs::equivalent(fs::path(dir) / rel, path, ec) && !ec)
+      if (!path.empty() && same_file((fs::path(dir) / rel).string(), path))
         throw Error(what + " '" + path + "' is the previous run's " + rel + " in '" + dir +
                     "', which --overwrite removes before the run (and a failed run would leave it gone): copy it "
                     "elsewhere and give that path");

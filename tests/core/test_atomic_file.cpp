@@ -75,6 +75,25 @@ TEST_F(AtomicFileTest, CommitCreatesTheFile) {
   EXPECT_EQ(listing(), std::set<std::string>{"out.bin"});
 }
 
+// One file by any spelling, symlink or hard link; two files, or two paths to nothing, are not.
+TEST_F(AtomicFileTest, SameFileSeesEverySpellingAndLink) {
+  const std::string a = file("a.bin"), b = file("b.bin");
+  std::ofstream(a) << "a";
+  std::ofstream(b) << "b";
+  fs::create_directory(file("sub"));
+  fs::create_symlink(a, file("link.bin"));
+  fs::create_hard_link(a, file("hard.bin"));
+  EXPECT_TRUE(strata::io::same_file(a, a));
+  EXPECT_TRUE(strata::io::same_file(a, file("sub/../a.bin")));
+  EXPECT_TRUE(strata::io::same_file(a, (fs::path(dir_) / "." / "a.bin").string()));
+  EXPECT_TRUE(strata::io::same_file(file("link.bin"), a));
+  EXPECT_TRUE(strata::io::same_file(a, file("hard.bin")));
+  EXPECT_FALSE(strata::io::same_file(a, b));
+  EXPECT_FALSE(strata::io::same_file(file("link.bin"), b));
+  EXPECT_FALSE(strata::io::same_file(file("new1.bin"), file("new2.bin")));
+  EXPECT_TRUE(strata::io::same_file(file("new1.bin"), file("sub/../new1.bin")));  // not yet made
+}
+
 TEST_F(AtomicFileTest, ThrowBeforeCommitLeavesNothing) {
   const std::string path = file("out.bin");
   EXPECT_THROW(
