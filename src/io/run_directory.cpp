@@ -122,11 +122,14 @@ void check_inputs_kept(const std::string& dir, const Contents& c, const RunFiles
     }
 }
 
-// Whether another process holds the lock (without creating the lock file).
+// Whether a live run holds the lock (without creating the lock file). The look is a shared
+// lock, which a run's exclusive one refuses but another look does not: every rank of a job
+// checks the same directories at once (wave::check_shots), and with an exclusive look one
+// rank's check took another's for a live run ("in use by another strata run").
 bool locked_by_another(const std::string& dir) {
   const int fd = ::open((fs::path(dir) / kLock).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  const bool busy = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  const bool busy = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);  // releases it if we took it
   return busy;
 }

@@ -16,6 +16,8 @@
 
 #include "common/error_of.hpp"
 #include "common/wave_cases.hpp"
+#include "drivers/wave/run_directory.hpp"
+#include "io/run_directory.hpp"
 
 using namespace strata;
 namespace fs = std::filesystem;
@@ -128,6 +130,27 @@ TEST(WaveOutputDir, DirectoryInUseByAnotherRunIsRefused) {
   EXPECT_EQ(files_in(out), std::set<std::string>{".strata.lock"});
   ::close(fd);  // the holder ends: the directory is free again
   EXPECT_EQ(test::error_of([&] { wave::run(small(out), wave::RunOptions{}); }), "");
+}
+
+// Every rank of a job checks the same directories at once (wave::check_shots, before the
+// job begins): one rank's look at the lock is not another's live run.
+TEST(WaveOutputDir, ChecksOfOneJobDoNotSeeEachOther) {
+  test::TempDir dir("wave-outdir");
+  const std::string out = dir / "out";
+  ASSERT_EQ(test::error_of([&] { wave::run(small(out), wave::RunOptions{}); }), "");
+  const int look = ::open((out + "/.strata.lock").c_str(), O_RDONLY);
+  ASSERT_GE(look, 0);
+  ASSERT_EQ(::flock(look, LOCK_SH | LOCK_NB), 0);  // another rank's check, under way
+  for (const auto mode : {io::RunDirectory::Mode::overwrite, io::RunDirectory::Mode::resume})
+    EXPECT_EQ(test::error_of([&] { io::RunDirectory::preflight(out, wave::run_files(), mode); }), "");
+  ::close(look);
+  const int live = ::open((out + "/.strata.lock").c_str(), O_RDWR);
+  ASSERT_GE(live, 0);
+  ASSERT_EQ(::flock(live, LOCK_EX | LOCK_NB), 0);  // a live run's
+  const std::string m = test::error_of(
+      [&] { io::RunDirectory::preflight(out, wave::run_files(), io::RunDirectory::Mode::overwrite); });
+  EXPECT_NE(m.find("is in use by another strata run"), std::string::npos) << m;
+  ::close(live);
 }
 
 TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {

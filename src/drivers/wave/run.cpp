@@ -219,7 +219,7 @@ Report run(const Config& cfg, const RunOptions& opt) {
   // builds its box. Under RunOptions::agree a rank's failure is every rank's AgreedError.
   std::string why;
   try {
-    // Before any work; rank 0 alone (the check takes the directory's lock for a moment).
+    // Before any work; rank 0 alone (the directory is one, and so is its refusal).
     ranks.on_root(
         [&] { io::RunDirectory::preflight(cfg.out_dir, run_files(ranks.size(), cfg, opt), mode); });
     // Before the Solver allocates: a checkpoint that is not there.
