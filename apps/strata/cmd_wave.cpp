@@ -83,6 +83,7 @@ void run_shots(const wave::Config& c, const WaveArgs& a) {
   };
   wave::ShotsOptions opt;
   opt.overwrite = a.overwrite;
+  opt.inputs = {{"--config", a.config}, {"--shots", a.shots}};  // --overwrite leaves them
   opt.run_options = [&](std::size_t i, const std::string& where) { return run_options(a, label(i, where), true); };
   opt.on_shot = [&](const wave::ShotResult& r, const std::string& where) {
     if (!a.quiet)

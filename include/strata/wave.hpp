@@ -364,13 +364,19 @@ std::vector<Shot> parse_shots_file(const std::string& path, const Config& cfg);
 // cfg with the shot's sources, writing into output.dir/NAME.
 Config shot_config(const Config& cfg, const Shot& shot);
 
+// The files a shots run reads, each named by what gave it ("--config", "--shots"): with
+// overwrite, none of them may be a file of the previous run (OUT_DIR's manifest, or a file in
+// a shot's directory, such as its config.json given as --config). model.file is added.
+using RunInputs = std::vector<std::pair<std::string, std::string>>;
+
 // Every check a run of each shot makes before its first step, the model read once: the
 // output directory (absent or empty; with overwrite, a previous shots run's manifest and
-// shot directories) and each shot's directory as run() checks it, the host memory, the
-// configuration without its sources (grid, model, CFL, receivers: the plan returned, with
-// its device and dt), then each shot's sources against that dt (messages name the shot).
-// Throws Error; reads the model, writes nothing.
-Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwrite);
+// shot directories, none of them an input) and each shot's directory as run() checks it, the
+// host memory, the configuration without its sources (grid, model, CFL, receivers: the plan
+// returned, with its device and dt), then each shot's sources against that dt (messages name
+// the shot). Throws Error; reads the model, writes nothing.
+Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwrite,
+                 const RunInputs& inputs = {});
 
 // One shot's run, as the process that ran it reports it.
 struct ShotResult {
@@ -387,7 +393,8 @@ std::string shot_results_json(const Config& cfg, const std::vector<Shot>& shots,
 // under overwrite (the shots' own directories are each run's to replace).
 class ShotsDirectory {
  public:
-  ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite);
+  ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite,
+                 const RunInputs& inputs = {});
   ~ShotsDirectory();
   ShotsDirectory(const ShotsDirectory&) = delete;
   ShotsDirectory& operator=(const ShotsDirectory&) = delete;
@@ -407,6 +414,7 @@ class ShotsDirectory {
 // `where` says which shot runs where: "3/8" (its place in the list), ", rank R" under MPI.
 struct ShotsOptions {
   bool overwrite = false;
+  RunInputs inputs;  // the files the run reads (check_shots): overwrite leaves them
   std::function<RunOptions(std::size_t index, const std::string& where)> run_options;
   std::function<void(const ShotResult&, const std::string& where)>
       on_shot;                // each shot this process ran

@@ -147,4 +147,27 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--overwrite replaces the shots", r.returncode == 0 and r.stdout == "", r.stderr + r.stdout)
     check("--overwrite leaves the manifest", os.path.isfile(os.path.join(out, "manifest.json")))
 
+    # A shot's config.json given as --config (by its path or a link) is an input that --overwrite
+    # would remove with that shot's files: refused before any shot runs, every file left as it
+    # was (the manifest, and the shots before it in the list not rerun); a copy runs.
+    def snapshot(d):
+        return {os.path.relpath(os.path.join(r, n), d): open(os.path.join(r, n), "rb").read()
+                for r, _, names in os.walk(d) for n in names}
+    before = snapshot(out)
+    link = os.path.join(tmp, "shot-link.json")
+    os.symlink(os.path.join(out, "shot0001", "config.json"), link)
+    for given in (os.path.join(out, "shot0001", "config.json"), link):
+        r = run_strata("wave", "--config", given, "--shots", shots_file, "--out-dir", out, "--overwrite",
+                       "--progress", "off")
+        check(f"--overwrite refuses to remove its --config, a shot's config.json ({os.path.basename(given)})",
+              r.returncode == 1 and "is the previous run's config.json" in r.stderr and r.stdout == "",
+              repr(r.stderr + r.stdout))
+        check("  and leaves every file as it was", snapshot(out) == before, str(sorted(snapshot(out))))
+    copy = os.path.join(tmp, "shot-copy.json")
+    with open(copy, "wb") as f:
+        f.write(before[os.path.join("shot0001", "config.json")])
+    r = run_strata("wave", "--config", copy, "--shots", shots_file, "--out-dir", out, "--overwrite", "--quiet",
+                   "--progress", "off")
+    check("--overwrite with a copy of a shot's configuration runs", r.returncode == 0, r.stderr)
+
 finish()

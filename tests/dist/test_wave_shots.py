@@ -72,4 +72,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("bad shot names the entry", "key '5.position'" in r.stderr, r.stderr)
     check("bad shot writes nothing", not os.path.exists(out_bad), str(os.listdir(tmp)))
 
+    # --overwrite with a shot's own config.json as --config (the last shot's, on the last rank):
+    # refused on every rank before any shot runs, said once, every file left as it was.
+    def snapshot(d):
+        return {os.path.relpath(os.path.join(p, n), d): open(os.path.join(p, n), "rb").read()
+                for p, _, files in os.walk(d) for n in files if n != ".strata.lock"}
+    before = snapshot(out)
+    own = os.path.join(out, f"shot{3:04d}", "config.json")
+    r = mpirun("wave", "--config", own, "--shots", shots_file, "--out-dir", out, "--overwrite", "--progress", "off")
+    check("--overwrite of a shot's --config exits 1", r.returncode != 0, f"rc={r.returncode}")
+    check("  said once", r.stderr.count("is the previous run's config.json") == 1, r.stderr)
+    check("  no shot ran", "strata wave: shot " not in r.stdout, r.stdout)
+    check("  every file left as it was", snapshot(out) == before, str(sorted(snapshot(out))))
+
 finish()

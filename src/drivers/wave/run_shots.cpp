@@ -17,12 +17,12 @@ ShotsReport run_shots(const Config& cfg, const std::vector<Shot>& shots, const S
   using dist::Job;
   Job& job = Job::get();
   const auto t0 = std::chrono::steady_clock::now();
-  const Plan plan = check_shots(cfg, shots, opt.overwrite);
+  const Plan plan = check_shots(cfg, shots, opt.overwrite, opt.inputs);
   drivers::bind_gpu(plan.device, true);  // one GPU per rank, before any CUDA work
   job.begin();
 
   std::optional<ShotsDirectory> dir;
-  if (job.root()) dir.emplace(cfg, shots, opt.overwrite);
+  if (job.root()) dir.emplace(cfg, shots, opt.overwrite, opt.inputs);
   job.barrier();  // OUT_DIR is taken before any rank writes into it
   ShotsReport rep;
   rep.shots = shots.size();

@@ -56,11 +56,26 @@ std::string vec(const Vec3& p) {
   return b;
 }
 
+// The files a shots run reads: the caller's, and the model's file.
+RunInputs run_inputs(const Config& cfg, const RunInputs& given) {
+  RunInputs in = given;
+  if (cfg.model == ModelKind::npy) in.push_back({"model.file", cfg.model_file});
+  return in;
+}
+
 // The OUT_DIR files of a shots run: the manifest beside the shots' directories.
-io::RunFiles shots_files(const std::vector<Shot>& shots) {
+io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, const RunInputs& inputs) {
   io::RunFiles f;
   f.files = {kManifest};
   for (const Shot& s : shots) f.run_dirs.push_back(s.name);
+  f.inputs = run_inputs(cfg, inputs);
+  return f;
+}
+
+// A shot's directory's files, as run() takes them, none of them an input under overwrite.
+io::RunFiles shot_files(const Config& cfg, const RunInputs& inputs) {
+  io::RunFiles f = run_files();
+  f.inputs = run_inputs(cfg, inputs);
   return f;
 }
 
@@ -154,11 +169,11 @@ Config shot_config(const Config& cfg, const Shot& shot) {
   return c;
 }
 
-Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwrite) {
+Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwrite, const RunInputs& inputs) {
   require(!shots.empty(), "check_shots: no shots");
   const io::RunDirectory::Mode mode = mode_of(overwrite);
-  io::RunDirectory::preflight(cfg.out_dir, shots_files(shots), mode);
-  for (const Shot& s : shots) io::RunDirectory::preflight(shot_dir(cfg, s), run_files(), mode);
+  io::RunDirectory::preflight(cfg.out_dir, shots_files(cfg, shots, inputs), mode);
+  for (const Shot& s : shots) io::RunDirectory::preflight(shot_dir(cfg, s), shot_files(cfg, inputs), mode);
   // What every shot shares: memory, model, grid, dt, receivers (a shot changes only sources).
   Config bare = cfg;
   bare.sources.clear();
@@ -208,12 +223,13 @@ struct ShotsDirectory::Impl {
   Config cfg;
   std::vector<Shot> shots;
   io::RunDirectory dir;
-  Impl(const Config& c, const std::vector<Shot>& s, bool overwrite)
-      : cfg(c), shots(s), dir(c.out_dir, shots_files(s), mode_of(overwrite)) {}
+  Impl(const Config& c, const std::vector<Shot>& s, bool overwrite, const RunInputs& inputs)
+      : cfg(c), shots(s), dir(c.out_dir, shots_files(c, s, inputs), mode_of(overwrite)) {}
 };
 
-ShotsDirectory::ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite)
-    : impl_(std::make_unique<Impl>(cfg, shots, overwrite)) {}
+ShotsDirectory::ShotsDirectory(const Config& cfg, const std::vector<Shot>& shots, bool overwrite,
+                               const RunInputs& inputs)
+    : impl_(std::make_unique<Impl>(cfg, shots, overwrite, inputs)) {}
 ShotsDirectory::~ShotsDirectory() = default;
 
 std::string ShotsDirectory::write_manifest(const std::vector<std::string>& results_json, int ranks, double wall_s) const {
