@@ -102,6 +102,18 @@ with tempfile.TemporaryDirectory() as d:
     r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.npy"), "--compensated", p("c.npy"))
     check("migrate writes the image and its compensated form", r.returncode == 0 and os.path.exists(p("im.npy"))
           and os.path.exists(p("c.npy")), r.stderr)
+    # Sources of amplitude 0 light nothing: the compensated image is the image (0), not 0 / 0.
+    dark = p("dark.json")
+    json.dump({**CFG, "sources": [{**src, "amplitude": 0.0} for src in CFG["sources"]]}, open(dark, "w"))
+    r = run_strata("migrate", "--config", dark, "--data", obs, "--image", p("dim.npy"), "--compensated",
+                   p("dc.npy"))
+    check("migrate with sources of amplitude 0 runs", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        raw = open(p("dc.npy"), "rb").read()
+        start = 10 + struct.unpack("<H", raw[8:10])[0]  # a version 1.0 header, '<f8' values
+        values = struct.unpack("<%dd" % ((len(raw) - start) // 8), raw[start:])
+        check("  and its compensated image is 0, not NaN", len(values) > 0 and all(v == 0 for v in values),
+              str(values[:4]))
     # The image as a SEG-Y depth volume: one trace per (x, y) column, the depth step in mm.
     r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.sgy"), "--compensated", p("c.segy"))
     check("migrate writes SEG-Y images", r.returncode == 0 and os.path.exists(p("im.sgy"))

@@ -449,11 +449,13 @@ std::vector<double> compensate(std::span<const double> image,
   double peak = 0;
 #pragma omp parallel for schedule(static) reduction(max : peak)
   for (std::int64_t i = 0; i < n; ++i) peak = std::max(peak, illumination[std::size_t(i)]);
+  // Nothing lit (sources of amplitude 0: the image is 0 too) divides by 1, not 0 by 0.
+  const double floor = peak > 0 ? 1e-3 * peak : 1.0;
   std::vector<double> out(image.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t j = 0; j < n; ++j) {
     const std::size_t i = std::size_t(j);
-    out[i] = image[i] / (illumination[i] + 1e-3 * peak);
+    out[i] = image[i] / (illumination[i] + floor);
   }
   return out;
 }

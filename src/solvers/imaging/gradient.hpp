@@ -131,7 +131,8 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
               const Shot& shot, const GradientOptions& options = {});
 
 // The illumination-compensated image: image / (illumination + 1e-3 of its largest value),
-// point by point. migrate's, and a stack's (the shots' images over their illuminations).
+// point by point (+ 1 where nothing is lit: the image is 0 there too). migrate's, and a
+// stack's (the shots' images over their illuminations).
 std::vector<double> compensate(std::span<const double> image, std::span<const double> illumination);
 
 }  // namespace strata::imaging
