@@ -119,7 +119,9 @@ Prepared<T> prepare(const ImagingRun& run) {
                   " receivers (" + std::to_string(rows * nr) + " values)");
     // Finite, and small enough that 1/2 |data|^2 (the misfit against a zero prediction) is a
     // double: beyond that the misfit is inf (a JSON report's null), the adjoint's sources
-    // near overflow.
+    // near overflow. And a value of the run's precision, as the velocity is: the adjoint takes
+    // the data as its source in that precision on a GPU (a finite double beyond float's range
+    // is inf there, and the gradient NaN), in double on the CPU; either device refuses alike.
     double half_squares = 0;
     std::size_t largest = nr;  // row 1's first: the data hold at least rows 0 and 1
     for (std::size_t i = 0; i < run.data.size(); ++i) {
@@ -127,6 +129,11 @@ Prepared<T> prepare(const ImagingRun& run) {
         throw Error("the data hold " + std::to_string(run.data[i]) + " at row " +
                     std::to_string(i / nr) + ", receiver " + std::to_string(i % nr) +
                     ": every value must be finite");
+      if (!std::isfinite(T(run.data[i])))
+        throw Error("the data hold " + format_number(run.data[i]) + " at row " +
+                    std::to_string(i / nr) + ", receiver " + std::to_string(i % nr) +
+                    ", outside the range of " + to_string(c.precision) +
+                    ", the run's precision: scale the data, or run in f64");
       if (i < nr) continue;  // row 0 (step 0, at rest) is not compared
       half_squares += 0.5 * run.data[i] * run.data[i];
       if (std::fabs(run.data[i]) > std::fabs(run.data[largest])) largest = i;
@@ -184,6 +191,48 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   return o;
 }
 
+// The index of the first value of v that is not finite, or v.size() when all are.
+std::size_t first_not_finite(const std::vector<double>& v) {
+  const std::int64_t n = std::int64_t(v.size());
+  std::int64_t first = n;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[std::size_t(i)]) && i < first) first = i;
+  return std::size_t(first);
+}
+
+// Every array and sum of a result is finite, else an Error before anything is written: values
+// that outgrew the run's precision while it ran (an f32 adjoint on a GPU keeps its field in
+// f32), or a sum over shots beyond a double's range (each shot's finite).
+void require_finite(const ImagingResult& r, Precision precision, std::size_t shots) {
+  const std::string why = std::string(": the run's values outgrew ") +
+                          (precision == Precision::f32 ? "f32 (run in f64, or " : "a double (") +
+                          "scale the data); nothing is written";
+  const Extent& n = r.shape;
+  for (const auto& [what, v] :
+       {std::pair<const char*, const std::vector<double>*>{"gradient", &r.gradient},
+        {"image", &r.image},
+        {"compensated image", &r.compensated},
+        {"illumination", &r.illumination}}) {
+    const std::size_t i = first_not_finite(*v);
+    if (i == v->size()) continue;
+    const std::size_t plane = std::size_t(n.nx) * std::size_t(n.ny);
+    throw Error(std::string("the ") + what + " holds " + std::to_string((*v)[i]) +
+                " at [z][y][x] = [" + std::to_string(i / plane) + "][" +
+                std::to_string(i % plane / std::size_t(n.nx)) + "][" +
+                std::to_string(i % std::size_t(n.nx)) + "]" + why);
+  }
+  if (const std::size_t i = first_not_finite(r.predicted); i != r.predicted.size())
+    throw Error("the predicted data hold " + std::to_string(r.predicted[i]) + " at row " +
+                std::to_string(i / std::size_t(std::max(1, r.receivers))) + why);
+  if (!std::isfinite(r.misfit))
+    throw Error("the misfit is " + std::to_string(r.misfit) +
+                (shots > 1 ? ", summed over " + std::to_string(shots) +
+                                 " shots whose own misfits are finite: their sum overflows a "
+                                 "double (scale the data); nothing is written"
+                           : why));
+}
+
 template <class T>
 ImagingResult gradient_t(const ImagingRun& run) {
   const Prepared<T> p = prepare<T>(run);
@@ -192,6 +241,7 @@ ImagingResult gradient_t(const ImagingRun& run) {
       p.setup, p.plan.device, p.velocity, p.plan.dt / run.config.spacing, p.shot, options_of(run));
   r.gradient = std::move(g.gradient);
   take(r, std::move(g));
+  require_finite(r, run.config.precision, 1);
   return r;
 }
 
@@ -206,6 +256,7 @@ ImagingResult migrate_t(const ImagingRun& run) {
   take(r, std::move(im.run));
   r.illumination = std::move(im.illumination);  // moved from the run to the image
   r.misfit = 0;                                 // not a misfit: the data are the adjoint's source
+  require_finite(r, run.config.precision, 1);
   return r;
 }
 
@@ -216,14 +267,20 @@ ImagingResult born_t(const ImagingRun& run, std::span<const double> dm) {
   if (dm.size() != run.config.shape.points())
     throw Error("dm holds " + std::to_string(dm.size()) + " values; the grid " +
                 run.config.shape.str() + " has " + std::to_string(run.config.shape.points()));
-  for (std::size_t i = 0; i < dm.size(); ++i)
+  for (std::size_t i = 0; i < dm.size(); ++i) {
     if (!std::isfinite(dm[i]))
       throw Error("dm holds " + std::to_string(dm[i]) + " at point " + std::to_string(i) +
                   " ([z][y][x] order): every value must be finite");
+    if (!std::isfinite(T(dm[i])))
+      throw Error("dm holds " + format_number(dm[i]) + " at point " + std::to_string(i) +
+                  " ([z][y][x] order), outside the range of " + to_string(run.config.precision) +
+                  ", the run's precision");
+  }
   const std::vector<double> d = imaging::born<T>(p.setup, p.plan.device, p.velocity,
                                                  p.plan.dt / run.config.spacing, p.shot, dm);
   r.predicted.assign(std::size_t(r.receivers), 0.0);
   r.predicted.insert(r.predicted.end(), d.begin(), d.end());
+  require_finite(r, run.config.precision, 1);
   return r;
 }
 
@@ -421,6 +478,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
     total.gradient = std::move(sum);
   }
   total.illumination = std::move(sum_light);
+  require_finite(total, base.precision, names.size());
   return total;
 }
 

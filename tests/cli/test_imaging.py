@@ -165,6 +165,16 @@ with tempfile.TemporaryDirectory() as d:
     fill_npy(p("huge.npy"), 61, 7, {**{(r, c): 1e160 for r in range(1, 61) for c in range(7)}, (20, 3): -1e170})
     refused("data whose squares overflow", base + ["--data", p("huge.npy")],
             "the data hold -1e+170 at row 20, receiver 3: 1/2 |data|^2 overflows a double", d, out)
+    # In an f32 run a datum beyond float's range is refused as the velocity is, before any work
+    # on either device: a GPU's adjoint took it as inf (a NaN gradient), the CPU's (in double)
+    # as it is.
+    fill_npy(p("wide.npy"), 61, 7, {(12, 5): 4e38})
+    refused("f32 data beyond float's range", base + ["--data", p("wide.npy"), "--set", 'scheme.precision="f32"'],
+            "the data hold 4e+38 at row 12, receiver 5, outside the range of f32", d, out)
+    check("  the same data run in f64", run_strata(*base, "--data", p("wide.npy")).returncode == 0)
+    for o in out:
+        if os.path.exists(os.path.join(d, o)):
+            os.remove(os.path.join(d, o))
     # An output that names one of the run's input files (the data, the velocity model, by any
     # spelling or link) is refused before any work, the input left as it was: an inversion's
     # data or model replaced by a gradient was once allowed.

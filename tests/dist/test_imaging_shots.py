@@ -123,6 +123,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("an output over a shot's data: exits 1", r.returncode == 1, f"rc={r.returncode} {r.stderr}")
     check("an output over a shot's data: said once", r.stderr.count(needle) == 1, r.stderr)
     check("an output over a shot's data: the data left as they were", open(victim, "rb").read() == victim_bytes)
+    # Each shot's data with one value whose half square is most of a double's range: each
+    # shot's misfit is finite, their sum is not. Refused once the shots are summed (no rank
+    # can see the others' data before), said once, nothing written; it was reported as inf
+    # (null in the report) beside a gradient.
+    wide = os.path.join(tmp, "wide")
+    for name in NAMES:
+        os.makedirs(os.path.join(wide, name))
+        seis = np.load(os.path.join(obs, name, "seismogram.npy")).astype(np.float64)
+        seis[40, 2] = 1.2e154
+        np.save(os.path.join(wide, name, "seismogram.npy"), seis)
+    g5 = os.path.join(out, "g5.npy")
+    r = mpirun("gradient", "--config", cfg, "--shots", shots_file, "--data", wide, *MODEL, "--gradient", g5,
+               "--json", os.path.join(out, "g5.json"))
+    needle = "summed over 4 shots whose own misfits are finite: their sum overflows a double"
+    check("a misfit summed beyond a double: exits non-zero", r.returncode != 0, f"rc={r.returncode} {r.stderr}")
+    check("a misfit summed beyond a double: said once", r.stderr.count(needle) == 1, r.stderr)
+    check("a misfit summed beyond a double: nothing written",
+          not os.path.exists(g5) and not os.path.exists(os.path.join(out, "g5.json")))
     if NP > 1:
         g4 = os.path.join(out, "g4.npy")
         refused("one shot on several ranks", ["gradient", "--config", cfg, "--data",
