@@ -207,7 +207,7 @@ std::size_t first_not_finite(const std::vector<double>& v) {
 void require_finite(const ImagingResult& r, Precision precision, std::size_t shots) {
   const std::string why = std::string(": the run's values outgrew ") +
                           (precision == Precision::f32 ? "f32 (run in f64, or " : "a double (") +
-                          "scale the data); nothing is written";
+                          "scale the data and the sources' amplitudes); nothing is written";
   const Extent& n = r.shape;
   for (const auto& [what, v] :
        {std::pair<const char*, const std::vector<double>*>{"gradient", &r.gradient},

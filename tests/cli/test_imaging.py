@@ -172,6 +172,18 @@ with tempfile.TemporaryDirectory() as d:
     refused("f32 data beyond float's range", base + ["--data", p("wide.npy"), "--set", 'scheme.precision="f32"'],
             "the data hold 4e+38 at row 12, receiver 5, outside the range of f32", d, out)
     check("  the same data run in f64", run_strata(*base, "--data", p("wide.npy")).returncode == 0)
+    # A result that outgrows a double while the run goes (a source of amplitude 1e200 against a
+    # datum of 1e150: each finite, their product not) is refused, the array and point named,
+    # nothing written; a NaN gradient was written, exit 0.
+    loud = p("loud.json")
+    json.dump({**CFG, "sources": [{**src, "amplitude": 1e200} for src in CFG["sources"]]}, open(loud, "w"))
+    fill_npy(p("d150.npy"), 61, 7, {(30, 3): 1e150})
+    for o in out:
+        if os.path.exists(os.path.join(d, o)):
+            os.remove(os.path.join(d, o))
+    refused("a gradient that outgrows a double",
+            ["gradient", "--config", loud, "--data", p("d150.npy"), "--gradient", p("x.npy"), "--json", p("x.json")],
+            "the run's values outgrew a double", d, out)
     for o in out:
         if os.path.exists(os.path.join(d, o)):
             os.remove(os.path.join(d, o))

@@ -341,6 +341,15 @@ imaging::Gradient expect_fused_is_the_pass(const test::AdjointProblem& p, const 
   return a;
 }
 
+namespace {
+// A fused-imaging case as its messages name it: "f32 order 8 free top gradient".
+template <class T>
+std::string case_name(int order, const std::array<FaceKind, 6>& faces, bool migrate) {
+  return std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
+         (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient");
+}
+}  // namespace
+
 // Boundary saving's correlation fused into the reversed step (LeapfrogCorrelate, the rest's
 // points after it) gives the bits of the correlation's own pass, for the gradient and the
 // image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
@@ -356,10 +365,8 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
     const int steps = 50;
     const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
     const imaging::Shot shot = test::noisy_shot(p, steps, rng);
-    const std::string what =
-        std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
-        (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient");
-    expect_fused_is_the_pass<T>(p, shot, {.migrate = migrate, .boundary_saving = true}, what);
+    expect_fused_is_the_pass<T>(p, shot, {.migrate = migrate, .boundary_saving = true},
+                                case_name<T>(order, faces, migrate));
   };
   // STRATA_TEST_QUICK=1 (the sanitizer runs, which are slow): the migrate case and the odd grid.
   if (!std::getenv("STRATA_TEST_QUICK"))
@@ -387,9 +394,7 @@ TEST(WaveAdjointCuda, CheckpointingFusedImagingConditionIsThePassBitForBit) {
     const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
     const imaging::Shot shot = test::noisy_shot(p, steps, rng);
     const std::string what =
-        std::string(sizeof(T) == 4 ? "f32" : "f64") + " order " + std::to_string(order) +
-        (faces[4] == FaceKind::free ? " free top" : "") + (migrate ? " migrate" : " gradient") +
-        " " + std::to_string(checkpoints) + " kept";
+        case_name<T>(order, faces, migrate) + " " + std::to_string(checkpoints) + " kept";
     const imaging::Gradient a = expect_fused_is_the_pass<T>(
         p, shot, {.checkpoints = checkpoints, .migrate = migrate}, what);
     if (checkpoints > 0) {

@@ -76,9 +76,13 @@ io::RunFiles run_files(int ranks) {
 
 io::RunFiles run_files(int ranks, const Config& c, const RunOptions& opt) {
   io::RunFiles files = run_files(ranks);
-  files.inputs = {{"--config", opt.config_file},
-                  {"model.file", c.model == ModelKind::npy ? c.model_file : std::string()}};
+  files.inputs = run_inputs(c, {{"--config", opt.config_file}});
   return files;
+}
+
+RunInputs run_inputs(const Config& c, RunInputs given) {
+  if (c.model == ModelKind::npy) given.push_back({"model.file", c.model_file});
+  return given;
 }
 
 io::RunDirectory::Mode directory_mode(const RunOptions& opt) {

@@ -20,6 +20,8 @@ namespace strata::wave {
 // --overwrite must not remove.
 io::RunFiles run_files(int ranks = 1);
 io::RunFiles run_files(int ranks, const Config& c, const RunOptions& opt);
+// The files a run reads: those given (named by what gave them), and the model's file.
+RunInputs run_inputs(const Config& c, RunInputs given);
 
 // fresh, overwrite or resume (a restart); refuses --overwrite with --restart.
 io::RunDirectory::Mode directory_mode(const RunOptions& opt);

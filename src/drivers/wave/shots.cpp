@@ -56,13 +56,6 @@ std::string vec(const Vec3& p) {
   return b;
 }
 
-// The files a shots run reads: the caller's, and the model's file.
-RunInputs run_inputs(const Config& cfg, const RunInputs& given) {
-  RunInputs in = given;
-  if (cfg.model == ModelKind::npy) in.push_back({"model.file", cfg.model_file});
-  return in;
-}
-
 // The OUT_DIR files of a shots run: the manifest beside the shots' directories.
 io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, const RunInputs& inputs) {
   io::RunFiles f;
@@ -73,7 +66,7 @@ io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, cons
 }
 
 // A shot's directory's files, as run() takes them, none of them an input under overwrite.
-io::RunFiles shot_files(const Config& cfg, const RunInputs& inputs) {
+io::RunFiles shot_dir_files(const Config& cfg, const RunInputs& inputs) {
   io::RunFiles f = run_files();
   f.inputs = run_inputs(cfg, inputs);
   return f;
@@ -173,7 +166,7 @@ Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwri
   require(!shots.empty(), "check_shots: no shots");
   const io::RunDirectory::Mode mode = mode_of(overwrite);
   io::RunDirectory::preflight(cfg.out_dir, shots_files(cfg, shots, inputs), mode);
-  for (const Shot& s : shots) io::RunDirectory::preflight(shot_dir(cfg, s), shot_files(cfg, inputs), mode);
+  for (const Shot& s : shots) io::RunDirectory::preflight(shot_dir(cfg, s), shot_dir_files(cfg, inputs), mode);
   // What every shot shares: memory, model, grid, dt, receivers (a shot changes only sources).
   Config bare = cfg;
   bare.sources.clear();
