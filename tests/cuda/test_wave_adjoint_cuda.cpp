@@ -50,8 +50,9 @@ std::vector<wave::NamedArray<double>> random_state(const wave::Setup& s, unsigne
 // max |gpu - cpu| / max |cpu| over every array of the adjoint state after `steps` steps back,
 // with receivers' values injected before each.
 template <class T>
-double gpu_against_cpu(const std::array<FaceKind, 6>& faces, int order, int steps) {
-  const test::AdjointProblem p = test::adjoint_problem(order, faces, steps);
+double gpu_against_cpu(const std::array<FaceKind, 6>& faces, int order, int steps,
+                       Extent extent = {19, 17, 23}, int pml_width = 4) {
+  const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, extent, pml_width);
   const std::vector<T> v(p.velocity.begin(), p.velocity.end());
   auto cpu = adjoint<T>(Memory::host, p.setup), gpu = adjoint<T>(Memory::device, p.setup);
   cpu->set_velocity(v, p.dt_over_h);
@@ -115,6 +116,33 @@ TEST(WaveAdjointCuda, AgreesWithTheCpuAdjoint) {
     std::printf("order %d: GPU against CPU adjoint, f64 %.2e, f32 %.2e\n", order, e64, e32);
     EXPECT_LT(e64, 1e-12) << order;
     EXPECT_LT(e32, 1e-4) << order;
+  }
+}
+
+// The layers' pass (kernels::adjoint_layer) walks each layer's lines, a thread a line, its
+// statements R points apart: on the first grid the z layers have more lines than the GPU holds
+// threads at once (a thread takes several), the reach is clipped at the grid's faces, and the
+// radii are 1 and 3 (the test above takes 4 and 2); on the second, x layers 600 points deep
+// (rows as lines, each far longer than the statements' lag).
+TEST(WaveAdjointCuda, LayersOfManyLinesAgreeWithTheCpu) {
+  REQUIRE_GPU();
+  const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
+                                          FaceKind::rigid, FaceKind::free, FaceKind::rigid};
+  struct Case {
+    std::array<FaceKind, 6> faces;
+    int order;
+    Extent n;
+    int width;
+  };
+  for (const Case& c :
+       {Case{kAllLayers, 2, {600, 480, 30}, 8}, Case{kFiveLayers, 6, {600, 480, 30}, 8},
+        Case{deep_x, 8, {1210, 14, 20}, 600}}) {
+    const double e64 = gpu_against_cpu<double>(c.faces, c.order, 2, c.n, c.width),
+                 e32 = gpu_against_cpu<float>(c.faces, c.order, 2, c.n, c.width);
+    std::printf("order %d, %s, layers %d deep: GPU against CPU adjoint, f64 %.2e, f32 %.2e\n",
+                c.order, c.n.str().c_str(), c.width, e64, e32);
+    EXPECT_LT(e64, 1e-12) << c.order;
+    EXPECT_LT(e32, 1e-4) << c.order;
   }
 }
 

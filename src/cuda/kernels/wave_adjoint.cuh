@@ -1,8 +1,7 @@
 // Device code of the wave scheme's adjoint (cuda/wave/adjoint.cu) in gather form: the CPML
-// layers' three transposed statements, each one thread per point of a layer's box or of
-// the points within the stencil's reach of it. The bulk of the adjoint step is the forward
-// leapfrog update itself (see adjoint.cu), so only the layers need kernels of their own.
-// Small, plain kernels: their work is proportional to the absorbing shell.
+// layers' three transposed statements, one kernel a layer. The bulk of the adjoint step is
+// the forward leapfrog update itself (see adjoint.cu), so only the layers need a kernel of
+// their own; its work is proportional to the absorbing shell.
 #pragma once
 
 #include <cstdint>
@@ -40,104 +39,99 @@ __device__ __forceinline__ void put(int (&v)[3], int a, int x) {
   v[2] = a == 2 ? x : v[2];
 }
 
-// A box index's point. I, the index type, is 32-bit unsigned wherever the box (or the
-// correction's reach) has fewer than 2^32 points, which the launches check (adjoint.cu):
-// three 64-bit divisions per point are long subroutines on the GPU, 32-bit ones a few
-// instructions. The point, and so every sum, is the same whatever I.
-template <class I>
-__device__ __forceinline__ void box_point(const AdjointLayer& L, I li, int (&p)[3]) {
-  const I wx = I(L.width(0)), wy = I(L.width(1));
-  const I row = li / wx;
-  p[0] = L.lo[0] + int(li - row * wx);
-  p[1] = L.lo[1] + int(row % wy);
-  p[2] = L.lo[2] + int(row / wy);
-}
+// The lines of one layer adjoint_layer walks (made on the host, cuda/wave/adjoint.cu): a line is
+// the layer's reach [reach_lo, reach_hi) along its axis (its box, and R points either side
+// within the grid) at one point of the other two axes, line_axis and outer_axis; the threads
+// take the lines in order along line_axis (x for y and z layers: consecutive threads touch
+// consecutive addresses).
+constexpr int kLayerThreads = 256;  // adjoint_layer's block
+struct LayerLines {
+  int reach_lo = 0, reach_hi = 0;
+  int line_axis = 0, outer_axis = 0;
+  std::int64_t lines = 0;  // the box's width along line_axis x along outer_axis
+};
 
-// zeta' = b zeta + a (...), and h's share of zeta' (h = q in the adjoint's variables):
-// zn = zeta_bar' + q; t = a zn; zeta_bar = b zn.
-template <class T, class I>
-__global__ void adjoint_layer_zeta(const T* __restrict__ q, const __grid_constant__ AdjointLayer L,
-                                   const T* __restrict__ a, const T* __restrict__ b,
-                                   T* __restrict__ zeta, T* __restrict__ t) {
-  const I n = I(L.points());
-  for (I li = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); li < n;
-       li += I(gridDim.x) * I(blockDim.x)) {
-    int p[3];
-    box_point(L, li, p);
-    const int i = pick(p, L.axis) - L.lo[L.axis];
-    const double zn =
-        double(zeta[li]) + double(q[p[2] * L.plane + p[1] * L.pitch + std::int64_t(p[0])]);
-    t[li] = T(double(a[i]) * zn);
-    zeta[li] = T(double(b[i]) * zn);
-  }
-}
-
-// psi' = b psi + a D1 u, and the D1 of psi' that h and zeta' read (psi is 0 outside the box):
-// pn = psi_bar' + sum_r d1_r ((q + t)[k - r] - (q + t)[k + r]) over box points k +- r;
-// s = a pn; psi_bar = b pn.
-// R is the layer's radius (L.radius), fixed at compile time so that the loop over the
-// neighbours unrolls and every load is issued at once (a run-time loop kept them one after
-// another: 88 us a 512^2 x 16 layer on the H200, Nsight Compute); the same sums, in the same
-// order.
-template <class T, class I, int R>
-__global__ void adjoint_layer_psi(const T* __restrict__ q, const __grid_constant__ AdjointLayer L,
-                                  const T* __restrict__ a, const T* __restrict__ b,
-                                  T* __restrict__ psi, const T* __restrict__ t, T* __restrict__ s) {
-  const I n = I(L.points());
+// One absorbing layer's three transposed statements in one pass, a thread a line:
+//   zeta' = b zeta + a (...), and h's share of zeta' (h = q in the adjoint's variables):
+//     zn = zeta_bar' + q; t = a zn; zeta_bar = b zn                       (the box's points)
+//   psi' = b psi + a D1 u, and the D1 of psi' that h and zeta' read (psi is 0 outside the box):
+//     pn = psi_bar' + sum_r d1_r ((q + t)[k - r] - (q + t)[k + r]) over box points k +- r;
+//     s = a pn; psi_bar = b pn                                            (the box's points)
+//   the layer's share of the new q (beyond a pml face the ghosts are 0 and take nothing):
+//     q_new += c2 * (D2 t + d2_0 t - D1 s), t and s 0 outside the box     (the reach's points)
+// Every statement reads only its own line, so a thread streams along it, each statement R
+// points behind the one it reads: at step m, t at m, s at m - R, q_new at m - 2R, with the t,
+// q and s they read in registers (windows of 3R + 1, 2R + 1 and 2R + 1 values, R the layer's
+// radius at compile time). q_new must already hold the bulk update (the kernel runs after it).
+// t and s are rounded to T as kept, and each sum is formed in the order of the statements
+// above: the sums of three kernels that passed t and s through memory. Those took 0.84 ms for
+// five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the adjoint step's bulk update
+// (0.70 ms), and their time added to the bulk's.
+template <class T, int R>
+__global__ void __launch_bounds__(kLayerThreads)
+    adjoint_layer(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
+                  const __grid_constant__ AdjointLayer L, const __grid_constant__ LayerLines ll,
+                  const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ psi,
+                  T* __restrict__ zeta) {
+  const int ax = L.axis, lo = pick(L.lo, ax), hi = pick(L.hi, ax);
+  const std::int64_t sq = ax == 0 ? 1 : ax == 1 ? L.pitch : L.plane;  // the axis's stride in q
   const std::int64_t sb = L.box_stride();
-  const std::int64_t sq = L.axis == 0 ? 1 : L.axis == 1 ? L.pitch : L.plane;
-  for (I li = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); li < n;
-       li += I(gridDim.x) * I(blockDim.x)) {
-    int p[3];
-    box_point(L, li, p);
-    const int k = pick(p, L.axis), i = k - L.lo[L.axis];
-    const std::int64_t off = p[2] * L.plane + p[1] * L.pitch + p[0], l = std::int64_t(li);
-    double pn = double(psi[li]);
+  const std::int64_t wl = pick(L.hi, ll.line_axis) - pick(L.lo, ll.line_axis);
+  for (std::int64_t line = std::int64_t(blockIdx.x) * kLayerThreads + threadIdx.x; line < ll.lines;
+       line += std::int64_t(gridDim.x) * kLayerThreads) {
+    const std::int64_t v = line / wl;
+    int p[3] = {0, 0, 0};
+    put(p, ax, lo);
+    put(p, ll.line_axis, pick(L.lo, ll.line_axis) + int(line - v * wl));
+    put(p, ll.outer_axis, pick(L.lo, ll.outer_axis) + int(v));
+    // The line's point at k along the axis: offset0 + k sq in the fields, box0 + (k - lo) sb
+    // in the layer's arrays.
+    const std::int64_t offset0 = p[2] * L.plane + p[1] * L.pitch + p[0] - std::int64_t(lo) * sq;
+    const std::int64_t box0 =
+        (std::int64_t(p[2] - L.lo[2]) * L.width(1) + (p[1] - L.lo[1])) * L.width(0) +
+        (p[0] - L.lo[0]);
+    T tw[3 * R + 1], qw[2 * R + 1], sw[2 * R + 1];  // t at m - 3R.., q at m - 2R.., s at m - 3R..
 #pragma unroll
-    for (int r = 1; r <= R; ++r) {
-      if (k - r >= L.lo[L.axis]) pn += L.d1[r] * (double(q[off - r * sq]) + double(t[l - r * sb]));
-      if (k + r < L.hi[L.axis]) pn -= L.d1[r] * (double(q[off + r * sq]) + double(t[l + r * sb]));
+    for (int j = 0; j <= 3 * R; ++j) tw[j] = T(0);
+#pragma unroll
+    for (int j = 0; j <= 2 * R; ++j) qw[j] = sw[j] = T(0);
+    for (int m = ll.reach_lo; m < ll.reach_hi + 2 * R; ++m) {
+#pragma unroll
+      for (int j = 0; j < 3 * R; ++j) tw[j] = tw[j + 1];
+#pragma unroll
+      for (int j = 0; j < 2 * R; ++j) qw[j] = qw[j + 1], sw[j] = sw[j + 1];
+      tw[3 * R] = qw[2 * R] = sw[2 * R] = T(0);
+      if (m >= lo && m < hi) {  // zeta and t at m
+        const std::int64_t li = box0 + std::int64_t(m - lo) * sb;
+        const T qm = q[offset0 + std::int64_t(m) * sq];
+        const double zn = double(zeta[li]) + double(qm);
+        tw[3 * R] = T(double(a[m - lo]) * zn);
+        qw[2 * R] = qm;
+        zeta[li] = T(double(b[m - lo]) * zn);
+      }
+      const int k = m - R;
+      if (k >= lo && k < hi) {  // psi and s at k: t at k +- r in tw[2R +- r], q in qw[R +- r]
+        const std::int64_t li = box0 + std::int64_t(k - lo) * sb;
+        double pn = double(psi[li]);
+#pragma unroll
+        for (int r = 1; r <= R; ++r) {
+          if (k - r >= lo) pn += L.d1[r] * (double(qw[R - r]) + double(tw[2 * R - r]));
+          if (k + r < hi) pn -= L.d1[r] * (double(qw[R + r]) + double(tw[2 * R + r]));
+        }
+        sw[2 * R] = T(double(a[k - lo]) * pn);
+        psi[li] = T(double(b[k - lo]) * pn);
+      }
+      const int kc = m - 2 * R;
+      if (kc >= ll.reach_lo && kc < ll.reach_hi) {  // q_new at kc: t and s at kc +- r in [R +- r]
+        double corr = L.d2[0] * double(tw[R]);
+#pragma unroll
+        for (int r = 1; r <= R; ++r)
+          corr += L.d2[r] * (double(tw[R - r]) + double(tw[R + r])) +
+                  L.d1[r] * (double(sw[R - r]) - double(sw[R + r]));
+        const std::int64_t off = offset0 + std::int64_t(kc) * sq;
+        q_new[off] = T(double(q_new[off]) + double(c2[off]) * corr);
+      }
     }
-    s[li] = T(double(a[i]) * pn);
-    psi[li] = T(double(b[i]) * pn);
-  }
-}
-
-// The layer's share of the new q at every point within the stencil's reach of its box along
-// its axis (clipped to the grid: beyond a pml face the ghosts are 0 and take nothing):
-// q_new += c2 * (D2 t + d2_0 t - D1 s), t and s 0 outside the box.
-// R as in adjoint_layer_psi (137 us a layer's reach with a run-time loop).
-template <class T, class I, int R>
-__global__ void adjoint_layer_correct(T* __restrict__ q_new, const T* __restrict__ c2,
-                                      const __grid_constant__ AdjointLayer L, int reach_lo,
-                                      int reach_hi, const T* __restrict__ t,
-                                      const T* __restrict__ s) {
-  int w[3] = {L.width(0), L.width(1), L.width(2)};
-  put(w, L.axis, reach_hi - reach_lo);
-  const I n = I(w[0]) * I(w[1]) * I(w[2]);
-  const std::int64_t sb = L.box_stride();
-  for (I j = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); j < n;
-       j += I(gridDim.x) * I(blockDim.x)) {
-    const I row = j / I(w[0]);
-    int p[3] = {int(j - row * I(w[0])), int(row % I(w[1])), int(row / I(w[1]))};
-#pragma unroll
-    for (int a = 0; a < 3; ++a) p[a] += a == L.axis ? reach_lo : L.lo[a];
-    const int k = pick(p, L.axis);
-    int bp[3] = {p[0], p[1], p[2]};
-    put(bp, L.axis, L.lo[L.axis]);  // the box's point on this row at the layer's first index
-    const std::int64_t row0 =
-        (std::int64_t(bp[2] - L.lo[2]) * L.width(1) + (bp[1] - L.lo[1])) * L.width(0) +
-        (bp[0] - L.lo[0]);
-    auto at = [&](const T* v, int kk) {
-      return kk >= L.lo[L.axis] && kk < L.hi[L.axis] ? double(v[row0 + (kk - L.lo[L.axis]) * sb])
-                                                     : 0.0;
-    };
-    double corr = L.d2[0] * at(t, k);
-#pragma unroll
-    for (int r = 1; r <= R; ++r)
-      corr += L.d2[r] * (at(t, k - r) + at(t, k + r)) + L.d1[r] * (at(s, k - r) - at(s, k + r));
-    const std::int64_t off = p[2] * L.plane + p[1] * L.pitch + p[0];
-    q_new[off] = T(double(q_new[off]) + double(c2[off]) * corr);
   }
 }
 

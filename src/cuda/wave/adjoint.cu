@@ -39,17 +39,6 @@ unsigned blocks_for(std::int64_t work, int threads) {
   return unsigned(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 8 * 1024));
 }
 
-// f(index) with the index type of the CPML layers' kernels (kernels/wave_adjoint.cuh): 32-bit
-// unsigned for fewer than 2^31 points, so that a grid-stride index (at most 8192 x 256 beyond
-// the last point) cannot wrap; 64-bit otherwise.
-template <class F>
-void with_index(std::int64_t points, F&& f) {
-  if (points < (std::int64_t(1) << 31))
-    f(std::uint32_t{});
-  else
-    f(std::int64_t{});
-}
-
 // The launch shape of kernels::each_point: x in blocks of kImageThreads, rows (y, z) over
 // blockIdx.y (at most 65535: a block then takes every 65535th row).
 dim3 image_points(const kernels::ImagingGrid& g) {
@@ -90,7 +79,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   explicit CudaAdjoint(const Setup& s) : s_(s) {
     const Layout L = Layout::make(s.n, s.radius, sizeof(T));
     std::size_t bytes = 3 * L.bytes();
-    for (const PmlFace& f : s.pml) bytes += 4 * f.points() * sizeof(T);  // psi, zeta, t, s
+    for (const PmlFace& f : s.pml) bytes += 2 * f.points() * sizeof(T);  // psi, zeta
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " adjoint wave fields (q, q_prev, (v dt / h)^2, CPML memory)");
     fork_ = cuda::make_order_event();
@@ -114,14 +103,12 @@ class CudaAdjoint final : public AdjointBackend<T> {
       require(low ? f.hi[f.axis] + s.radius <= n[f.axis] : f.lo[f.axis] - s.radius >= 0,
               "internal: an absorbing layer within the stencil's reach of the opposite face");
       layers_.push_back(a);
+      lines_.push_back(layer_lines(a, std::max(0, f.lo[f.axis] - s.radius),
+                                   std::min(n[f.axis], f.hi[f.axis] + s.radius)));
       side_.push_back(cuda::make_side_stream());
       done_.push_back(cuda::make_order_event());
-      reach_.push_back(
-          {std::max(0, f.lo[f.axis] - s.radius), std::min(n[f.axis], f.hi[f.axis] + s.radius)});
       psi_.emplace_back(f.points());  // allocated zeroed on the device
       zeta_.emplace_back(f.points());
-      t_.emplace_back(f.points());
-      sv_.emplace_back(f.points());
       coef_a_.emplace_back(std::vector<T>(f.a.begin(), f.a.end()));
       coef_b_.emplace_back(std::vector<T>(f.b.begin(), f.b.end()));
     }
@@ -454,12 +441,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
                         out.size() * sizeof(double));
   }
 
-  // The layers' zeta and psi passes read q and write their own arrays, so each layer's pair
-  // runs on a stream of its own beside the bulk update (q into q_prev); the corrections add
-  // into q_prev after both, in the layers' order, two layers of one axis whose reaches do not
-  // meet side by side (they touch different points). Same points, same order of additions at
-  // each point: the same bits as one stream. (H200, 512^3 f32, Nsight Compute: 5 zeta + 5 psi
-  // 1.14 ms, the update 0.76, 5 corrections 1.10, each kernel alone.)
+  // The bulk update (q into q_prev), then each layer's pass (zeta, psi and the layer's share of
+  // the new q in one kernel: kernels::adjoint_layer).
   void step_back() override {
     step_back_with([&](cudaStream_t st) {
       cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
@@ -477,61 +460,70 @@ class CudaAdjoint final : public AdjointBackend<T> {
                                                                                mirror_.args);
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    if (!layers_.empty()) STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
-    for (std::size_t f = 0; f < layers_.size(); ++f) {
-      const cudaStream_t side = side_[f].get();
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(side, fork_.get(), 0));
-      const unsigned blocks = blocks_for(layers_[f].points(), 256);
-      with_index(layers_[f].points(), [&](auto index) {
-        using I = decltype(index);
-        kernels::adjoint_layer_zeta<T, I>
-            <<<blocks, 256, 0, side>>>(q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(),
-                                       zeta_[f].get(), t_[f].get());
-        STRATA_CUDA_CHECK_LAUNCH();
-        cuda::with_radius(layers_[f].radius, [&](auto r) {
-          kernels::adjoint_layer_psi<T, I, decltype(r)::value><<<blocks, 256, 0, side>>>(
-              q_.origin(), layers_[f], coef_a_[f].get(), coef_b_[f].get(), psi_[f].get(),
-              t_[f].get(), sv_[f].get());
-          STRATA_CUDA_CHECK_LAUNCH();
-        });
-      });
-      STRATA_CUDA_CHECK(cudaEventRecord(done_[f].get(), side));
-    }
     bulk(st);
-    for (std::size_t f = 0; f < layers_.size(); ++f)
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, done_[f].get(), 0));
-    auto correct = [&](std::size_t f, cudaStream_t on) {
-      const kernels::AdjointLayer& L = layers_[f];
-      const std::int64_t work = L.points() / L.width(L.axis) * (reach_[f][1] - reach_[f][0]);
-      with_index(work, [&](auto index) {
-        cuda::with_radius(L.radius, [&](auto r) {
-          kernels::adjoint_layer_correct<T, decltype(index), decltype(r)::value>
-              <<<blocks_for(work, 256), 256, 0, on>>>(qp_.origin(), c2_.origin(), L, reach_[f][0],
-                                                      reach_[f][1], t_[f].get(), sv_[f].get());
-          STRATA_CUDA_CHECK_LAUNCH();
-        });
-      });
-    };
+    // Each layer's pass after the bulk (it adds into the new q), in the layers' order; two
+    // layers of one axis whose reaches do not meet side by side (they touch different points
+    // and each its own psi and zeta). Same points, same order of additions at each point: the
+    // same bits as one stream.
     for (std::size_t f = 0; f < layers_.size(); ++f) {
       if (f + 1 < layers_.size() && apart(f, f + 1)) {  // side by side: f on st, f + 1 beside
         STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), st));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(side_[f + 1].get(), fork_.get(), 0));
-        correct(f, st);
-        correct(f + 1, side_[f + 1].get());
+        layer_pass(f, st);
+        layer_pass(f + 1, side_[f + 1].get());
         STRATA_CUDA_CHECK(cudaEventRecord(done_[f + 1].get(), side_[f + 1].get()));
         STRATA_CUDA_CHECK(cudaStreamWaitEvent(st, done_[f + 1].get(), 0));
         ++f;
       } else {
-        correct(f, st);
+        layer_pass(f, st);
       }
     }
     std::swap(q_, qp_);
   }
 
-  // Layers f and g lie on one axis with corrections that reach no common point.
+  // Layer f's pass (kernels::adjoint_layer) on `on`, after the bulk update of q into q_prev.
+  void layer_pass(std::size_t f, cudaStream_t on) {
+    const kernels::LayerLines& ll = lines_[f];
+    cuda::with_radius(layers_[f].radius, [&](auto r) {
+      constexpr int R = decltype(r)::value;
+      static const int resident = layer_blocks_resident<R>();
+      const std::int64_t blocks = (ll.lines + kernels::kLayerThreads - 1) / kernels::kLayerThreads;
+      kernels::adjoint_layer<T, R>
+          <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), kernels::kLayerThreads, 0,
+             on>>>(q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
+                   coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
+      STRATA_CUDA_CHECK_LAUNCH();
+    });
+  }
+
+  // The lines of a layer's pass: for y and z layers side by side along x.
+  static kernels::LayerLines layer_lines(const kernels::AdjointLayer& a, int reach_lo,
+                                         int reach_hi) {
+    kernels::LayerLines ll;
+    ll.reach_lo = reach_lo;
+    ll.reach_hi = reach_hi;
+    ll.line_axis = a.axis == 0 ? 1 : 0;
+    ll.outer_axis = a.axis == 2 ? 1 : 2;
+    ll.lines = std::int64_t(a.width(ll.line_axis)) * a.width(ll.outer_axis);
+    return ll;
+  }
+  // As many blocks as the device holds at once (the kernel strides over the lines): the most
+  // any layer's pass launches.
+  template <int R>
+  static int layer_blocks_resident() {
+    int per_sm = 0, sms = 0, dev = 0;
+    STRATA_CUDA_CHECK(cudaGetDevice(&dev));
+    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, kernels::adjoint_layer<T, R>, kernels::kLayerThreads, 0));
+    return std::max(1, per_sm) * std::max(1, sms);
+  }
+
+  // Layers f and g lie on one axis with passes that reach no common point.
   bool apart(std::size_t f, std::size_t g) const {
+    const kernels::LayerLines &a = lines_[f], &b = lines_[g];
     return layers_[f].axis == layers_[g].axis &&
-           (reach_[f][1] <= reach_[g][0] || reach_[g][1] <= reach_[f][0]);
+           (a.reach_hi <= b.reach_lo || b.reach_hi <= a.reach_lo);
   }
 
   using StreamPtr = cuda::StreamPtr;
@@ -690,8 +682,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   mutable std::vector<T> c2_host_;  // c2_host()
   MirrorPlan mirror_;
   std::vector<kernels::AdjointLayer> layers_;
-  std::vector<std::array<int, 2>> reach_;
-  std::vector<DeviceArray<T>> psi_, zeta_, t_, sv_, coef_a_, coef_b_;
+  std::vector<kernels::LayerLines> lines_;
+  std::vector<DeviceArray<T>> psi_, zeta_, coef_a_, coef_b_;
   std::optional<Injection> receivers_in_;
   mutable std::optional<Sampling> sources_out_;
   DeviceArray<T> amps_;
