@@ -481,17 +481,28 @@ class CudaAdjoint final : public AdjointBackend<T> {
     std::swap(q_, qp_);
   }
 
-  // Layer f's pass (kernels::adjoint_layer) on `on`, after the bulk update of q into q_prev.
+  // Layer f's pass (kernels::adjoint_layer, or adjoint_layer_rows for an x layer whose reach
+  // a warp spans) on `on`, after the bulk update of q into q_prev.
   void layer_pass(std::size_t f, cudaStream_t on) {
     const kernels::LayerLines& ll = lines_[f];
+    constexpr int threads = kernels::kLayerThreads;
     cuda::with_radius(layers_[f].radius, [&](auto r) {
       constexpr int R = decltype(r)::value;
-      static const int resident = layer_blocks_resident<R>();
-      const std::int64_t blocks = (ll.lines + kernels::kLayerThreads - 1) / kernels::kLayerThreads;
-      kernels::adjoint_layer<T, R>
-          <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), kernels::kLayerThreads, 0,
-             on>>>(q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
-                   coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
+      if (layers_[f].axis == 0 && ll.reach_hi - ll.reach_lo <= 32) {
+        static const int resident = blocks_resident(kernels::adjoint_layer_rows<T, R>);
+        const std::int64_t blocks = (ll.lines + threads / 32 - 1) / (threads / 32);
+        kernels::adjoint_layer_rows<T, R>
+            <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
+                q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
+                coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
+      } else {
+        static const int resident = blocks_resident(kernels::adjoint_layer<T, R>);
+        const std::int64_t blocks = (ll.lines + threads - 1) / threads;
+        kernels::adjoint_layer<T, R>
+            <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
+                q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
+                coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
+      }
       STRATA_CUDA_CHECK_LAUNCH();
     });
   }
@@ -507,15 +518,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
     ll.lines = std::int64_t(a.width(ll.line_axis)) * a.width(ll.outer_axis);
     return ll;
   }
-  // As many blocks as the device holds at once (the kernel strides over the lines): the most
-  // any layer's pass launches.
-  template <int R>
-  static int layer_blocks_resident() {
+  // As many blocks of kLayerThreads as the device holds at once of `kernel` (the layer kernels
+  // stride over the lines): the most a layer's pass launches.
+  template <class Kernel>
+  static int blocks_resident(Kernel kernel) {
     int per_sm = 0, sms = 0, dev = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&dev));
     STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, kernels::adjoint_layer<T, R>, kernels::kLayerThreads, 0));
+    STRATA_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kernels::kLayerThreads, 0));
     return std::max(1, per_sm) * std::max(1, sms);
   }
 
