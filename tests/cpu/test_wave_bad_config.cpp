@@ -217,6 +217,23 @@ TEST(WaveBadConfig, ImplausibleSourceParametersAreRefusedWithTheRange) {
   c.sources[0].position = {12e-120, 12e-120, 12e-120};
   c.receiver_points = {{6e-120, 12e-120, 12e-120}};
   expect_refused(c, "sources.0.amplitude = 1 would overflow f32", dir);
+  // A coarse grid injects little a step (dt^2 / h^3 = 1.6e-7 at h = 1e6), but the wavelet's
+  // samples must still fit the precision: an f32 amplitude of 1e39 ran on the CPU, in double,
+  // and a GPU, which keeps them in f32, would convert it to inf.
+  const auto coarse = [&](double amplitude, Precision p) {
+    wave::Config k = good(dir);
+    k.spacing = 1e6;
+    k.sources = {{{12e6, 12e6, 12e6}, 0.05e-6, amplitude, std::nullopt}};
+    k.receiver_points = {{6e6, 12e6, 12e6}};
+    k.precision = p;
+    return k;
+  };
+  expect_refused(coarse(1e39, Precision::f32), "sources.0.amplitude = 1e+39 would overflow f32",
+                 dir);
+  expect_refused(coarse(-1e39, Precision::f32), "the wavelet's samples are kept in f32", dir);
+  expect_refused(coarse(1e39, Precision::f32), "allowed |amplitude| <= 3.40282e+38", dir);
+  EXPECT_NO_THROW(wave::Solver{coarse(1e38, Precision::f32)});
+  EXPECT_NO_THROW(wave::Solver{coarse(1e39, Precision::f64)});
   // In range: runs.
   c = good(dir);
   c.sources[0].delay = 1.0;

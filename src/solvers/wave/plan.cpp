@@ -136,13 +136,20 @@ void check_source_parameters(const Config& c, double dt) {
                   std::to_string(c.steps) + " steps of " + num(dt) + " s = " + num(duration) + " s): allowed [0, " +
                   num(duration) + "] s");
     // Headroom of 1e6 below the largest value: the field near the source is a few times the
-    // injected value, and the stencil sums a few dozen of them.
-    const double bound = 1e-6 * largest / inject;
+    // injected value, and the stencil sums a few dozen of them. And the amplitude itself: a
+    // GPU keeps each step's wavelet samples (peak |amplitude|) in the run's precision, so a
+    // coarse grid's small injection factor must not let through an amplitude that precision
+    // cannot hold (f32 1e39 ran to a finite seismogram on the CPU, which keeps them in double;
+    // a GPU converts it to inf).
+    const double by_field = 1e-6 * largest / inject, bound = std::min(by_field, largest);
     if (!(std::fabs(src.amplitude) <= bound))
       throw Error(key + ".amplitude = " + num(src.amplitude) + " would overflow " + to_string(c.precision) +
-                  ": each step injects amplitude x dt^2 / h^3 = amplitude x " + num(inject) +
-                  ", which must stay 1e6 below the largest " + to_string(c.precision) + " (" + num(largest) +
-                  "): allowed |amplitude| <= " + num(bound) +
+                  (bound == by_field ? std::string(": each step injects amplitude x dt^2 / h^3 = amplitude x ") + num(inject) +
+                                           ", which must stay 1e6 below the largest " + to_string(c.precision) +
+                                           " (" + num(largest) + ")"
+                                     : ": the wavelet's samples are kept in " + std::string(to_string(c.precision)) +
+                                           ", whose largest value is " + num(largest)) +
+                  ": allowed |amplitude| <= " + num(bound) +
                   (c.precision == Precision::f32 ? " (or scheme.precision f64)" : ""));
   }
 }
