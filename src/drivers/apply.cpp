@@ -175,6 +175,15 @@ ApplyResult finish(ApplyPlan& p, std::string where, int per_pass, bool root) {
   return res;
 }
 
+// After "the input holds N non-finite values": a float64 file read into an f32 run may be
+// finite, its values beyond f32's range read as inf.
+std::string narrowed(const ApplyPlan& p) {
+  if (p.file_precision != Precision::f64 || p.precision != Precision::f32) return "";
+  return " (read as f32 from a float64 file: values beyond f32's range, about 3.4e38, become "
+         "inf; " +
+         p.run.words.precision + " f64 keeps them)";
+}
+
 std::string refusal(const ApplyRun& r, const std::string& why) {
   return why + ". Nothing was written (" + r.words.allow_nonfinite + " writes it anyway)";
 }
@@ -208,7 +217,8 @@ ApplyResult run_one(ApplyPlan& p) {
   if (mem == Memory::device) device_synchronize();
   phase.end("compute");
   if (const FiniteReport<T> result = check_finite(u); !result.all_finite) {
-    const std::string why = nonfinite_result(result, &input, p.n.points());
+    const std::string why =
+        nonfinite_result(result, &input, p.n.points()) + (input.all_finite ? "" : narrowed(p));
     if (!r.allow_nonfinite) throw Error(refusal(r, why));
     warn(r, why);
   }
@@ -256,7 +266,8 @@ ApplyResult run_ranks(ApplyPlan& p) {
     const std::string why =
         "the result holds " + std::to_string(bad_out) + " non-finite value" +
         (bad_out == 1 ? "" : "s") +
-        (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) : "; the input is finite");
+        (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) + narrowed(p)
+                    : "; the input is finite");
     // Every rank found the same: said once, every rank fails.
     if (!r.allow_nonfinite) throw dist::AgreedError(refusal(r, why));
     if (job.root()) warn(r, why);
@@ -307,7 +318,7 @@ ApplyPlan plan_apply(const ApplyRun& r) {
                 ": over several ranks every step is one pass (the ghosts are exchanged between "
                 "steps); fused passes take one process");
   bind_gpu(dev, distributed);
-  ApplyPlan p{r, dev, precision, n, distributed, grid, Phases(r.start)};
+  ApplyPlan p{r, dev, precision, info.dtype, n, distributed, grid, Phases(r.start)};
   if (precision == Precision::f32)
     check_memory<float>(p);
   else

@@ -52,6 +52,7 @@ struct ApplyPlan {
   ApplyRun run;
   Device device = Device::cpu;
   Precision precision = Precision::f32;
+  Precision file_precision = Precision::f32;  // the input's dtype (--precision may narrow it)
   Extent n;
   bool distributed = false;
   dist::ProcessGrid grid;

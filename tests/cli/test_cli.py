@@ -140,6 +140,19 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"NaN in the input is reported {device}", r.returncode == 1 and
               "the input holds 1 non-finite value" in r.stderr and "(x, y, z) = (2, 3, 0)" in r.stderr, r.stderr)
         check(f"NaN in the input writes nothing {device}", not os.path.exists(out) and not os.path.exists(report))
+    # A float64 file narrowed to f32 (--precision f32) holds finite values beyond f32's range:
+    # they become inf on reading, and the refusal says so (the file itself holds no inf).
+    wide_in = os.path.join(tmp, "wide.npy")
+    write_npy(wide_in, (3, 4, 5), [1e39 if i == 17 else 1.0 for i in range(60)], descr="<f8")
+    r = run("apply", "--in", wide_in, "--out", out, "--device", "cpu", "--precision", "f32")
+    check("a float64 value beyond f32, read as f32, is said to be the narrowing",
+          r.returncode == 1 and "read as f32 from a float64 file" in r.stderr
+          and "--precision f64 keeps them" in r.stderr and not os.path.exists(out), r.stderr)
+    r = run("apply", "--in", wide_in, "--out", out, "--device", "cpu")
+    check("the same file at its own precision runs", r.returncode == 0 and os.path.exists(out), r.stderr)
+    os.remove(out)
+    r = run("apply", "--in", nan_in, "--out", out, "--device", "cpu")
+    check("an f32 file's NaN is not said to be a narrowing", "float64 file" not in r.stderr, r.stderr)
 
     # Two outputs that name one file, as the same path, another spelling of it or a link to
     # it, are refused before any work, naming both options; nothing is written.

@@ -103,12 +103,17 @@ with tempfile.TemporaryDirectory() as d:
     with open(huge, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
         f.truncate(10 + len(header) + 8 * 4096 ** 3)
+    # A float64 file narrowed to f32 whose value is beyond f32's range: the refusal names the
+    # narrowing (the file holds no inf), once.
+    wide = os.path.join(d, "wide.npy")
+    write_npy(wide, (5, 6, 7), "<f8", [1e39 if i == 101 else 1.0 for i in range(210)])
     # Bad input: one message (not one per rank), exit 1, nothing written.
     cli_checks.bad_input(lambda args: run(args, np_),
                          ((["--in", os.path.join(d, "missing.npy"), "--out", out], "cannot open"),
                           (["--in", src, "--out", out, "--grid", "1x1x%d" % (np_ + 1)], "mpirun -np %d" % (np_ + 1)),
                           (["--in", src, "--out", out, "--grid", "bogus"], "PXxPYxPZ"),
-                          (["--in", huge, "--out", out], "memory"))
+                          (["--in", huge, "--out", out], "memory"),
+                          (["--in", wide, "--out", out, "--precision", "f32"], "read as f32 from a float64 file"))
                          + (((["--in", src, "--out", out, "--steps", "3", "--fuse", "3"], "one pass"),)
                             if np_ > 1 else ()), out, failures)
     # Settings the ranks read inside collective calls are refused before the job begins, once,
