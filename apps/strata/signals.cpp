@@ -40,8 +40,13 @@ void say(std::initializer_list<const char*> parts) {
 extern "C" void on_signal(int sig) {
   const bool first = g_signal.exchange(sig) == 0;
   const bool speak = g_speaker.load();
-  // mpirun passes an interrupt of its own (Ctrl-C) on to the ranks as SIGTERM.
-  const char* via = g_job.load() ? " (mpirun sends SIGTERM to the ranks for Ctrl-C too)" : "";
+  // mpirun passes an interrupt of its own (Ctrl-C) on to the ranks as SIGTERM, and ends the
+  // others with it when a rank dies without a word (killed, or out of memory): a rank's own
+  // refusal or failure speaks for itself and the rest stop quietly.
+  const char* via = g_job.load() && sig == SIGTERM
+                        ? " (mpirun sends it to the ranks for Ctrl-C, and when a rank of the "
+                          "job died)"
+                        : "";
   if (first && g_cooperative.load()) {
     if (speak)
       say({"\nstrata: ", signal_name(sig), " received", via,

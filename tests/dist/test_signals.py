@@ -4,6 +4,7 @@ sends the ranks for Ctrl-C) to mpirun during `strata wave` gives rank 0's two li
 request, then where the run stopped and its last checkpoint) and during `strata apply --steps`
 at most rank 0's "interrupted" line; no other rank adds its own, and the job exits non-zero with no output
 left behind (the launcher's status where it passes the ranks' on: see launcher_passes_status).
+A rank killed outright (SIGKILL) ends the job with at most one line of strata's, naming it.
 Usage: test_signals.py STRATA MPIEXEC NP"""
 import os, signal, struct, subprocess, sys, tempfile, time
 
@@ -82,6 +83,29 @@ with tempfile.TemporaryDirectory() as d:
         failures.append("apply: expected a non-zero exit and at most rank 0's line, got exit %d:\n%s" % (rc, err))
     if os.path.exists(dst):
         failures.append("apply: an interrupted run wrote its output")
+
+    # A rank that dies without a word (SIGKILL, as the out-of-memory killer sends): mpirun
+    # ends the others with SIGTERM, and at most one line of strata's says that is what
+    # stopped them; nothing is written.
+    if mpiexec and np_ > 1:
+        cmd = [mpiexec, "-np", str(np_), strata, "apply", "--in", src, "--out", dst, "--steps", "100000000",
+               "--device", "cpu"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ranks = []
+        t0 = time.time()
+        while len(ranks) < np_ and time.time() - t0 < 60 and p.poll() is None:
+            time.sleep(0.2)
+            ranks = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+        time.sleep(3.0)  # past MPI_Init, into the steps
+        if ranks:
+            os.kill(int(ranks[-1]), signal.SIGKILL)
+        _, err = p.communicate(timeout=120)
+        lines = strata_lines(err)
+        if not ranks or p.returncode == 0 or len(lines) > 1 or any("when a rank of the job died" not in l for l in lines):
+            failures.append("a killed rank: expected a non-zero exit and at most one line naming it, got exit %s "
+                            "(ranks %s):\n%s" % (p.returncode, ranks, err))
+        if os.path.exists(dst):
+            failures.append("a killed rank: the job wrote its output")
     cli_checks.no_temporaries(d, failures)
 
 cli_checks.verdict(failures, "%d ranks: signals" % np_)
