@@ -96,13 +96,13 @@ std::string some(const std::vector<std::string>& names) {
 }
 
 // Refuses what the mode does not allow in the directory.
-void check_contents(const std::string& dir, const Contents& c, RunDirectory::Mode mode) {
+void check_contents(const std::string& dir, const Contents& c, const RunFiles& f, RunDirectory::Mode mode) {
   using Mode = RunDirectory::Mode;
   if (c.run.empty() && c.foreign.empty()) return;
   if (mode == Mode::fresh)
     throw Error("output directory '" + dir + "' is not empty (it holds " + some(c.foreign.empty() ? c.run : c.foreign) +
-                "): a run writes into an empty directory, so that every file in it belongs to that run; use "
-                "--overwrite to replace a previous run's files, --restart to continue it, or another --out-dir");
+                "): a run writes into an empty directory, so that every file in it belongs to that run; " +
+                f.when_not_empty);
   if (!c.foreign.empty())
     throw Error("output directory '" + dir + "' holds files strata did not write (" + some(c.foreign) + "): " +
                 (mode == Mode::overwrite ? "--overwrite replaces only a previous run's files" :
@@ -159,7 +159,7 @@ void RunDirectory::preflight(const std::string& dir, const RunFiles& files, Mode
     throw Error("cannot write into output directory '" + dir + "': " + std::strerror(errno));
   if (locked_by_another(dir)) in_use(dir);
   const Contents c = survey(dir, files);
-  check_contents(dir, c, mode);
+  check_contents(dir, c, files, mode);
   check_inputs_kept(dir, c, files, mode);
 }
 
@@ -180,7 +180,7 @@ RunDirectory::RunDirectory(const std::string& dir, const RunFiles& files, Mode m
   try {
     // Again under the lock: another run may have filled it since the preflight.
     const Contents c = survey(dir, files);
-    check_contents(dir, c, mode);
+    check_contents(dir, c, files, mode);
     check_inputs_kept(dir, c, files, mode);
     for (const std::string& rel : c.stale) fs::remove(fs::path(dir) / rel, ec);
     if (mode == Mode::overwrite) {

@@ -34,6 +34,10 @@ struct RunFiles {
   // one of them (a previous run's config.json given as the configuration would be gone,
   // and lost if the new run fails).
   std::vector<std::pair<std::string, std::string>> inputs;
+  // What to do about a directory that is not empty when the run needs it empty (the ways the
+  // caller's command offers), said after what it holds.
+  std::string when_not_empty =
+      "use --overwrite to replace a previous run's files, --restart to continue it, or another --out-dir";
 };
 
 class RunDirectory {

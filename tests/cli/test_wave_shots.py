@@ -136,6 +136,18 @@ with tempfile.TemporaryDirectory() as tmp:
     # Again into the same directory: refused without --overwrite, replaced with it.
     r = wave("--shots", shots_file, "--out-dir", out)
     check("a second run into the directory is refused", r.returncode == 1 and "is not empty" in r.stderr, repr(r.stderr))
+    # It offers what a shots run takes: --overwrite, not --restart (which --shots refuses).
+    check("  and offers --overwrite, not --restart", "--overwrite to run the shots again" in r.stderr
+          and "--restart to continue it" not in r.stderr, repr(r.stderr))
+    # A shot's directory left by a killed run (its other files gone): the same, and the shot's
+    # own restart named.
+    manifest, kept = os.path.join(out, "manifest.json"), os.path.join(os.path.dirname(out), "manifest.kept")
+    os.rename(manifest, kept)
+    r = wave("--shots", shots_file, "--out-dir", out)
+    os.rename(kept, manifest)
+    check("a shot's directory left behind: refused, offering --overwrite and the shot's own --restart",
+          r.returncode == 1 and "--overwrite to run the shots again" in r.stderr
+          and "config.json --restart" in r.stderr and "--restart to continue it" not in r.stderr, repr(r.stderr))
     with open(shots_file, "w") as f:
         json.dump(SHOTS[:2], f)
     r = wave("--shots", shots_file, "--out-dir", out, "--overwrite")

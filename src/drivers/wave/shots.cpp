@@ -62,13 +62,18 @@ io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, cons
   f.files = {kManifest};
   for (const Shot& s : shots) f.run_dirs.push_back(s.name);
   f.inputs = run_inputs(cfg, inputs);
+  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another --out-dir";
   return f;
 }
 
-// A shot's directory's files, as run() takes them, none of them an input under overwrite.
-io::RunFiles shot_dir_files(const Config& cfg, const RunInputs& inputs) {
+// A shot's directory's files, as run() takes them, none of them an input under overwrite. A
+// shots run takes no --restart: a shot that wrote a checkpoint continues as a run of its own.
+io::RunFiles shot_dir_files(const Config& cfg, const RunInputs& inputs, const std::string& dir) {
   io::RunFiles f = run_files();
   f.inputs = run_inputs(cfg, inputs);
+  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another "
+                     "--out-dir; a shot that wrote a checkpoint continues alone: strata wave --config " +
+                     (std::filesystem::path(dir) / "config.json").string() + " --restart";
   return f;
 }
 
@@ -166,7 +171,10 @@ Plan check_shots(const Config& cfg, const std::vector<Shot>& shots, bool overwri
   require(!shots.empty(), "check_shots: no shots");
   const io::RunDirectory::Mode mode = mode_of(overwrite);
   io::RunDirectory::preflight(cfg.out_dir, shots_files(cfg, shots, inputs), mode);
-  for (const Shot& s : shots) io::RunDirectory::preflight(shot_dir(cfg, s), shot_dir_files(cfg, inputs), mode);
+  for (const Shot& s : shots) {
+    const std::string dir = shot_dir(cfg, s);
+    io::RunDirectory::preflight(dir, shot_dir_files(cfg, inputs, dir), mode);
+  }
   // What every shot shares: memory, model, grid, dt, receivers (a shot changes only sources).
   Config bare = cfg;
   bare.sources.clear();
