@@ -216,7 +216,11 @@ TEST(WaveBadConfig, ImplausibleSourceParametersAreRefusedWithTheRange) {
   c.spacing = 1e-120;
   c.sources[0].position = {12e-120, 12e-120, 12e-120};
   c.receiver_points = {{6e-120, 12e-120, 12e-120}};
-  expect_refused(c, "sources.0.amplitude = 1 would overflow f32", dir);
+  expect_refused(c, "makes the sources' injection factor dt^2 / h^3 = ", dir);
+  expect_refused(c, "outside the range of f32", dir);
+  // In f64 too: h^3 = 1e-360 is 0 in a double, the factor inf on every device.
+  c.precision = Precision::f64;
+  expect_refused(c, "outside the range of f64", dir);
   // A coarse grid injects little a step (dt^2 / h^3 = 1.6e-7 at h = 1e6), but the wavelet's
   // samples must still fit the precision: an f32 amplitude of 1e39 ran on the CPU, in double,
   // and a GPU, which keeps them in f32, would convert it to inf.

@@ -135,6 +135,18 @@ void check_source_parameters(const Config& c, double dt) {
       throw Error(key + ".delay = " + num(*src.delay) + " s puts the wavelet's peak after the end of the run (" +
                   std::to_string(c.steps) + " steps of " + num(dt) + " s = " + num(duration) + " s): allowed [0, " +
                   num(duration) + "] s");
+    // A GPU keeps each source tap's weight (its trilinear share times dt^2 / h^3) in the run's
+    // precision: a factor beyond its range would inject inf (a NaN seismogram), one below its
+    // smallest normal value nothing, where the CPU, in double, injects. Extreme spacings only.
+    const double smallest = c.precision == Precision::f32 ? double(std::numeric_limits<float>::min())
+                                                          : std::numeric_limits<double>::min();
+    if (i == 0 && !(inject >= smallest && inject <= largest))
+      throw Error("grid.spacing " + num(c.spacing) + " m with dt " + num(dt) +
+                  " s makes the sources' injection factor dt^2 / h^3 = " + num(inject) + ", outside the range of " +
+                  to_string(c.precision) + " [" + num(smallest) + ", " + num(largest) + "], in which a GPU keeps it (" +
+                  (!(inject <= largest) ? "inf" : "0") + " there): " +
+                  (c.precision == Precision::f32 ? "use scheme.precision f64 or " : "use ") +
+                  "a grid spacing nearer the model's wavelengths");
     // Headroom of 1e6 below the largest value: the field near the source is a few times the
     // injected value, and the stencil sums a few dozen of them. And the amplitude itself: a
     // GPU keeps each step's wavelet samples (peak |amplitude|) in the run's precision, so a
