@@ -175,8 +175,8 @@ ApplyResult finish(ApplyPlan& p, std::string where, int per_pass, bool root) {
   return res;
 }
 
-// After "the input holds N non-finite values": a float64 file read into an f32 run may be
-// finite, its values beyond f32's range read as inf.
+// After "the input holds N non-finite values" when one is an inf: a float64 file read into an
+// f32 run may be finite, its values beyond f32's range read as inf (a NaN is the file's own).
 std::string narrowed(const ApplyPlan& p) {
   if (p.file_precision != Precision::f64 || p.precision != Precision::f32) return "";
   return " (read as f32 from a float64 file: values beyond f32's range, about 3.4e38, become "
@@ -217,8 +217,9 @@ ApplyResult run_one(ApplyPlan& p) {
   if (mem == Memory::device) device_synchronize();
   phase.end("compute");
   if (const FiniteReport<T> result = check_finite(u); !result.all_finite) {
+    const bool inf_in = !input.all_finite && std::isinf(input.value);
     const std::string why =
-        nonfinite_result(result, &input, p.n.points()) + (input.all_finite ? "" : narrowed(p));
+        nonfinite_result(result, &input, p.n.points()) + (inf_in ? narrowed(p) : "");
     if (!r.allow_nonfinite) throw Error(refusal(r, why));
     warn(r, why);
   }
@@ -249,7 +250,10 @@ ApplyResult run_ranks(ApplyPlan& p) {
   phase.end("allocation");
   dist::read_npy(r.in, in);
   phase.end("input");
-  const long long bad_in = job.sum((long long)check_finite(in.local()).count);
+  const FiniteReport<T> in_check = check_finite(in.local());
+  const long long bad_in = job.sum((long long)in_check.count);
+  // Whether a rank's first non-finite input value is an inf (what narrowing makes).
+  const bool inf_in = job.sum((long long)(!in_check.all_finite && std::isinf(in_check.value))) > 0;
   job.barrier();
   phase.end("check_input");
   // Steps: one pass a step after each exchange, the result in `in` (`out` the scratch).
@@ -266,7 +270,7 @@ ApplyResult run_ranks(ApplyPlan& p) {
     const std::string why =
         "the result holds " + std::to_string(bad_out) + " non-finite value" +
         (bad_out == 1 ? "" : "s") +
-        (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) + narrowed(p)
+        (bad_in > 0 ? "; the input holds " + std::to_string(bad_in) + (inf_in ? narrowed(p) : "")
                     : "; the input is finite");
     // Every rank found the same: said once, every rank fails.
     if (!r.allow_nonfinite) throw dist::AgreedError(refusal(r, why));

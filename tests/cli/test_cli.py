@@ -152,7 +152,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the same file at its own precision runs", r.returncode == 0 and os.path.exists(out), r.stderr)
     os.remove(out)
     r = run("apply", "--in", nan_in, "--out", out, "--device", "cpu")
-    check("an f32 file's NaN is not said to be a narrowing", "float64 file" not in r.stderr, r.stderr)
+    check("an f32 file's NaN is not said to be a narrowing",
+          r.returncode == 1 and "the input holds 1 non-finite value" in r.stderr and "float64 file" not in r.stderr,
+          r.stderr)
+    # Nor a float64 file's own NaN: narrowing makes only infs.
+    nan64 = os.path.join(tmp, "nan64.npy")
+    write_npy(nan64, (3, 4, 5), [float("nan") if i == 17 else 1.0 for i in range(60)], descr="<f8")
+    r = run("apply", "--in", nan64, "--out", out, "--device", "cpu", "--precision", "f32")
+    check("a float64 file's NaN read as f32 is not said to be a narrowing",
+          r.returncode == 1 and "the first nan" in r.stderr and "float64 file" not in r.stderr, r.stderr)
 
     # Two outputs that name one file, as the same path, another spelling of it or a link to
     # it, are refused before any work, naming both options; nothing is written.
