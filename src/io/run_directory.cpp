@@ -102,7 +102,9 @@ void check_contents(const std::string& dir, const Contents& c, const RunFiles& f
   if (mode == Mode::fresh)
     throw Error("output directory '" + dir + "' is not empty (it holds " + some(c.foreign.empty() ? c.run : c.foreign) +
                 "): a run writes into an empty directory, so that every file in it belongs to that run; " +
-                f.when_not_empty);
+                (c.foreign.empty() ? f.when_not_empty
+                                   : std::string("move them or use another --out-dir (--overwrite replaces only a "
+                                                 "previous run's files)")));
   if (!c.foreign.empty())
     throw Error("output directory '" + dir + "' holds files strata did not write (" + some(c.foreign) + "): " +
                 (mode == Mode::overwrite ? "--overwrite replaces only a previous run's files" :

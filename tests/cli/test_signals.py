@@ -122,4 +122,20 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         check("the previous checkpoint is intact", False, str(os.listdir(out)))
 
+    # 4. SIGTERM during `strata wave --shots`: the shot's line does not offer --restart, which
+    #    a shots run refuses; it says to run the shots again with --overwrite.
+    shots = os.path.join(tmp, "shots.json")
+    with open(shots, "w") as f:
+        json.dump([{"position": [640.0, 640.0, 400.0]}, {"position": [600.0, 640.0, 400.0]}], f)
+    out = os.path.join(tmp, "shots")
+    p = start(cfg, out, "--shots", shots)
+    end = time.time() + 120
+    while time.time() < end and p.poll() is None and not os.path.exists(os.path.join(out, "shot0000", "checkpoint.strata")):
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=300)
+    check("SIGTERM during shots: exits 128 + 15", p.returncode == 128 + signal.SIGTERM, f"rc={p.returncode} {err}")
+    check("  the shot's line offers --overwrite, not --restart",
+          "run the shots again with --overwrite" in err and "continue with --restart" not in err, err)
+
 finish()

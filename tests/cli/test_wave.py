@@ -277,6 +277,17 @@ with tempfile.TemporaryDirectory() as tmp:
     # replaces every file of the previous run) or --restart; a run in progress holds a lock.
     r = run("--config", cfg, "--out-dir", out, "--set", "sources.0.frequency=20")
     check("a second run into a used directory is refused", r.returncode == 1 and "is not empty" in r.stderr, r.stderr)
+    check("  offering --overwrite and --restart", "use --overwrite to replace" in r.stderr
+          and "--restart to continue it" in r.stderr, r.stderr)
+    # A directory of someone else's files: --overwrite would refuse them, so it is not offered.
+    foreign = os.path.join(tmp, "foreign")
+    os.makedirs(foreign)
+    with open(os.path.join(foreign, "notes.txt"), "w") as f:
+        f.write("mine")
+    r = run("--config", cfg, "--out-dir", foreign)
+    check("a directory of files strata did not write: refused, offering to move them, not --overwrite",
+          r.returncode == 1 and "move them or use another --out-dir" in r.stderr
+          and "use --overwrite" not in r.stderr, r.stderr)
     r = run("--config", cfg, "--out-dir", out, "--set", "output.snapshots.every=10", "--set",
             "output.checkpoint_every=0", "--overwrite", "--quiet")
     check("--overwrite replaces the previous run", r.returncode == 0, r.stderr)

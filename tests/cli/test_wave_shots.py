@@ -139,15 +139,22 @@ with tempfile.TemporaryDirectory() as tmp:
     # It offers what a shots run takes: --overwrite, not --restart (which --shots refuses).
     check("  and offers --overwrite, not --restart", "--overwrite to run the shots again" in r.stderr
           and "--restart to continue it" not in r.stderr, repr(r.stderr))
-    # A shot's directory left by a killed run (its other files gone): the same, and the shot's
-    # own restart named.
+    # A shot's directory left behind (here the manifest moved away): the same advice, and no
+    # --restart unless the shot can continue (its checkpoint and config.json are there).
     manifest, kept = os.path.join(out, "manifest.json"), os.path.join(os.path.dirname(out), "manifest.kept")
     os.rename(manifest, kept)
     r = wave("--shots", shots_file, "--out-dir", out)
+    check("a shot's directory left behind: refused, offering --overwrite and no --restart",
+          r.returncode == 1 and "--overwrite to run the shots again" in r.stderr and "--restart" not in r.stderr,
+          repr(r.stderr))
+    first = os.path.join(out, names[0])
+    with open(os.path.join(first, "checkpoint.strata"), "w") as f:
+        f.write("a checkpoint's place")
+    r = wave("--shots", shots_file, "--out-dir", out)
+    os.remove(os.path.join(first, "checkpoint.strata"))
     os.rename(kept, manifest)
-    check("a shot's directory left behind: refused, offering --overwrite and the shot's own --restart",
-          r.returncode == 1 and "--overwrite to run the shots again" in r.stderr
-          and "config.json --restart" in r.stderr and "--restart to continue it" not in r.stderr, repr(r.stderr))
+    check("  with a checkpoint there, the shot's own --restart is named",
+          r.returncode == 1 and os.path.join(first, "config.json") + " --restart" in r.stderr, repr(r.stderr))
     with open(shots_file, "w") as f:
         json.dump(SHOTS[:2], f)
     r = wave("--shots", shots_file, "--out-dir", out, "--overwrite")

@@ -49,7 +49,10 @@ ShotsReport run_shots(const Config& cfg, const std::vector<Shot>& shots, const S
     } catch (const Interrupted& e) {
       rep.interrupted = i;
       rep.interrupted_where = where;
-      rep.interrupted_why = e.what();
+      // Not Interrupted's "continue with --restart": a shots run takes none.
+      rep.interrupted_why =
+          "the shot was interrupted at step " + std::to_string(e.step) +
+          " (a shots run takes no --restart: run the shots again with --overwrite)";
       break;
     } catch (const Error& e) {
       running(false);

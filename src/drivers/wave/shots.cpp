@@ -67,13 +67,17 @@ io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, cons
 }
 
 // A shot's directory's files, as run() takes them, none of them an input under overwrite. A
-// shots run takes no --restart: a shot that wrote a checkpoint continues as a run of its own.
+// shots run takes no --restart: a finished shot with a checkpoint (and its config.json, which
+// an interrupted run does not write) continues as a run of its own, for more steps.
 io::RunFiles shot_dir_files(const Config& cfg, const RunInputs& inputs, const std::string& dir) {
   io::RunFiles f = run_files();
   f.inputs = run_inputs(cfg, inputs);
-  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another "
-                     "--out-dir; a shot that wrote a checkpoint continues alone: strata wave --config " +
-                     (std::filesystem::path(dir) / "config.json").string() + " --restart";
+  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another --out-dir";
+  const std::filesystem::path d(dir);
+  std::error_code ec;
+  if (std::filesystem::exists(d / "checkpoint.strata", ec) && std::filesystem::exists(d / "config.json", ec))
+    f.when_not_empty += "; this shot continues alone, for more steps: strata wave --config " +
+                        (d / "config.json").string() + " --restart";
   return f;
 }
 
