@@ -42,10 +42,11 @@ extern "C" void on_signal(int sig) {
   const bool speak = g_speaker.load();
   // mpirun passes an interrupt of its own (Ctrl-C) on to the ranks as SIGTERM, and ends the
   // others with it when a rank dies without a word (killed, or out of memory): a rank's own
-  // refusal or failure speaks for itself and the rest stop quietly.
+  // refusal or failure speaks for itself and the rest stop quietly. A batch system's limit or
+  // a plain kill sends it too: the line says how it can come, not which way it came.
   const char* via = g_job.load() && sig == SIGTERM
-                        ? " (mpirun sends it to the ranks for Ctrl-C, and when a rank of the "
-                          "job died)"
+                        ? " (under mpirun Ctrl-C reaches the ranks as SIGTERM, and so does a "
+                          "rank's death)"
                         : "";
   if (first && g_cooperative.load()) {
     if (speak)
