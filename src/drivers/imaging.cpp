@@ -22,6 +22,7 @@
 #include "solvers/wave/numerics.hpp"
 #include "solvers/wave/plan.hpp"
 #include "strata/dist.hpp"
+#include "strata/reduce.hpp"
 
 namespace strata::drivers {
 
@@ -191,14 +192,11 @@ imaging::GradientOptions options_of(const ImagingRun& run) {
   return o;
 }
 
-// The index of the first value of v that is not finite, or v.size() when all are.
+// The index of the first value of v that is not finite, or v.size() when all are (strata's
+// own check_finite on the host).
 std::size_t first_not_finite(const std::vector<double>& v) {
-  const std::int64_t n = std::int64_t(v.size());
-  std::int64_t first = n;
-#pragma omp parallel for schedule(static) reduction(min : first)
-  for (std::int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(v[std::size_t(i)]) && i < first) first = i;
-  return std::size_t(first);
+  const FiniteReport<double> r = check_finite(v.data(), v.size(), Memory::host);
+  return r.all_finite ? v.size() : r.index;
 }
 
 // Every array and sum of a result is finite, else an Error before anything is written: values
