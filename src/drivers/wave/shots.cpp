@@ -56,13 +56,17 @@ std::string vec(const Vec3& p) {
   return b;
 }
 
+// What a shots run offers for a directory that is not empty (it takes no --restart).
+constexpr const char* kShotsNotEmpty =
+    "use --overwrite to run the shots again (it replaces a previous run's files), or another --out-dir";
+
 // The OUT_DIR files of a shots run: the manifest beside the shots' directories.
 io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, const RunInputs& inputs) {
   io::RunFiles f;
   f.files = {kManifest};
   for (const Shot& s : shots) f.run_dirs.push_back(s.name);
   f.inputs = run_inputs(cfg, inputs);
-  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another --out-dir";
+  f.when_not_empty = kShotsNotEmpty;
   return f;
 }
 
@@ -72,7 +76,7 @@ io::RunFiles shots_files(const Config& cfg, const std::vector<Shot>& shots, cons
 io::RunFiles shot_dir_files(const Config& cfg, const RunInputs& inputs, const std::string& dir) {
   io::RunFiles f = run_files();
   f.inputs = run_inputs(cfg, inputs);
-  f.when_not_empty = "use --overwrite to run the shots again (it replaces a previous run's files), or another --out-dir";
+  f.when_not_empty = kShotsNotEmpty;
   const std::filesystem::path d(dir);
   std::error_code ec;
   if (std::filesystem::exists(d / "checkpoint.strata", ec) && std::filesystem::exists(d / "config.json", ec))
