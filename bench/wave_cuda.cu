@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -50,6 +51,47 @@ verify::Mismatch validate(const cuda::WaveUpdateVariant<T>& v, std::span<const d
   STRATA_CUDA_CHECK(cudaDeviceSynchronize());
   copy(dout, got);
   return cpu::check_leapfrog<T>(star, u, up, c2, got);
+}
+
+// A correlating update's shape against the first (the one the solver runs), bit for bit: the
+// new u_prev and the double sums after one launch on a 67x45x37 grid, on the whole interior
+// and on a region off its corner.
+template <class T>
+std::string validate_correlating(const cuda::WaveCorrelatingVariant<T>& v, const cuda::WaveCorrelatingVariant<T>& ref,
+                                 std::span<const double> star) {
+  const Extent n{67, 45, 37};
+  Field<T> u(n, kRadius), up(n, kRadius), c2(n, kRadius), q(n, kRadius);
+  fill_random(u, 11, -1, 1);
+  fill_random(up, 12, -1, 1);
+  fill_random(c2, 13, 0.05, 0.3);
+  fill_random(q, 14, -1, 1);
+  std::vector<double> corr0(u.layout().size);
+  for (std::size_t i = 0; i < corr0.size(); ++i) corr0[i] = std::sin(double(i));
+  for (const Region region : {Region{}, Region{4, 3, 2, 52, 38, 30}}) {
+    std::vector<T> outs[2];
+    std::vector<double> sums[2];
+    int k = 0;
+    for (const auto* w : {&ref, &v}) {
+      Field<T> du(n, kRadius, Memory::device), dup(n, kRadius, Memory::device), dc2(n, kRadius, Memory::device),
+          dq(n, kRadius, Memory::device);
+      copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
+      double* dcorr = nullptr;
+      STRATA_CUDA_CHECK(cudaMalloc(&dcorr, corr0.size() * sizeof(double)));
+      STRATA_CUDA_CHECK(cudaMemcpy(dcorr, corr0.data(), corr0.size() * sizeof(double), cudaMemcpyHostToDevice));
+      const std::ptrdiff_t origin = du.origin() - du.data();
+      w->launch(star, du, dup, dc2, dup, dq.origin(), dcorr + origin, nullptr, 0, region);
+      outs[k].resize(u.layout().size);
+      sums[k].resize(corr0.size());
+      STRATA_CUDA_CHECK(cudaMemcpy(outs[k].data(), dup.data(), outs[k].size() * sizeof(T), cudaMemcpyDeviceToHost));
+      STRATA_CUDA_CHECK(cudaMemcpy(sums[k].data(), dcorr, sums[k].size() * sizeof(double), cudaMemcpyDeviceToHost));
+      STRATA_CUDA_CHECK(cudaFree(dcorr));
+      ++k;
+    }
+    if (std::memcmp(outs[0].data(), outs[1].data(), outs[0].size() * sizeof(T)) != 0 ||
+        std::memcmp(sums[0].data(), sums[1].data(), sums[0].size() * sizeof(double)) != 0)
+      return "differs from " + ref.name;
+  }
+  return "";
 }
 
 Result base(const std::string& kernel, const std::string& variant, Precision p, Extent shape, double bpp) {
@@ -222,6 +264,40 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       r.extra["validated"] = check.str();
       row_done(opt, r);
       family.push_back(r);
+    }
+    // The reversed step of a boundary-saving gradient: the update with the imaging condition
+    // fused (u_prev, c2, q and a double sum read, u_prev and the sum written: 36 B a point in
+    // f32) on the region a 16-point CPML on five faces and a free top leave, every shape at
+    // several z splits; the launcher's own split is z0.
+    {
+      const auto& cv = cuda::wave_correlating_variants<T>();
+      Field<T> q(shape, kRadius, Memory::device);
+      fill_device_random(q.data(), L.size, 0x9a9a, stream);
+      double* corr = nullptr;
+      STRATA_CUDA_CHECK(cudaMalloc(&corr, L.size * sizeof(double)));
+      fill_device_random(corr, L.size, 0xc0c0, stream);
+      const std::ptrdiff_t origin = u.origin() - u.data();
+      const Region region{16, 16, 0, shape.nx - 32, shape.ny - 32, shape.nz - 16};
+      const double cbpp = 5.0 * sizeof(T) + 2.0 * sizeof(double);
+      for (const auto& v : cv) {
+        const std::string check = validate_correlating(v, cv.front(), star);
+        if (!check.empty())
+          throw Error("benchmark refused: correlating wave update " + v.name + " (" + to_string(precision_of<T>) +
+                      ") " + check);
+        for (int z : {0, 2, 4, 8, 11}) {
+          Result r = result_row("cuda", "wave_correlate", v.name + "/z" + std::to_string(z), precision_of<T>, shape,
+                                cbpp, double(region.nx) * region.ny * region.nz);
+          set_rates(r, time_launches([&] { v.launch(star, u, up, c2, up, q.origin(), corr + origin, stream, z, region); },
+                                     opt.warmup, opt.reps, stream));
+          r.extra["default"] = v.is_default && z == 0;
+          r.extra["zchunks"] = z;
+          r.extra["region"] = "16-point layers on x, y and the bottom; free top";
+          r.extra["validated"] = v.is_default ? "the reference" : "bit for bit against " + cv.front().name;
+          row_done(opt, r);
+          family.push_back(r);
+        }
+      }
+      STRATA_CUDA_CHECK(cudaFree(corr));
     }
     const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);
     const Timing memcpy_second = time_memcpy();

@@ -82,4 +82,32 @@ struct WaveCandidates<double> {
                             WaveShape<TileConfig<Loader::tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>>;
 };
 
+// The correlating update's shapes (the reversed step of a boundary-saving gradient, 36 B a
+// point in f32 with its double sum), the one it runs first. The policy's 512-thread tile
+// takes 127 registers there (ptxas), so one block a SM, and a 480 x 480 region of it is 120
+// tiles for 132 SMs (H200: 0.66 of cudaMemcpy in Nsight Compute). The others trade threads
+// a block, rows a thread and planes in flight for more blocks a SM.
+template <class T>
+struct WaveCorrelatingCandidates;
+
+template <>
+struct WaveCorrelatingCandidates<float> {
+  static constexpr Loader tma = Loader::tma;
+  using radius4 = ShapeList<WavePolicyShape<float, 4>, WaveShape<TileConfig<tma, 128, 16, 4, 4>, WaveEpi::prefetch_l2>,
+                            WaveShape<TileConfig<tma, 128, 16, 4, 8>, WaveEpi::prefetch_reg>,
+                            WaveShape<TileConfig<tma, 64, 16, 4, 4>, WaveEpi::prefetch_reg>,
+                            WaveShape<TileConfig<tma, 128, 8, 4, 4>, WaveEpi::prefetch_reg>,
+                            WaveShape<TileConfig<tma, 128, 8, 2, 4>, WaveEpi::prefetch_reg>,
+                            WaveShape<TileConfig<tma, 64, 8, 2, 4>, WaveEpi::prefetch_reg>,
+                            WaveShape<TileConfig<tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>>;
+};
+
+template <>
+struct WaveCorrelatingCandidates<double> {
+  static constexpr Loader tma = Loader::tma;
+  using radius4 = ShapeList<WavePolicyShape<double, 4>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, WaveEpi::prefetch_l2>,
+                            WaveShape<TileConfig<tma, 64, 8, 4, 3>, WaveEpi::prefetch_l2>,
+                            WaveShape<TileConfig<tma, 32, 16, 4, 3>, WaveEpi::prefetch_l2>>;
+};
+
 }  // namespace strata::cuda

@@ -53,17 +53,23 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
   launch_leapfrog<T, R, Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
 }
 
+template <class T, int R, class Shape>
+void launch_correlating_shape(std::span<const double> star, const Field<T>& u, const Field<T>& up,
+                              const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                              int zchunks, Region region) {
+  require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
+  const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{u.origin(), up.origin(),
+                                                                               c2.origin(), q, corr};
+  launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
+}
+
+// The radius-4 policy's tile at every radius: the lower radii's taller columns (VY 32 in
+// f32) spill with the sums' extra prefetched values (ptxas: 92-192 bytes), this one does not.
 template <class T, int R>
 void launch_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
                         const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
                         Region region) {
-  // The radius-4 policy's tile at every radius: the lower radii's taller columns (VY 32 in
-  // f32) spill with the sums' extra prefetched values (ptxas: 92-192 bytes), this one does not.
-  using Shape = WavePolicyShape<T, 4>;
-  require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
-  const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{u.origin(), up.origin(),
-                                                                               c2.origin(), q, corr};
-  launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, 0, region, epi);
+  launch_correlating_shape<T, R, WavePolicyShape<T, 4>>(star, u, up, c2, out, q, corr, stream, 0, region);
 }
 
 template <class T, int R>
@@ -91,6 +97,15 @@ void add_candidates(std::vector<WaveUpdateVariant<T>>& out, ShapeList<Shapes...>
   ((out.push_back(variant<T, 4, Shapes>(policy, true)), policy = false), ...);
 }
 
+// The correlating update's radius-4 shapes (WaveCorrelatingCandidates), the one it runs first.
+template <class T, class... Shapes>
+std::vector<WaveCorrelatingVariant<T>> correlating_list(ShapeList<Shapes...>) {
+  std::vector<WaveCorrelatingVariant<T>> out;
+  bool first = true;
+  ((out.push_back({Shapes::name(), first, &launch_correlating_shape<T, 4, Shapes>}), first = false), ...);
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -106,6 +121,13 @@ const std::vector<WaveUpdateVariant<T>>& wave_update_variants() {
         variant<T, 4, WaveShape<typename StencilPolicy<T>::star34, WaveEpi::late>>(false));
     return out;
   }();
+  return v;
+}
+
+template <class T>
+const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants() {
+  static const std::vector<WaveCorrelatingVariant<T>> v =
+      correlating_list<T>(typename WaveCorrelatingCandidates<T>::radius4{});
   return v;
 }
 
@@ -156,6 +178,8 @@ void wave_update_adjoint_correlating(std::span<const double> star, const Field<T
 
 template const std::vector<WaveUpdateVariant<float>>& wave_update_variants();
 template const std::vector<WaveUpdateVariant<double>>& wave_update_variants();
+template const std::vector<WaveCorrelatingVariant<float>>& wave_correlating_variants();
+template const std::vector<WaveCorrelatingVariant<double>>& wave_correlating_variants();
 template const WaveUpdateVariant<float>& chosen_wave_update(int, void*);
 template const WaveUpdateVariant<double>& chosen_wave_update(int, void*);
 template void wave_update(std::span<const double>, const Field<float>&, const Field<float>&, const Field<float>&,

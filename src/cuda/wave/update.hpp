@@ -59,6 +59,26 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u,
                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
                              double* corr, void* stream, Region region = {});
 
+// The correlating update's radius-4 launch shapes (tuning/wave_policy.hpp,
+// WaveCorrelatingCandidates), the one wave_update_correlating runs first: the benchmark times
+// them beside it (`strata bench --kernel wave`, rows wave_correlate), each checked against it
+// bit for bit. zchunks = 0: the launcher chooses.
+template <class T>
+using WaveCorrelatingFn = void (*)(std::span<const double> star, const Field<T>& u,
+                                   const Field<T>& u_prev, const Field<T>& c2, Field<T>& out,
+                                   const T* q, double* corr, void* stream, int zchunks,
+                                   Region region);
+
+template <class T>
+struct WaveCorrelatingVariant {
+  std::string name;
+  bool is_default = false;  // the shape wave_update_correlating runs
+  WaveCorrelatingFn<T> launch = nullptr;
+};
+
+template <class T>
+const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants();
+
 // The adjoint's bulk update of q (out = 2 q - q_prev + c2 * star(q), as wave_update stores it,
 // to the bit) with checkpointing's imaging condition at each of its points
 // (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) in double, then
