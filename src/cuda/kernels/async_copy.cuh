@@ -58,6 +58,11 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, s
       : "memory");
 }
 
+// Asks for the 128-byte line holding p in L2 and returns at once (no register waits on it).
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }

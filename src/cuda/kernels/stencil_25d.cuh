@@ -41,6 +41,17 @@ concept PrefetchingEpilogue = requires(const Epi& e, std::int64_t off) {
   { e.load(off) } -> std::same_as<typename Epi::Aux>;
 };
 
+// A prefetching epilogue may also fetch its streams into L2 `kAhead` output planes beyond
+// the register prefetch (`touch(off)`): more bytes in flight at no register cost, for memory
+// whose latency one plane of work does not cover.
+template <class Epi>
+constexpr int l2_ahead() {
+  if constexpr (requires { Epi::kAhead; })
+    return Epi::kAhead;
+  else
+    return 0;
+}
+
 template <class Op, class Epi = StoreEpilogue<typename Op::value_type>>
 struct StencilArgs {
   using T = typename Op::value_type;
@@ -172,6 +183,16 @@ __global__ void __launch_bounds__(Cfg::THREADS)
     __syncthreads();  // plane i visible to all; everyone is done with plane i-1's slot
     load(i + S - 1);  // into plane i-1's slot
     if (i + 1 >= 2 * R && i + 1 < planes) prefetch(nxt, i + 1);
+    if constexpr (l2_ahead<Epi>() > 0) {
+      const int ia = i + 1 + l2_ahead<Epi>();
+      if (ia >= 2 * R && ia < planes) {
+        const std::int64_t base = std::int64_t(a.rz + z0 + ia - 2 * R) * a.out_plane +
+                                  std::int64_t(a.ry + y) * a.out_pitch + a.rx + x;
+#pragma unroll
+        for (int v = 0; v < VY; ++v)
+          if (v < rows_valid) a.epi.touch(base + v * a.out_pitch);
+      }
+    }
 
     a.op.template plane<VY, W>(slot(i) + smem_offset, acc);
     if constexpr (Epi::needs_centre) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "backend/wave_ghosts.hpp"
+#include "cuda/kernels/async_copy.cuh"
 
 namespace strata::cuda::kernels {
 
@@ -19,9 +20,10 @@ namespace strata::cuda::kernels {
 // planes earlier). Aliasing: `out` may be u-'s own buffer: the thread that owns an output
 // point reads u-[off] (one plane ahead) before it stores to off, and no other thread reads
 // or writes off, so the in-place update is safe.
-template <class T, bool kCentreInRegisters>
+template <class T, bool kCentreInRegisters, int Ahead = 0>
 struct LeapfrogEpilogue {
   static constexpr bool needs_centre = kCentreInRegisters;
+  static constexpr int kAhead = Ahead;  // planes beyond the prefetch fetched into L2 (l2_ahead)
   struct AuxWithCentre {
     T up, c2, u;
   };
@@ -37,6 +39,10 @@ struct LeapfrogEpilogue {
       return {u_prev[off], __ldg(c2 + off)};
     else
       return {u_prev[off], __ldg(c2 + off), __ldg(u + off)};
+  }
+  __device__ __forceinline__ void touch(std::int64_t off) const {
+    prefetch_l2(u_prev + off);
+    prefetch_l2(c2 + off);
   }
   __device__ __forceinline__ T operator()(T s, T centre, Aux a, std::int64_t) const {
     T uc;

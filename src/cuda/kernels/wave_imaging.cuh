@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include "cuda/kernels/async_copy.cuh"
 
 namespace strata::cuda::kernels {
 
@@ -120,9 +121,10 @@ __global__ void image_correlate(const T* __restrict__ now, const T* __restrict__
 // prefetched one output plane ahead with the others. `corr` is offset like the fields. The
 // kernel calls it once per point of its region (the sources' points are put right after by
 // image_correlate_rest, which restores their sums first).
-template <class T, bool kCentreInRegisters>
+template <class T, bool kCentreInRegisters, int Ahead = 0>
 struct LeapfrogCorrelate {
   static constexpr bool needs_centre = kCentreInRegisters;
+  static constexpr int kAhead = Ahead;  // planes beyond the prefetch fetched into L2 (l2_ahead)
   struct Aux {
     T up, c2, u, q;
     double corr;
@@ -140,6 +142,12 @@ struct LeapfrogCorrelate {
     a.q = __ldg(q + off);
     a.corr = corr[off];
     return a;
+  }
+  __device__ __forceinline__ void touch(std::int64_t off) const {
+    prefetch_l2(u_prev + off);
+    prefetch_l2(c2 + off);
+    prefetch_l2(q + off);
+    prefetch_l2(corr + off);
   }
   __device__ __forceinline__ T operator()(T s, T centre, Aux a, std::int64_t off) const {
     const T uc = kCentreInRegisters ? centre : a.u;

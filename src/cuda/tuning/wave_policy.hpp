@@ -44,14 +44,19 @@ struct WavePolicy<double, R> {
 enum class WaveEpi { prefetch_reg, prefetch_l2, late };
 
 // A variant of the update: a tile and an epilogue; its name is the tile's and the epilogue's.
-template <class Cfg_, WaveEpi E>
+// ahead > 0: the epilogue's streams are also fetched into L2 that many output planes beyond
+// its register prefetch (kernels::l2_ahead), named "-a<ahead>".
+template <class Cfg_, WaveEpi E, int A = 0>
 struct WaveShape {
   using Cfg = Cfg_;
   static constexpr WaveEpi epi = E;
+  static constexpr int ahead = A;
   static std::string name() {
-    return Cfg::name() + (E == WaveEpi::prefetch_reg  ? "-pf-reg"
-                          : E == WaveEpi::prefetch_l2 ? "-pf-l2"
-                                                      : "-late");
+    return Cfg::name() +
+           (E == WaveEpi::prefetch_reg  ? "-pf-reg"
+            : E == WaveEpi::prefetch_l2 ? "-pf-l2"
+                                        : "-late") +
+           (A > 0 ? "-a" + std::to_string(A) : "");
   }
 };
 
@@ -72,14 +77,16 @@ template <>
 struct WaveCandidates<float> {
   using radius4 = ShapeList<WavePolicyShape<float, 4>,
                             WaveShape<TileConfig<Loader::tma, 128, 16, 8, 4>, WaveEpi::prefetch_l2>,
-                            WaveShape<WavePolicy<float, 4>::Cfg, WaveEpi::prefetch_l2>>;
+                            WaveShape<WavePolicy<float, 4>::Cfg, WaveEpi::prefetch_l2>,
+                            WaveShape<WavePolicy<float, 4>::Cfg, WaveEpi::prefetch_reg, 2>>;
 };
 
 template <>
 struct WaveCandidates<double> {
   using radius4 = ShapeList<WavePolicyShape<double, 4>,
                             WaveShape<TileConfig<Loader::tma, 128, 8, 2, 3>, WaveEpi::prefetch_l2>,
-                            WaveShape<TileConfig<Loader::tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>>;
+                            WaveShape<TileConfig<Loader::tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>,
+                            WaveShape<WavePolicy<double, 4>::Cfg, WaveEpi::prefetch_l2, 2>>;
 };
 
 // The correlating update's shapes (the reversed step of a boundary-saving gradient, 36 B a
@@ -93,21 +100,17 @@ struct WaveCorrelatingCandidates;
 template <>
 struct WaveCorrelatingCandidates<float> {
   static constexpr Loader tma = Loader::tma;
-  using radius4 = ShapeList<WavePolicyShape<float, 4>, WaveShape<TileConfig<tma, 128, 16, 4, 4>, WaveEpi::prefetch_l2>,
-                            WaveShape<TileConfig<tma, 128, 16, 4, 8>, WaveEpi::prefetch_reg>,
-                            WaveShape<TileConfig<tma, 64, 16, 4, 4>, WaveEpi::prefetch_reg>,
-                            WaveShape<TileConfig<tma, 128, 8, 4, 4>, WaveEpi::prefetch_reg>,
-                            WaveShape<TileConfig<tma, 128, 8, 2, 4>, WaveEpi::prefetch_reg>,
-                            WaveShape<TileConfig<tma, 64, 8, 2, 4>, WaveEpi::prefetch_reg>,
-                            WaveShape<TileConfig<tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>>;
+  using P = WavePolicyShape<float, 4>;
+  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 1>, WaveShape<P::Cfg, P::epi, 2>,
+                            WaveShape<P::Cfg, P::epi, 3>, WaveShape<TileConfig<tma, 128, 8, 4, 4>, P::epi, 2>>;
 };
 
 template <>
 struct WaveCorrelatingCandidates<double> {
   static constexpr Loader tma = Loader::tma;
-  using radius4 = ShapeList<WavePolicyShape<double, 4>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, WaveEpi::prefetch_l2>,
-                            WaveShape<TileConfig<tma, 64, 8, 4, 3>, WaveEpi::prefetch_l2>,
-                            WaveShape<TileConfig<tma, 32, 16, 4, 3>, WaveEpi::prefetch_l2>>;
+  using P = WavePolicyShape<double, 4>;
+  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 2>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi>,
+                            WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi, 2>>;
 };
 
 }  // namespace strata::cuda

@@ -18,12 +18,12 @@ namespace strata::cuda {
 
 namespace {
 
-template <class T, WaveEpi E>
+template <class T, WaveEpi E, int A>
 auto make_epilogue(const T* u, const T* up, const T* c2) {
   if constexpr (E == WaveEpi::late)
     return kernels::LeapfrogEpilogueLate<T>{u, up, c2};
   else
-    return kernels::LeapfrogEpilogue<T, E == WaveEpi::prefetch_reg>{u, up, c2};
+    return kernels::LeapfrogEpilogue<T, E == WaveEpi::prefetch_reg, A>{u, up, c2};
 }
 
 // The update's launch with any leapfrog epilogue (the plain one or the correlating one): the
@@ -46,10 +46,10 @@ void launch_leapfrog(std::span<const double> star, const Field<T>& u, const Fiel
                                               static_cast<cudaStream_t>(stream), zchunks, epi, region);
 }
 
-template <class T, int R, class Cfg, WaveEpi E>
+template <class T, int R, class Cfg, WaveEpi E, int A = 0>
 void launch_update(std::span<const double> star, const Field<T>& u, const Field<T>& up,
                    const Field<T>& c2, Field<T>& out, void* stream, int zchunks, Region region) {
-  const auto epi = make_epilogue<T, E>(u.origin(), up.origin(), c2.origin());
+  const auto epi = make_epilogue<T, E, A>(u.origin(), up.origin(), c2.origin());
   launch_leapfrog<T, R, Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
 }
 
@@ -58,8 +58,8 @@ void launch_correlating_shape(std::span<const double> star, const Field<T>& u, c
                               const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
                               int zchunks, Region region) {
   require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
-  const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg> epi{u.origin(), up.origin(),
-                                                                               c2.origin(), q, corr};
+  const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg, Shape::ahead> epi{
+      u.origin(), up.origin(), c2.origin(), q, corr};
   launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
 }
 
@@ -87,7 +87,7 @@ void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q,
 template <class T, int R, class Shape>
 WaveUpdateVariant<T> variant(bool is_default, bool candidate = false) {
   return {R, Shape::name(), is_default, candidate,
-          &launch_update<T, R, typename Shape::Cfg, Shape::epi>};
+          &launch_update<T, R, typename Shape::Cfg, Shape::epi, Shape::ahead>};
 }
 
 // The radius-4 candidates tuning chooses between (tuning/wave_policy.hpp), the policy first.
