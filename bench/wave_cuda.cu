@@ -284,7 +284,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
         if (!check.empty())
           throw Error("benchmark refused: correlating wave update " + v.name + " (" + to_string(precision_of<T>) +
                       ") " + check);
-        for (int z : {0, 11}) {
+        for (int z : {0, 4, 8, 11, 16, 22}) {
           Result r = result_row("cuda", "wave_correlate", v.name + "/z" + std::to_string(z), precision_of<T>, shape,
                                 cbpp, double(region.nx) * region.ny * region.nz);
           set_rates(r, time_launches([&] { v.launch(star, u, up, c2, up, q.origin(), corr + origin, stream, z, region); },

@@ -102,15 +102,15 @@ struct WaveCorrelatingCandidates<float> {
   static constexpr Loader tma = Loader::tma;
   using P = WavePolicyShape<float, 4>;
   using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 1>, WaveShape<P::Cfg, P::epi, 2>,
-                            WaveShape<P::Cfg, P::epi, 3>, WaveShape<TileConfig<tma, 128, 8, 4, 4>, P::epi, 2>>;
+                            WaveShape<TileConfig<tma, 128, 8, 4, 4>, P::epi, 1>>;
 };
 
 template <>
 struct WaveCorrelatingCandidates<double> {
   static constexpr Loader tma = Loader::tma;
   using P = WavePolicyShape<double, 4>;
-  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 2>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi>,
-                            WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi, 2>>;
+  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 1>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi>,
+                            WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi, 1>>;
 };
 
 }  // namespace strata::cuda

@@ -119,6 +119,9 @@ const std::vector<WaveUpdateVariant<T>>& wave_update_variants() {
     // with the loads at the store (no prefetch; H100 fp32 0.30, fp64 0.43 of copy/16 B).
     out.push_back(
         variant<T, 4, WaveShape<typename StencilPolicy<T>::star34, WaveEpi::late>>(false));
+    // EXPERIMENT: the policy with the L2 look-ahead at 1 and 3 planes.
+    out.push_back(variant<T, 4, WaveShape<typename WavePolicyShape<T, 4>::Cfg, WavePolicyShape<T, 4>::epi, 1>>(false));
+    out.push_back(variant<T, 4, WaveShape<typename WavePolicyShape<T, 4>::Cfg, WavePolicyShape<T, 4>::epi, 3>>(false));
     return out;
   }();
   return v;
