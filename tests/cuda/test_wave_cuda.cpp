@@ -11,6 +11,8 @@
 #include <map>
 #include <random>
 
+#include <cuda_runtime.h>
+
 #include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
 #include "common/wave_cases.hpp"
@@ -147,6 +149,92 @@ TEST(WaveCuda, FusedUpdateMatchesReferenceOnOddShapes) {
   REQUIRE_GPU();
   check_variants<float>();
   check_variants<double>();
+}
+
+// The correlating update (the reversed step of a boundary-saving gradient) in every compiled
+// shape: u_prev as the plain update stores it and, at each point of the region, the sum gains
+// (q / c2) * ((u_prev - 2 u) + out) in double, the same bits whatever the shape and z cut
+// (the first shape is the one the solver runs; its default cut and a finer one), nothing
+// written outside the region.
+template <class T>
+void check_correlating_shapes() {
+  const int R = 4;
+  const Stencil lap = Stencil::laplacian(2 * R, 1.0);
+  const std::vector<double> star(lap.coeffs().begin(), lap.coeffs().end());
+  std::vector<Extent> shapes = {{67, 45, 37}, {130, 9, 70}};
+  if (std::getenv("STRATA_TEST_QUICK")) shapes.resize(1);
+  const auto& shapes_run = cuda::wave_correlating_variants<T>();
+  ASSERT_GE(shapes_run.size(), 2u);
+  EXPECT_TRUE(shapes_run.front().is_default);
+  for (const Extent& n : shapes) {
+    Field<T> u(n, R), up(n, R), c2(n, R), q(n, R);
+    std::mt19937_64 rng(11 + n.nz);
+    std::uniform_real_distribution<double> d(-1, 1), c(0.05, 0.3);
+    for (std::size_t i = 0; i < u.layout().size; ++i)
+      u.data()[i] = T(d(rng)), up.data()[i] = T(d(rng)), c2.data()[i] = T(c(rng)), q.data()[i] = T(d(rng));
+    std::vector<double> sums0(u.layout().size);
+    for (double& v : sums0) v = d(rng);
+    const std::ptrdiff_t origin = u.origin() - u.data();
+    const cuda::Region region{4, 3, 2, n.nx - 9, n.ny - 5, n.nz - 6};
+    std::vector<T> want_u;
+    std::vector<double> want_sums;
+    for (const auto& v : shapes_run)
+      for (int z : {0, 7}) {
+        const std::string what = v.name + "/z" + std::to_string(z) + " " + n.str() + " " + to_string(precision_of<T>);
+        Field<T> du(n, R, Memory::device), dup(n, R, Memory::device), dc2(n, R, Memory::device),
+            dq(n, R, Memory::device);
+        copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
+        double* dsums = nullptr;
+        ASSERT_EQ(cudaMalloc(&dsums, sums0.size() * sizeof(double)), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dsums, sums0.data(), sums0.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+        v.launch(star, du, dup, dc2, dup, dq.origin(), dsums + origin, nullptr, z, region);
+        device_synchronize();
+        Field<T> got(n, R);
+        copy(dup, got);
+        std::vector<double> sums(sums0.size());
+        ASSERT_EQ(cudaMemcpy(sums.data(), dsums, sums.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+        cudaFree(dsums);
+        if (want_u.empty()) {  // the first: its u_prev against the CPU's update, its sums by formula
+          Field<T> whole(n, R);
+          Field<T> dwhole(n, R, Memory::device), dup2(n, R, Memory::device);
+          copy(up, dup2);
+          cuda::wave_update<T>(star, du, dup2, dc2, dwhole, nullptr);
+          device_synchronize();
+          copy(dwhole, whole);
+          EXPECT_TRUE(cpu::check_leapfrog<T>(star, u, up, c2, whole).ok()) << what;
+          std::size_t wrong = 0;
+          for (int zz = 0; zz < n.nz; ++zz)
+            for (int y = 0; y < n.ny; ++y)
+              for (int x = 0; x < n.nx; ++x) {
+                const bool in = x >= region.x0 && x < region.x0 + region.nx && y >= region.y0 &&
+                                y < region.y0 + region.ny && zz >= region.z0 && zz < region.z0 + region.nz;
+                const std::size_t o = u.layout().index(x, y, zz);
+                const T out = in ? whole(x, y, zz) : up(x, y, zz);
+                wrong += std::memcmp(&out, &got(x, y, zz), sizeof(T)) != 0;
+                double s = sums0[o];
+                if (in) {
+                  const double lambda = double(q.data()[o]) / double(c2.data()[o]);
+                  s = s + lambda * ((double(up.data()[o]) - 2.0 * double(u.data()[o])) + double(out));
+                }
+                wrong += std::memcmp(&s, &sums[o], sizeof(double)) != 0;
+              }
+          EXPECT_EQ(wrong, 0u) << what << ": values or sums unlike the plain update's and the formula's";
+          want_u.assign(got.data(), got.data() + got.layout().size);
+          want_sums = sums;
+        } else {
+          EXPECT_EQ(std::memcmp(want_u.data(), got.data(), want_u.size() * sizeof(T)), 0)
+              << what << ": u_prev differs from " << shapes_run.front().name;
+          EXPECT_EQ(std::memcmp(want_sums.data(), sums.data(), sums.size() * sizeof(double)), 0)
+              << what << ": the sums differ from " << shapes_run.front().name;
+        }
+      }
+  }
+}
+
+TEST(WaveCuda, CorrelatingShapesGiveTheSameBits) {
+  REQUIRE_GPU();
+  check_correlating_shapes<float>();
+  check_correlating_shapes<double>();
 }
 
 #endif  // STRATA_HAVE_CUDA

@@ -86,14 +86,20 @@ struct WaveCandidates<double> {
   using radius4 = ShapeList<WavePolicyShape<double, 4>,
                             WaveShape<TileConfig<Loader::tma, 128, 8, 2, 3>, WaveEpi::prefetch_l2>,
                             WaveShape<TileConfig<Loader::tma, 64, 16, 4, 4>, WaveEpi::prefetch_l2>,
-                            WaveShape<WavePolicy<double, 4>::Cfg, WaveEpi::prefetch_l2, 2>>;
+                            WaveShape<WavePolicy<double, 4>::Cfg, WaveEpi::prefetch_l2, 1>>;
 };
 
-// The correlating update's shapes (the reversed step of a boundary-saving gradient, 36 B a
-// point in f32 with its double sum), the one it runs first. The policy's 512-thread tile
-// takes 127 registers there (ptxas), so one block a SM, and a 480 x 480 region of it is 120
-// tiles for 132 SMs (H200: 0.66 of cudaMemcpy in Nsight Compute). The others trade threads
-// a block, rows a thread and planes in flight for more blocks a SM.
+// The correlating update's shape (the reversed step of a boundary-saving gradient: u_prev,
+// c2, q and a double sum read, u_prev and the sum written, 36 B a point in f32), chosen with
+// `strata bench --kernel wave` (rows wave_correlate) on an H200 at 512^3, on the region a
+// 16-point CPML on five faces and a free top leave (480 x 480 x 496), as a ratio to
+// cudaMemcpy: the wave policy's 512-thread tile takes 127 registers here, one block a SM, and
+// 120 of them for 132 SMs, 0.79; with its epilogue's streams one plane further into L2 and z
+// cut in 11, 0.86; the 256-thread 128x8 tile with the look-ahead, two blocks a SM, 0.85-0.86
+// whatever the z cut from 8 to 22 chunks, so it is the policy, z cut in chunks of about
+// kCorrelatingChunkPlanes planes. f64: 64x8 tiles of 2-row columns, 0.86 (the wave
+// policy's tile 0.80; with the look-ahead 0.86 at 8 chunks, 0.83 at 1). The candidates
+// after the policy are timed beside it, never chosen.
 template <class T>
 struct WaveCorrelatingCandidates;
 
@@ -101,16 +107,20 @@ template <>
 struct WaveCorrelatingCandidates<float> {
   static constexpr Loader tma = Loader::tma;
   using P = WavePolicyShape<float, 4>;
-  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 1>, WaveShape<P::Cfg, P::epi, 2>,
-                            WaveShape<TileConfig<tma, 128, 8, 4, 4>, P::epi, 1>>;
+  using policy = WaveShape<TileConfig<tma, 128, 8, 4, 4>, WaveEpi::prefetch_reg, 1>;
+  using radius4 = ShapeList<policy, P, WaveShape<P::Cfg, P::epi, 1>>;
 };
 
 template <>
 struct WaveCorrelatingCandidates<double> {
   static constexpr Loader tma = Loader::tma;
   using P = WavePolicyShape<double, 4>;
-  using radius4 = ShapeList<P, WaveShape<P::Cfg, P::epi, 1>, WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi>,
-                            WaveShape<TileConfig<tma, 64, 8, 2, 3>, P::epi, 1>>;
+  using policy = WaveShape<TileConfig<tma, 64, 8, 2, 3>, WaveEpi::prefetch_l2>;
+  using radius4 = ShapeList<policy, P, WaveShape<P::Cfg, P::epi, 1>>;
 };
+
+// Output planes a z chunk of the correlating update streams (its launcher's split where not
+// given): the chunk's 2R + STAGES extra planes re-read only the u stream, 4 of its 36 B.
+inline constexpr int kCorrelatingChunkPlanes = 64;
 
 }  // namespace strata::cuda

@@ -2,6 +2,7 @@
 // kernel per precision, radius and variant: StarOp computes Lap(u) from the streamed planes,
 // LeapfrogEpilogue reads u-, c2 (and the centre) at the output offset. 16 B/point in fp32.
 // Radius 4 (the solver's default order) runs the candidate tuning chose for the device.
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda/kernels/stencil_ops.cuh"
@@ -60,26 +61,35 @@ void launch_correlating_shape(std::span<const double> star, const Field<T>& u, c
   require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
   const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg, Shape::ahead> epi{
       u.origin(), up.origin(), c2.origin(), q, corr};
+  if (zchunks == 0) {
+    const int nz = region.whole() ? u.extent().nz : region.nz;
+    zchunks = std::max(1, (nz + kCorrelatingChunkPlanes - 1) / kCorrelatingChunkPlanes);
+  }
   launch_leapfrog<T, R, typename Shape::Cfg>(star, u, up, c2, out, stream, zchunks, region, epi);
 }
 
-// The radius-4 policy's tile at every radius: the lower radii's taller columns (VY 32 in
-// f32) spill with the sums' extra prefetched values (ptxas: 92-192 bytes), this one does not.
+// The radius-4 policy's tile at every radius (tuning/wave_policy.hpp): the lower radii's
+// taller columns (VY 32 in f32) spill with the sums' extra prefetched values (ptxas: 92-192
+// bytes), this one does not.
 template <class T, int R>
 void launch_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
                         const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
                         Region region) {
-  launch_correlating_shape<T, R, WavePolicyShape<T, 4>>(star, u, up, c2, out, q, corr, stream, 0, region);
+  launch_correlating_shape<T, R, typename WaveCorrelatingCandidates<T>::policy>(star, u, up, c2, out, q, corr,
+                                                                                stream, 0, region);
 }
 
 template <class T, int R>
 void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
                                 const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
                                 double* corr, void* stream) {
-  using Shape = WavePolicyShape<T, 4>;  // as launch_correlating's, for the same reason
+  // The wave policy's tile at every radius (the lower radii's spill with the sums' loads),
+  // its streams fetched into L2 a plane beyond the prefetch (kernels::l2_ahead: the plain
+  // update on an H200 0.73 -> 0.77 of cudaMemcpy in f32, 0.74 -> 0.85 in f64).
+  using Shape = WavePolicyShape<T, 4>;
   require(now != nullptr && prev != nullptr && next != nullptr && corr != nullptr,
           "internal: the correlating adjoint update needs the forward fields and its sums");
-  const kernels::AdjointCorrelate<T> epi{
+  const kernels::AdjointCorrelate<T, 1> epi{
       q.origin(), qp.origin(), c2.origin(), now, prev, next, corr};
   launch_leapfrog<T, R, typename Shape::Cfg>(star, q, qp, c2, out, stream, 0, Region{}, epi);
 }
@@ -119,9 +129,6 @@ const std::vector<WaveUpdateVariant<T>>& wave_update_variants() {
     // with the loads at the store (no prefetch; H100 fp32 0.30, fp64 0.43 of copy/16 B).
     out.push_back(
         variant<T, 4, WaveShape<typename StencilPolicy<T>::star34, WaveEpi::late>>(false));
-    // EXPERIMENT: the policy with the L2 look-ahead at 1 and 3 planes.
-    out.push_back(variant<T, 4, WaveShape<typename WavePolicyShape<T, 4>::Cfg, WavePolicyShape<T, 4>::epi, 1>>(false));
-    out.push_back(variant<T, 4, WaveShape<typename WavePolicyShape<T, 4>::Cfg, WavePolicyShape<T, 4>::epi, 3>>(false));
     return out;
   }();
   return v;

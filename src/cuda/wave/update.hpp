@@ -52,8 +52,9 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
 // (kernels::LeapfrogCorrelate): out as wave_update stores it, to the bit, and at each of its
 // points corr += (q / c2) * ((u_prev - 2 u) + out) in double, u_prev read before `out`
 // replaces it. q and corr are interior origins of the fields' layout (corr of doubles, the
-// same offsets). One launch shape (the radius-4 policy's): the stored values do not depend on
-// the shape.
+// same offsets). One launch shape at every radius (tuning/wave_policy.hpp,
+// WaveCorrelatingCandidates<T>::policy), z cut in chunks of about kCorrelatingChunkPlanes
+// planes: the stored values do not depend on the shape.
 template <class T>
 void wave_update_correlating(std::span<const double> star, const Field<T>& u,
                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
@@ -62,7 +63,7 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u,
 // The correlating update's radius-4 launch shapes (tuning/wave_policy.hpp,
 // WaveCorrelatingCandidates), the one wave_update_correlating runs first: the benchmark times
 // them beside it (`strata bench --kernel wave`, rows wave_correlate), each checked against it
-// bit for bit. zchunks = 0: the launcher chooses.
+// bit for bit. zchunks = 0: chunks of about kCorrelatingChunkPlanes planes.
 template <class T>
 using WaveCorrelatingFn = void (*)(std::span<const double> star, const Field<T>& u,
                                    const Field<T>& u_prev, const Field<T>& c2, Field<T>& out,
@@ -83,7 +84,7 @@ const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants();
 // to the bit) with checkpointing's imaging condition at each of its points
 // (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) in double, then
 // next = now. now, prev, next and corr are interior origins of the fields' layout (corr of
-// doubles). The radius-4 policy's launch shape, as wave_update_correlating.
+// doubles). The wave policy's radius-4 tile, its streams fetched into L2 a plane ahead.
 template <class T>
 void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q,
                                      const Field<T>& q_prev, const Field<T>& c2, Field<T>& out,
