@@ -171,10 +171,9 @@ struct LeapfrogCorrelate {
 // it, the f32 radius-4 tile spilled 24 bytes). At the sources' points the sum stored here is
 // replaced by the one image_correlate_sources made before the step (image_put_saved).
 // `next` and `corr` are offset like the fields.
-template <class T, int Ahead = 0>
+template <class T>
 struct AdjointCorrelate {
   static constexpr bool needs_centre = false;
-  static constexpr int kAhead = Ahead;  // planes beyond the prefetch fetched into L2 (l2_ahead)
   struct Aux {
     T up, c2, q, now, prev, next;
     double corr;
@@ -196,14 +195,6 @@ struct AdjointCorrelate {
     a.next = next[off];
     a.corr = corr[off];
     return a;
-  }
-  __device__ __forceinline__ void touch(std::int64_t off) const {
-    prefetch_l2(q_prev + off);
-    prefetch_l2(c2 + off);
-    prefetch_l2(now + off);
-    prefetch_l2(prev + off);
-    prefetch_l2(next + off);
-    prefetch_l2(corr + off);
   }
   __device__ __forceinline__ T operator()(T s, T, Aux a, std::int64_t off) const {
     const double lambda = double(a.q) / double(a.c2);

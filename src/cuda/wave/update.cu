@@ -83,13 +83,13 @@ template <class T, int R>
 void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
                                 const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
                                 double* corr, void* stream) {
-  // The wave policy's tile at every radius (the lower radii's spill with the sums' loads),
-  // its streams fetched into L2 a plane beyond the prefetch (kernels::l2_ahead: the plain
-  // update on an H200 0.73 -> 0.77 of cudaMemcpy in f32, 0.74 -> 0.85 in f64).
+  // The wave policy's tile at every radius (the lower radii's spill with the sums' loads).
+  // Its streams fetched into L2 a plane ahead as well (kAhead 1) left the checkpointing shot
+  // as it was on an H200 (10.77 / 10.75 s against 10.77 / 10.89; docs/imaging.md).
   using Shape = WavePolicyShape<T, 4>;
   require(now != nullptr && prev != nullptr && next != nullptr && corr != nullptr,
           "internal: the correlating adjoint update needs the forward fields and its sums");
-  const kernels::AdjointCorrelate<T, 1> epi{
+  const kernels::AdjointCorrelate<T> epi{
       q.origin(), qp.origin(), c2.origin(), now, prev, next, corr};
   launch_leapfrog<T, R, typename Shape::Cfg>(star, q, qp, c2, out, stream, 0, Region{}, epi);
 }

@@ -84,7 +84,7 @@ const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants();
 // to the bit) with checkpointing's imaging condition at each of its points
 // (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) in double, then
 // next = now. now, prev, next and corr are interior origins of the fields' layout (corr of
-// doubles). The wave policy's radius-4 tile, its streams fetched into L2 a plane ahead.
+// doubles). The radius-4 wave policy's launch shape.
 template <class T>
 void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q,
                                      const Field<T>& q_prev, const Field<T>& c2, Field<T>& out,
