@@ -11,8 +11,6 @@
 #include <map>
 #include <random>
 
-#include <cuda_runtime.h>
-
 #include "common/require_gpu.hpp"
 #include "common/test_util.hpp"
 #include "common/wave_cases.hpp"
@@ -184,16 +182,17 @@ void check_correlating_shapes() {
         Field<T> du(n, R, Memory::device), dup(n, R, Memory::device), dc2(n, R, Memory::device),
             dq(n, R, Memory::device);
         copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
-        double* dsums = nullptr;
-        ASSERT_EQ(cudaMalloc(&dsums, sums0.size() * sizeof(double)), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(dsums, sums0.data(), sums0.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
-        v.launch(star, du, dup, dc2, dup, dq.origin(), dsums + origin, nullptr, z, region);
+        // The sums: a row of doubles indexed like the fields (one point a double).
+        const Extent row{int(sums0.size()), 1, 1};
+        Field<double> hsums(row, 0), dsums(row, 0, Memory::device);
+        std::copy(sums0.begin(), sums0.end(), hsums.data());
+        copy(hsums, dsums);
+        v.launch(star, du, dup, dc2, dup, dq.origin(), dsums.data() + origin, nullptr, z, region);
         device_synchronize();
         Field<T> got(n, R);
         copy(dup, got);
-        std::vector<double> sums(sums0.size());
-        ASSERT_EQ(cudaMemcpy(sums.data(), dsums, sums.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
-        cudaFree(dsums);
+        copy(dsums, hsums);
+        const std::vector<double> sums(hsums.data(), hsums.data() + sums0.size());
         if (want_u.empty()) {  // the first: its u_prev against the CPU's update, its sums by formula
           Field<T> whole(n, R);
           Field<T> dwhole(n, R, Memory::device), dup2(n, R, Memory::device);
