@@ -2,7 +2,9 @@
 `strata wave --print-config`). run() steps in memory and returns arrays; with out_dir it
 is `strata wave` itself and writes the run directory (python -m strata.plot renders it).
 Stepping releases the GIL; Ctrl-C raises KeyboardInterrupt. In memory nothing is kept; in
-a run directory the files already written are whole and no results are written after it."""
+a run directory the files already written are whole and no results are written after it.
+strata.wave.gradient, migrate and born are strata.imaging's (the FWI gradient, the RTM image,
+the Born operator on the same configuration)."""
 import json
 import os
 import sys
@@ -111,3 +113,13 @@ def load(out_dir: str, report: Optional[dict] = None) -> Result:
     return Result(seismogram=seis, receivers=recs, times=np.arange(seis.shape[0]) * dt * every,
                   dt=dt, spacing=cfg["grid"]["spacing"], device=report.get("device", ""),
                   warnings=report.get("warnings", []), report=report, out_dir=os.fspath(out_dir))
+
+
+def __getattr__(name):
+    # strata.wave.gradient / migrate / born, the names a wave user looks for, are
+    # strata.imaging's functions themselves, imported on first use (strata.imaging imports
+    # this module).
+    if name in ("gradient", "migrate", "born"):
+        from . import imaging
+        return getattr(imaging, name)
+    raise AttributeError(f"module 'strata.wave' has no attribute {name!r}")

@@ -28,6 +28,15 @@ def test_predicted_data_are_the_wave_runs_seismogram():
     assert r["checkpoints"] >= 1 and r["forward_steps"] >= 70
 
 
+def test_the_wave_module_names_the_imaging_functions():
+    # strata.wave.gradient / migrate / born: strata.imaging's own functions, the same results.
+    for name in ("gradient", "migrate", "born"):
+        assert getattr(strata.wave, name) is getattr(strata.imaging, name)
+    assert np.array_equal(strata.wave.gradient(CFG)["gradient"], strata.imaging.gradient(CFG)["gradient"])
+    with pytest.raises(AttributeError, match="no attribute 'gradiant'"):
+        strata.wave.gradiant
+
+
 def test_born_and_the_gradient_are_adjoint():
     rng = np.random.default_rng(5)
     shape = (24, 20, 26)
