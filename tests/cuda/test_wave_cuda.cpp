@@ -213,7 +213,11 @@ void check_correlating_shapes() {
                 double s = sums0[o];
                 if (in) {
                   const double lambda = double(q.data()[o]) / double(c2.data()[o]);
-                  s = s + lambda * ((double(up.data()[o]) - 2.0 * double(u.data()[o])) + double(out));
+                  // Rounded apart, as the kernel's __dmul_rn and __dadd_rn are (a host
+                  // compiler may fuse a * b + c into one rounding where FMA is baseline).
+                  const volatile double product =
+                      lambda * ((double(up.data()[o]) - 2.0 * double(u.data()[o])) + double(out));
+                  s = s + product;
                 }
                 wrong += std::memcmp(&s, &sums[o], sizeof(double)) != 0;
               }

@@ -98,7 +98,7 @@ struct WaveCandidates<double> {
 // cut in 11, 0.86; the 256-thread 128x8 tile with the look-ahead, two blocks a SM, 0.85-0.86
 // whatever the z cut from 8 to 22 chunks, so it is the policy, z cut in chunks of about
 // kCorrelatingChunkPlanes planes. f64: 64x8 tiles of 2-row columns, 0.86 (the wave
-// policy's tile 0.80; with the look-ahead 0.86 at 8 chunks, 0.83 at 1). The candidates
+// policy's tile 0.80; with the look-ahead 0.86 at 8 chunks, 0.825 at 1). The candidates
 // after the policy are timed beside it, never chosen.
 template <class T>
 struct WaveCorrelatingCandidates;
