@@ -30,6 +30,8 @@
 #             tools/python-bench.py (512^3 rate beside `strata bench`, 8^3 call overhead,
 #             apply on a CuPy array beside torch.compile), then `pip install
 #             --no-build-isolation .` into a scratch target and its import (PIP=0: skip)
+#   imaging   item 5 of issue 40: strata bench --kernel imaging at 512^3 x 2000 steps, f32 (one
+#             shot forward alone, then its gradient each way; ~60 s) -> bench/results/<gpu>-imaging-<commit>.json
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
@@ -185,6 +187,14 @@ if has costs; then
   mkdir -p bench/results
   TAIL=60 run costs python3 tools/multigpu-costs.py "$S" --json "bench/results/$gpu-x$G-costs.json" ${COSTS_ARGS:-}
   cp "bench/results/$gpu-x$G-costs.json" "$OUT/" 2>/dev/null
+fi
+
+if has imaging; then
+  mkdir -p bench/results
+  commit=$(cat "$CLEAN/.strata-commit" 2>/dev/null | cut -c1-7)
+  TAIL=12 run imaging "$S" bench --kernel imaging --size "${IMAGING_SIZE:-512}" --steps "${IMAGING_STEPS:-2000}" \
+    --precision f32 --reps "${IMAGING_REPS:-1}" --json "bench/results/$gpu-imaging-${commit:-tree}.json"
+  cp "bench/results/$gpu-imaging-${commit:-tree}.json" "$OUT/" 2>/dev/null
 fi
 
 if has lab; then
