@@ -373,6 +373,18 @@ class CudaAdjoint final : public AdjointBackend<T> {
         first.push_back(int(src.size()));
       }
     };
+    // Room for the box's points outside the step's box first (at 512^3 some 5 M: grown point
+    // by point their two lists took most of the 0.09 s of this set-up on the H200 host).
+    std::size_t rest = 0;
+    for (int z = std::max(0, lo[2]); z < std::min(s_.n.nz, hi[2]); ++z)
+      for (int y = std::max(0, lo[1]); y < std::min(s_.n.ny, hi[1]); ++y) {
+        const int x0 = std::max(0, lo[0]), x1 = std::min(s_.n.nx, hi[0]);
+        const bool row_in = y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
+        const int skipped = row_in ? std::max(0, std::min(x1, box[3]) - std::max(x0, box[0])) : 0;
+        rest += std::size_t(std::max(0, x1 - x0 - skipped));
+      }
+    off.reserve(off.size() + rest);
+    first.reserve(first.size() + rest);
     for (int z = std::max(0, lo[2]); z < std::min(s_.n.nz, hi[2]); ++z)
       for (int y = std::max(0, lo[1]); y < std::min(s_.n.ny, hi[1]); ++y) {
         const int x0 = std::max(0, lo[0]), x1 = std::min(s_.n.nx, hi[0]);
