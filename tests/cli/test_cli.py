@@ -368,6 +368,22 @@ with tempfile.TemporaryDirectory() as tmp:
                   all(close(x["extra"]["target_gpts_per_s"], 0.85 * m / 16)
                       and x["extra"]["meets_target"] == (x["gpts_per_s"] >= 0.85 * m / 16) for x in waves),
                   str(waves[:1]))
+        # The correlating update's shapes: each checked against the solver's before it is timed,
+        # one of them the solver's, inside the layers at 64^3; on a grid too small for 16-point
+        # layers (24^3) the whole interior, not an internal error.
+        corr = [x for x in rows if x["kernel"] == "wave_correlate"]
+        check("gpu bench wave has the correlating shapes, checked, the solver's among them",
+              corr and all("bit for bit" in x["extra"]["validated"] for x in corr)
+              and sum(1 for x in corr if x["extra"]["default"]) == 1
+              and all(x["extra"]["region"].startswith("inside") and x["points"] == 32 * 32 * 48 for x in corr),
+              str(corr[:1]))
+        rs = run("bench", "--kernel", "wave", "--size", "24", "--precision", "f64", "--reps", "2",
+                 "--warmup", "0", "--json", js)
+        small = [x for x in json.load(open(js))["results"] if x["kernel"] == "wave_correlate"] \
+            if rs.returncode == 0 else []
+        check("gpu bench wave at 24^3: the correlating rows on the whole interior",
+              small and all(x["extra"]["region"] == "the whole interior" and x["points"] == 24 ** 3 for x in small),
+              rs.stderr[-500:])
     # Host <-> device copies: a GPU's family, skipped on the CPU saying so; on a GPU each way
     # up and down, checked and timed, the pinned cudaMemcpy the others' reference.
     rt = run("bench", "--device", "cpu", "--kernel", "transfers", "--json", js)

@@ -42,19 +42,17 @@ Ring ring_of(const wave::Setup& s) {
     lo[a] = std::max(0, r.lo[std::size_t(a)] - s.radius);
     hi[a] = std::min(n[a], r.hi[std::size_t(a)] + s.radius);
   }
-  // A row through the interior keeps only its points before and after it. Counted first:
-  // grown point by point, the 4.8 M points of a 512^3 ring took 0.05-0.12 s, 0.02 s reserved.
-  auto through = [&](int y, int z) {
-    return y >= r.lo[1] && y < r.hi[1] && z >= r.lo[2] && z < r.hi[2];
-  };
-  std::size_t count = 0;
-  for (int z = lo[2]; z < hi[2]; ++z)
-    for (int y = lo[1]; y < hi[1]; ++y)
-      count += std::size_t(hi[0] - lo[0]) - (through(y, z) ? std::size_t(r.hi[0] - r.lo[0]) : 0);
+  // The ring's box less the interior, which it holds: counted first, since grown point by
+  // point the 4.8 M points of a 512^3 ring took 0.05-0.12 s (0.02 s reserved).
+  std::size_t count = 1, inner = 1;
+  for (std::size_t a = 0; a < 3; ++a)
+    count *= std::size_t(hi[a] - lo[a]), inner *= std::size_t(r.hi[a] - r.lo[a]);
+  count -= inner;
   r.points.reserve(count);
   for (int z = lo[2]; z < hi[2]; ++z)
     for (int y = lo[1]; y < hi[1]; ++y) {
-      const bool skips = through(y, z);
+      // A row through the interior keeps only its points before and after it.
+      const bool skips = y >= r.lo[1] && y < r.hi[1] && z >= r.lo[2] && z < r.hi[2];
       const std::size_t base =
           (std::size_t(z) * std::size_t(n[1]) + std::size_t(y)) * std::size_t(n[0]);
       for (int x = lo[0]; x < hi[0]; ++x) {
