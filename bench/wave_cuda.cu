@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 
+#include "base/device_array.hpp"
 #include "bench/cuda_timing.cuh"
 #include "bench/tune_report.hpp"
 #include "bench/wave.hpp"
@@ -76,16 +77,12 @@ std::string validate_correlating(const cuda::WaveCorrelatingVariant<T>& v, const
         Field<T> du(n, kRadius, Memory::device), dup(n, kRadius, Memory::device), dc2(n, kRadius, Memory::device),
             dq(n, kRadius, Memory::device);
         copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
-        double* dcorr = nullptr;
-        STRATA_CUDA_CHECK(cudaMalloc(&dcorr, corr0.size() * sizeof(double)));
-        STRATA_CUDA_CHECK(cudaMemcpy(dcorr, corr0.data(), corr0.size() * sizeof(double), cudaMemcpyHostToDevice));
+        const DeviceArray<double> dcorr(corr0);
         const std::ptrdiff_t origin = du.origin() - du.data();
-        w->launch(star, du, dup, dc2, dup, dq.origin(), dcorr + origin, nullptr, k == 0 ? 0 : z, region);
+        w->launch(star, du, dup, dc2, dup, dq.origin(), dcorr.get() + origin, nullptr, k == 0 ? 0 : z, region);
         outs[k].resize(u.layout().size);
-        sums[k].resize(corr0.size());
         STRATA_CUDA_CHECK(cudaMemcpy(outs[k].data(), dup.data(), outs[k].size() * sizeof(T), cudaMemcpyDeviceToHost));
-        STRATA_CUDA_CHECK(cudaMemcpy(sums[k].data(), dcorr, sums[k].size() * sizeof(double), cudaMemcpyDeviceToHost));
-        STRATA_CUDA_CHECK(cudaFree(dcorr));
+        sums[k] = dcorr.download(corr0.size());
         ++k;
       }
       if (std::memcmp(outs[0].data(), outs[1].data(), outs[0].size() * sizeof(T)) != 0 ||
@@ -274,8 +271,8 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       const auto& cv = cuda::wave_correlating_variants<T>();
       Field<T> q(shape, kRadius, Memory::device);
       fill_device_random(q.data(), L.size, 0x9a9a, stream);
-      double* corr = nullptr;
-      STRATA_CUDA_CHECK(cudaMalloc(&corr, L.size * sizeof(double)));
+      const DeviceArray<double> sums(L.size);  // freed on the way out of a refusal too
+      double* corr = sums.get();
       fill_device_random(corr, L.size, 0xc0c0, stream);
       const std::ptrdiff_t origin = u.origin() - u.data();
       // The layers' region where the grid holds 16-point layers with room inside, else the
@@ -303,7 +300,6 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
           family.push_back(r);
         }
       }
-      STRATA_CUDA_CHECK(cudaFree(corr));
     }
     const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);
     const Timing memcpy_second = time_memcpy();
