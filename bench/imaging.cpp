@@ -97,6 +97,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       g.extra["illumination"] = false;
       g.extra["checkpoints"] = last.checkpoints;
       g.extra["forward_s"] = last.forward_seconds;
+      g.extra["forward_timed_steps"] = last.forward_timed_steps;
       g.extra["adjoint_s"] = last.adjoint_seconds;
       g.extra["checkpoints_s"] = last.checkpoint_seconds;
       g.extra["setup_s"] = last.setup_seconds;

@@ -130,7 +130,7 @@ void print_cost(const char* verb, const drivers::ImagingFiles& f, const drivers:
         "strata %s: %.2f forward runs' time (forward %.3f s at %.3g Gpts/s, adjoint %.3f s, "
         "kept states %.3f s)\n",
         verb, r.cost_in_forward_runs(), r.forward_seconds,
-        double(r.shape.points()) * double(r.forward_steps) / r.forward_seconds / 1e9,
+        double(r.shape.points()) * double(r.forward_timed_steps) / r.forward_seconds / 1e9,
         r.adjoint_seconds, r.checkpoint_seconds);
 }
 

@@ -70,6 +70,7 @@ nb::dict to_dict(drivers::ImagingResult&& r) {
                          "boundary_saving", r.boundary_saving, "forward_steps", r.forward_steps,
                          "recomputation", r.recomputation);
   d["forward_seconds"] = r.forward_seconds;
+  d["forward_timed_steps"] = r.forward_timed_steps;
   d["adjoint_seconds"] = r.adjoint_seconds;
   d["checkpoint_seconds"] = r.checkpoint_seconds;
   d["seconds"] = r.seconds;

@@ -91,9 +91,11 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
     observed: (steps + 1, receivers), None for zeros. Returns a dict: misfit, gradient
     (nz, ny, nx), predicted (steps + 1, receivers), illumination, device, dt, checkpoints,
     checkpoint_bytes, forward_steps, recomputation, and where the time went (s):
-    forward_seconds, adjoint_seconds, checkpoint_seconds, setup_seconds (before the first step),
-    finish_seconds (after the last), seconds, cost_in_forward_runs (seconds over the forward
-    steps' time for one run of the shot); fused_imaging: the correlation ran inside a step
+    forward_seconds (of forward_timed_steps steps), adjoint_seconds (with boundary saving's
+    fused correlation, the whole backward sweep: each reversed step beside the adjoint's),
+    checkpoint_seconds, setup_seconds (before the first step), finish_seconds (after the last),
+    seconds, cost_in_forward_runs (seconds over the timed forward steps' time for one run of
+    the shot); fused_imaging: the correlation ran inside a step
     (on a GPU: the reversed forward step with boundary saving, the adjoint's with checkpoints). data_dt: the observed data's sample
     interval (s), refused unless it is the run's dt to half a microsecond (0: not checked).
     Without time.dt in the configuration strata chooses dt from the model's fastest velocity:

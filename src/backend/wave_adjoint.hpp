@@ -79,7 +79,10 @@ class AdjointBackend {
   //                        Backend::step_without_layers's) with correlation += lambda *
   //                        second on the points of its interior update;
   //   correlate_rest(m):   the same at the box's other points and the sources' (their
-  //                        injection subtracted), once u_{m-1} is whole (its ring put back).
+  //                        injection subtracted), once u_{m-1} is whole (its ring put back);
+  //   step_back():         as ever; it and the two calls above only read lambda, so a backend
+  //                        may run it beside them (the GPU's: on a stream of its own from
+  //                        step_correlated's start), ordered before whatever comes next.
   // The sums are the bits correlate(u_m, u_{m-1}, m) gives.
   virtual bool fuse_correlation(Backend<T>&, std::array<int, 3>, std::array<int, 3>) {
     return false;

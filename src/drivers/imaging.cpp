@@ -183,6 +183,7 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.fused_imaging = g.fused_imaging;
   r.checkpoint_bytes = g.checkpoint_bytes;
   r.forward_steps = g.forward_steps;
+  r.forward_timed_steps = g.forward_timed_steps;
   r.recomputation = g.recomputation;
   r.forward_seconds = g.forward_seconds;
   r.adjoint_seconds = g.adjoint_seconds;
@@ -448,9 +449,10 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
       const int owner = int(i % std::size_t(ranks));
       std::vector<double>& a = owner == rank ? (migrate_mode ? mine.image : mine.gradient) : field;
       std::vector<double>& b = owner == rank ? mine.illumination : light;
-      double meta[9] = {mine.misfit,          double(mine.forward_steps), seconds,
-                        mine.forward_seconds, mine.adjoint_seconds,       mine.checkpoint_seconds,
-                        mine.seconds,         mine.setup_seconds,         mine.finish_seconds};
+      double meta[10] = {
+          mine.misfit,          double(mine.forward_steps),      seconds,      mine.forward_seconds,
+          mine.adjoint_seconds, mine.checkpoint_seconds,         mine.seconds, mine.setup_seconds,
+          mine.finish_seconds,  double(mine.forward_timed_steps)};
       if (ranks > 1) {
         job.broadcast(a.data(), points * sizeof(double), owner);
         if (lit) job.broadcast(b.data(), points * sizeof(double), owner);
@@ -464,6 +466,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
       total.shots.push_back({names[i], owner, meta[0], meta[2], (long long)meta[1]});
       times[0] += meta[3], times[1] += meta[4], times[2] += meta[5], times[3] += meta[6];
       times[4] += meta[7], times[5] += meta[8];
+      total.forward_timed_steps += (long long)meta[9];
     }
   }
   total.ranks = ranks;
@@ -703,8 +706,8 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
 
 double ImagingResult::cost_in_forward_runs() const {
   const double runs = shots.empty() ? 1.0 : double(shots.size());
-  if (forward_steps <= 0 || forward_seconds <= 0 || rows < 2) return 0;
-  return seconds / (forward_seconds / double(forward_steps) * double(rows - 1) * runs);
+  if (forward_timed_steps <= 0 || forward_seconds <= 0 || rows < 2) return 0;
+  return seconds / (forward_seconds / double(forward_timed_steps) * double(rows - 1) * runs);
 }
 
 std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
@@ -724,6 +727,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["checkpoints"] = r.checkpoints;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;
+  j["forward_timed_steps"] = r.forward_timed_steps;
   j["recomputation"] = r.recomputation;
   const double points = double(r.shape.points());
   j["cost"] = {
@@ -733,8 +737,9 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
       {"adjoint_s", r.adjoint_seconds},
       {"checkpoints_s", r.checkpoint_seconds},
       {"run_s", r.seconds},
-      {"forward_gpts_per_s",
-       r.forward_seconds > 0 ? points * double(r.forward_steps) / r.forward_seconds / 1e9 : 0.0},
+      {"forward_gpts_per_s", r.forward_seconds > 0
+                                 ? points * double(r.forward_timed_steps) / r.forward_seconds / 1e9
+                                 : 0.0},
       {"in_forward_runs", r.cost_in_forward_runs()}};
   for (const auto& [part, s] : r.setup_parts) j["cost"]["setup_parts_s"][part] = s;  // one run's
   for (const auto& [part, s] : r.finish_parts) j["cost"]["finish_parts_s"][part] = s;

@@ -62,6 +62,7 @@ struct ImagingResult {
   bool fused_imaging = false;              // the correlation ran inside a step
   double checkpoint_bytes = 0;             // each
   long long forward_steps = 0;             // run in all
+  long long forward_timed_steps = 0;       // of them, those forward_seconds times
   double recomputation = 0;                // forward steps per step
   // Where the run's time went (s; imaging::Gradient's): the forward steps, the adjoint
   // actions, the kept states' copies, all of it. Over several shots, their sums.
@@ -70,8 +71,8 @@ struct ImagingResult {
          finish_seconds = 0;  // of seconds: before the first step, after the last
   std::vector<std::pair<std::string, double>> setup_parts;   // one run's (imaging::Gradient's)
   std::vector<std::pair<std::string, double>> finish_parts;  // one run's (imaging::Gradient's)
-  // The run's cost in forward runs of its shots: seconds over the time the forward steps
-  // take for steps x shots of them (0 where nothing was timed).
+  // The run's cost in forward runs of its shots: seconds over the time the timed forward
+  // steps take for steps x shots of them (0 where nothing was timed).
   double cost_in_forward_runs() const;
   struct ShotDone {  // --shots: each shot, in the shots file's order
     std::string name;

@@ -206,6 +206,8 @@ TEST(ImagingGradient, TheTimePartsAreDisjointForEveryStrategy) {
     EXPECT_GT(g.finish_seconds, 0.0) << st.name;
     EXPECT_GT(g.forward_seconds, 0.0) << st.name;
     EXPECT_LE(parts, g.seconds) << st.name;
+    // The CPU fuses no correlation: every forward step is timed as one.
+    EXPECT_EQ(g.forward_timed_steps, g.forward_steps) << st.name;
     // Named in order, none negative, within the phase they divide.
     using Parts = std::vector<std::pair<std::string, double>>;
     auto check_parts = [&](const Parts& list, const std::vector<std::string>& want, double phase,

@@ -342,6 +342,9 @@ TEST(WaveAdjointCuda, BoundarySavingOnTheGpuAgreesWithTheCpu) {
   EXPECT_LT(worst / scale, 1e-10) << "boundary saving against kept states, both on the GPU";
   EXPECT_TRUE(gpu.fused_imaging);  // the correlation inside the reversed step
   EXPECT_FALSE(cpu.fused_imaging);
+  // The reversed steps ran beside the adjoint's: only the first sweep's are timed as forward.
+  EXPECT_EQ(gpu.forward_timed_steps, steps);
+  EXPECT_EQ(cpu.forward_timed_steps, 2 * steps);
 }
 
 // The run with `fused` and again with its correlation as a pass of its own

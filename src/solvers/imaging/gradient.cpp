@@ -188,6 +188,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
     }
     fwd->synchronize();  // the step's time, not its launch's
     g.forward_seconds += since(t);
+    ++g.forward_timed_steps;
   };
   std::vector<double> residual;
   auto take_traces = [&] {  // every row is final once step S - 1 has run
@@ -332,27 +333,32 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       const Clock::time_point t = Clock::now();
       // u: u_{m-1}; u_prev: u_m (the layers left unless the options ask for them)
       const bool layers = o.reversed_step_updates_layers;
-      if (fused) {  // lambda gains row m's residual first: the step correlates with it
+      ++g.forward_steps;
+      if (fused) {
+        // lambda gains row m's residual first: the reversed step correlates with it, and the
+        // adjoint steps it back. Both only read lambda, so the backend runs the step back
+        // beside the reversed step (AdjointBackend::step_correlated); one wait for both.
         adj->inject_at_receivers(
             std::span<const double>(residual).subspan(std::size_t(m) * nr, nr));
         adj->step_correlated(m, layers);  // the sums on its interior update
-      } else if (layers) {
+        fwd->put_ring(m - 1);             // u_{m-1}'s ring; u_{-1} = 0
+        adj->correlate_rest(m);
+        adj->step_back();
+        fwd->synchronize();
+        g.adjoint_seconds += since(t);
+        continue;
+      }
+      if (layers) {
         fwd->step(m);
       } else {
         fwd->step_without_layers(m);
       }
-      ++g.forward_steps;
       fwd->put_ring(m - 1);  // u_{m-1}'s ring; u_{-1} = 0
       fwd->synchronize();
       g.forward_seconds += since(t);
+      ++g.forward_timed_steps;
       const Clock::time_point ta = Clock::now();
-      if (fused) {
-        adj->correlate_rest(m);
-        adj->step_back();
-        fwd->synchronize();
-      } else {
-        adjoint_at(m, true, false);
-      }
+      adjoint_at(m, true, false);
       g.adjoint_seconds += since(ta);
     }
     g.fused_imaging = fused;

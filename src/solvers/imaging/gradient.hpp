@@ -72,17 +72,22 @@ struct Gradient {
   // What the schedule cost: states kept, their bytes, forward steps run in all (the first
   // sweep included) and per adjoint step (the recomputation factor).
   int checkpoints = 0;
-  double checkpoint_bytes = 0;   // each kept state (boundary saving: each step's ring)
-  long long forward_steps = 0;   // boundary saving: the forward and the backward sweeps
+  double checkpoint_bytes = 0;  // each kept state (boundary saving: each step's ring)
+  long long forward_steps = 0;  // boundary saving: the forward and the backward sweeps
+  // Of forward_steps, those whose time is in forward_seconds: all of them, but with the
+  // correlation fused into boundary saving's reversed steps, the first sweep's (the backward
+  // sweep runs each reversed step beside the adjoint's step back: adjoint_seconds has both).
+  long long forward_timed_steps = 0;
   bool boundary_saving = false;  // the strategy that ran
   bool fused_imaging = false;    // the correlation ran inside the steps (fused_imaging above)
   double recomputation = 0;
-  // Where the run's wall time went (s): the forward steps (with the illumination's sum; fused,
-  // with the injection and the correlation on the interior), the adjoint actions (injection,
-  // correlation, step back; fused, the correlation's rest and the step back), the kept
-  // states' copies and trades (each waited for: not in the next step's time), and all of it
-  // (set-up included). seconds / (forward_seconds / forward_steps x
-  // steps) is the run's cost in forward runs of the shot.
+  // Where the run's wall time went (s): the forward steps (with the illumination's sum), the
+  // adjoint actions (injection, correlation, step back; with boundary saving's fused
+  // correlation, the whole backward sweep: each reversed step with the correlation on the
+  // interior, its rest, and the adjoint's step back beside it), the kept states' copies and
+  // trades (each waited for: not in the next step's time), and all of it (set-up included).
+  // seconds / (forward_seconds / forward_timed_steps x steps) is the run's cost in forward
+  // runs of the shot.
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
   // Of `seconds`, before the first step (backends, velocity, sums, rings) and after the last
   // (the sums brought back, the gradient formed).
