@@ -68,7 +68,7 @@ struct LayerLines {
 // five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the adjoint step's bulk update
 // (0.70 ms), and their time added to the bulk's.
 template <class T, int R>
-__global__ void __launch_bounds__(kLayerThreads)
+__global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
     adjoint_layer(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                   const __grid_constant__ AdjointLayer L, const __grid_constant__ LayerLines ll,
                   const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ psi,
@@ -95,7 +95,30 @@ __global__ void __launch_bounds__(kLayerThreads)
     for (int j = 0; j <= 3 * R; ++j) tw[j] = T(0);
 #pragma unroll
     for (int j = 0; j <= 2 * R; ++j) qw[j] = sw[j] = T(0);
-    for (int m = ll.reach_lo; m < ll.reach_hi + 2 * R; ++m) {
+    // Each step's loads one step ahead (q and zeta at m, psi at m - R, q_new and c2 at m - 2R),
+    // issued before the step's stores: a thread waits on one step's loads while the next
+    // step's are in flight, where it waited on each step's in turn. No address is both loaded
+    // ahead and stored by the step before (each is a point of this thread's line, one further).
+    struct Ahead {
+      T q, zeta, psi, q_new, c2;
+    };
+    const int end = ll.reach_hi + 2 * R;
+    auto load = [&](int m) {
+      Ahead v{};
+      if (m >= lo && m < hi)
+        v.q = q[offset0 + std::int64_t(m) * sq], v.zeta = zeta[box0 + std::int64_t(m - lo) * sb];
+      if (m - R >= lo && m - R < hi) v.psi = psi[box0 + std::int64_t(m - R - lo) * sb];
+      const int kc = m - 2 * R;
+      if (kc >= ll.reach_lo && kc < ll.reach_hi) {
+        const std::int64_t off = offset0 + std::int64_t(kc) * sq;
+        v.q_new = q_new[off], v.c2 = c2[off];
+      }
+      return v;
+    };
+    Ahead next = load(ll.reach_lo);
+    for (int m = ll.reach_lo; m < end; ++m) {
+      const Ahead now = next;
+      if (m + 1 < end) next = load(m + 1);
 #pragma unroll
       for (int j = 0; j < 3 * R; ++j) tw[j] = tw[j + 1];
 #pragma unroll
@@ -103,8 +126,8 @@ __global__ void __launch_bounds__(kLayerThreads)
       tw[3 * R] = qw[2 * R] = sw[2 * R] = T(0);
       if (m >= lo && m < hi) {  // zeta and t at m
         const std::int64_t li = box0 + std::int64_t(m - lo) * sb;
-        const T qm = q[offset0 + std::int64_t(m) * sq];
-        const double zn = double(zeta[li]) + double(qm);
+        const T qm = now.q;
+        const double zn = double(now.zeta) + double(qm);
         tw[3 * R] = T(double(a[m - lo]) * zn);
         qw[2 * R] = qm;
         zeta[li] = T(double(b[m - lo]) * zn);
@@ -112,7 +135,7 @@ __global__ void __launch_bounds__(kLayerThreads)
       const int k = m - R;
       if (k >= lo && k < hi) {  // psi and s at k: t at k +- r in tw[2R +- r], q in qw[R +- r]
         const std::int64_t li = box0 + std::int64_t(k - lo) * sb;
-        double pn = double(psi[li]);
+        double pn = double(now.psi);
 #pragma unroll
         for (int r = 1; r <= R; ++r) {
           if (k - r >= lo) pn += L.d1[r] * (double(qw[R - r]) + double(tw[2 * R - r]));
@@ -129,7 +152,7 @@ __global__ void __launch_bounds__(kLayerThreads)
           corr += L.d2[r] * (double(tw[R - r]) + double(tw[R + r])) +
                   L.d1[r] * (double(sw[R - r]) - double(sw[R + r]));
         const std::int64_t off = offset0 + std::int64_t(kc) * sq;
-        q_new[off] = T(double(q_new[off]) + double(c2[off]) * corr);
+        q_new[off] = T(double(now.q_new) + double(now.c2) * corr);
       }
     }
   }
