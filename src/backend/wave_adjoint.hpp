@@ -81,8 +81,8 @@ class AdjointBackend {
   //   correlate_rest(m):   the same at the box's other points and the sources' (their
   //                        injection subtracted), once u_{m-1} is whole (its ring put back);
   //   step_back():         as ever; it and the two calls above only read lambda, so a backend
-  //                        may run it beside them (the GPU's: launched by step_correlated
-  //                        on a stream of its own), ordered before whatever comes next.
+  //                        may run it beside them (the GPU's: on a stream of its own from
+  //                        step_correlated's start), ordered before whatever comes next.
   // The sums are the bits correlate(u_m, u_{m-1}, m) gives.
   virtual bool fuse_correlation(Backend<T>&, std::array<int, 3>, std::array<int, 3>) {
     return false;

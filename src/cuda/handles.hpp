@@ -1,6 +1,6 @@
-// Owned CUDA streams and events (freed with their owner) and the kinds the backends make: a
-// non-blocking stream, ordered against the default one by events alone (at the default or the
-// greatest priority), and an untimed event for that ordering.
+// Owned CUDA streams and events (freed with their owner) and the two kinds the backends make:
+// a non-blocking stream, ordered against the default one by events alone, and an untimed
+// event for that ordering.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,16 +24,6 @@ using EventPtr = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete
 inline StreamPtr make_side_stream() {
   cudaStream_t s = nullptr;
   STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  return StreamPtr(s);
-}
-// The same at the device's greatest priority: its blocks are dispatched first wherever an SM
-// has room, so short latency-bound kernels on it run beside a long one on the default stream
-// instead of after all of its blocks.
-inline StreamPtr make_urgent_side_stream() {
-  int least = 0, greatest = 0;
-  STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  cudaStream_t s = nullptr;
-  STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
   return StreamPtr(s);
 }
 inline EventPtr make_order_event() {

@@ -105,7 +105,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       layers_.push_back(a);
       lines_.push_back(layer_lines(a, std::max(0, f.lo[f.axis] - s.radius),
                                    std::min(n[f.axis], f.hi[f.axis] + s.radius)));
-      side_.push_back(cuda::make_urgent_side_stream());  // beside the reversed step too
+      side_.push_back(cuda::make_side_stream());
       done_.push_back(cuda::make_order_event());
       psi_.emplace_back(f.points());  // allocated zeroed on the device
       zeta_.emplace_back(f.points());
@@ -313,11 +313,10 @@ class CudaAdjoint final : public AdjointBackend<T> {
           im.saved.get());
       STRATA_CUDA_CHECK_LAUNCH();
     }
-    launch_step_back(stream(), [&](cudaStream_t st) {
+    step_back_with(stream(), [&](cudaStream_t st) {
       cuda::wave_update_adjoint_correlating<T>(s_.lap, q_, qp_, c2_, qp_, now.origin(),
                                                prev.origin(), im.next_origin, im.corr_origin, st);
     });
-    std::swap(q_, qp_);
     if (im.points) {  // on the step's stream after its update (the layers' passes leave corr)
       kernels::image_put_saved<double><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
           im.grid, im.dense.get(), im.saved.get(), im.points, im.corr_origin);
@@ -416,7 +415,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
     if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
     fused_.emplace(std::move(f));
-    back_ = cuda::make_urgent_side_stream();
+    back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
     back_done_ = cuda::make_order_event();
     im.next = DeviceArray<T>();  // neither `next` nor the mask is read again
@@ -428,14 +427,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void step_correlated(int m, bool layers) override {
     require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
     Fused& f = *fused_;
-    // lambda is final here (row m injected): the step back is launched first, on its urgent
-    // stream (step_back()), so that its layer passes, queued after its bulk update, get SMs
-    // while the reversed step's blocks still run; q and q_prev trade places in step_back().
+    // lambda is final here (row m injected): the step back may start beside what follows.
     STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
-    STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
-    launch_step_back(back_.get(), bulk_update());
-    STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
-    stepped_back_ = true;
+    lambda_marked_ = true;
     if (f.points) {  // before the step replaces u_{m+1} and adds to the redone sums
       kernels::image_rest_before<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
           f.fwd->previous_wavefield().origin(), f.off.get(), f.points, f.redo, im_->corr_origin,
@@ -470,32 +464,31 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   // The bulk update (q into q_prev), then each layer's pass (zeta, psi and the layer's share of
   // the new q in one kernel: kernels::adjoint_layer). With the fused correlation of boundary
-  // saving, step_correlated has launched it already, on an urgent stream of its own before
-  // the forward field's reversed step and the correlation's rest: those read q and write
-  // neither q_prev nor the layers' arrays, and the step back reads q and writes nothing they
-  // read (the mirrored ghosts it writes lie outside the grid: the correlation reads q at grid
-  // points). The layer passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on
-  // an H200), then share the GPU with the bandwidth-bound reversed step instead of following
-  // it. Here the default stream waits for it (the next injection writes the new q).
+  // saving, on a stream of its own from step_correlated's start, beside the forward field's
+  // reversed step and the correlation's rest: those read q and write neither q_prev nor the
+  // layers' arrays, and the step back reads q and writes nothing they read (the mirrored
+  // ghosts it writes lie outside the grid: the correlation reads q at grid points). The layer
+  // passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on an H200), then
+  // share the GPU with the bandwidth-bound reversed step instead of following it. The default
+  // stream waits for it before anything after (the next injection writes the new q).
   void step_back() override {
-    if (stepped_back_) {  // launched by step_correlated: the default stream waits for it
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
-      stepped_back_ = false;
-    } else {
-      launch_step_back(stream(), bulk_update());
-    }
-    std::swap(q_, qp_);
+    auto bulk = [&](cudaStream_t st) {
+      cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+    };
+    if (!fused_.has_value()) return step_back_with(stream(), bulk);
+    if (!lambda_marked_)  // not after step_correlated: from here (the same bits, later)
+      STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
+    lambda_marked_ = false;
+    STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
+    step_back_with(back_.get(), bulk);
+    STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
+    STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
   }
 
  private:
-  // The step back's bulk update: q_prev <- 2 q - q_prev + c2 A q.
-  auto bulk_update() {
-    return [this](cudaStream_t st) { cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st); };
-  }
-  // The step back on stream st with `bulk(st)` launching the bulk update of q into q_prev;
-  // the caller then trades q and q_prev.
+  // step_back on stream st with `bulk(st)` launching the bulk update of q into q_prev.
   template <class Bulk>
-  void launch_step_back(cudaStream_t st, Bulk&& bulk) {
+  void step_back_with(cudaStream_t st, Bulk&& bulk) {
     if (mirror_.faces > 0) {
       kernels::wave_mirror_ghosts<T>
           <<<dim3(blocks_for(mirror_.work, 256), mirror_.faces), 256, 0, st>>>(q_.origin(),
@@ -520,6 +513,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
         layer_pass(f, st);
       }
     }
+    std::swap(q_, qp_);
   }
 
   // Layer f's pass (kernels::adjoint_layer, or adjoint_layer_rows for an x layer whose reach
@@ -758,12 +752,12 @@ class CudaAdjoint final : public AdjointBackend<T> {
     DeviceArray<T> next;
   };
   std::optional<Fused> fused_;
-  // With fused_: the stream step_correlated launches the step back on, beside the reversed
-  // step, the mark of lambda made final, and the step back's end, which the default stream
-  // waits for in step_back() (stepped_back_ until then).
+  // With fused_: the stream step_back runs on beside the reversed step, the mark of lambda
+  // made final (step_correlated; lambda_marked_ until the step back waits for it), and the
+  // step back's end, which the default stream waits for.
   StreamPtr back_;
   EventPtr lambda_ready_, back_done_;
-  bool stepped_back_ = false;
+  bool lambda_marked_ = false;
 };
 
 }  // namespace
