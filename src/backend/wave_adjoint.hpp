@@ -83,7 +83,9 @@ class AdjointBackend {
   //   step_back():         as ever; it and the two calls above only read lambda, so a backend
   //                        may run it beside them (the GPU's: on a stream of its own from
   //                        step_correlated's start), ordered before whatever comes next.
-  // The sums are the bits correlate(u_m, u_{m-1}, m) gives.
+  // The sums are the bits correlate(u_m, u_{m-1}, m) gives. Between correlate_rest(m + 1) and
+  // step_correlated(m) nothing but the adjoint's own calls may change fwd's fields (a backend
+  // may carry what the step needs of u_{m+1} from the one to the other).
   virtual bool fuse_correlation(Backend<T>&, std::array<int, 3>, std::array<int, 3>) {
     return false;
   }

@@ -209,24 +209,29 @@ struct AdjointCorrelate {
 // points outside the step's interior update, and every source point), once u_{m-1} is whole:
 // next[k] is u_{m+1} there, gathered before the step; a point the step did correlate (a
 // source inside its region) starts again from saved[k], its sum before the step. Sources'
-// injection subtracted tap by tap as image_correlate_sources does.
+// injection subtracted tap by tap as image_correlate_sources does. Then what the next step
+// would gather before it (image_rest_before): u_m into next[k], the new sum into saved[k]
+// (nothing writes either between here and that step, so the pass before it is not needed).
 template <class T>
 __global__ void image_correlate_rest(const T* __restrict__ now, const T* __restrict__ prev,
                                      const T* __restrict__ q, const T* __restrict__ c2,
-                                     const std::int64_t* __restrict__ off,
-                                     const T* __restrict__ next, const double* __restrict__ saved,
-                                     int redo, const int* __restrict__ first,
-                                     const int* __restrict__ src, const double* __restrict__ w,
-                                     const double* __restrict__ amps, int points,
-                                     double* __restrict__ corr) {
+                                     const std::int64_t* __restrict__ off, T* __restrict__ next,
+                                     double* __restrict__ saved, int redo,
+                                     const int* __restrict__ first, const int* __restrict__ src,
+                                     const double* __restrict__ w, const double* __restrict__ amps,
+                                     int points, double* __restrict__ corr) {
   const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (k >= points) return;
   const std::int64_t o = off[k];
-  double second = second_difference(double(next[k]), double(now[o]), double(prev[o]));
+  const T u_m = now[o];
+  double second = second_difference(double(next[k]), double(u_m), double(prev[o]));
   for (int t = first[k]; t < first[k + 1]; ++t)
     second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
   const double lambda = double(q[o]) / double(c2[o]);
-  corr[o] = __dadd_rn(k < redo ? saved[k] : corr[o], __dmul_rn(lambda, second));
+  const double sum = __dadd_rn(k < redo ? saved[k] : corr[o], __dmul_rn(lambda, second));
+  corr[o] = sum;
+  next[k] = u_m;
+  if (k < redo) saved[k] = sum;
 }
 
 // Before the fused step: u_{m+1} at the rest's points, and the sums of those it will redo.

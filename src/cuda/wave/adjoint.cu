@@ -430,18 +430,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     // lambda is final here (row m injected): the step back may start beside what follows.
     STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
     lambda_marked_ = true;
-    if (f.points) {  // before the step replaces u_{m+1} and adds to the redone sums
+    // Before the step replaces u_{m+1} and adds to the redone sums: both as correlate_rest(m + 1)
+    // left them, else gathered here (the first step, or after anything else).
+    if (f.points && f.carried != m + 1) {
       kernels::image_rest_before<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
           f.fwd->previous_wavefield().origin(), f.off.get(), f.points, f.redo, im_->corr_origin,
           f.next.get(), f.saved.get());
       STRATA_CUDA_CHECK_LAUNCH();
     }
+    f.carried = -1;
     f.fwd->step_correlating(m, q_.origin(), im_->corr_origin, layers);
   }
 
   void correlate_rest(int m) override {
     require(fused_.has_value(), "internal: correlate_rest before fuse_correlation");
-    const Fused& f = *fused_;
+    Fused& f = *fused_;
     const Imaging& im = *im_;
     require(m >= 0 && (s_.sources.empty() || std::size_t(m) < im.rows),
             "internal: no wavelet row for the step");
@@ -453,6 +456,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
         c2_.origin(), f.off.get(), f.next.get(), f.saved.get(), f.redo, f.first.get(), f.src.get(),
         f.w.get(), amps, f.points, im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
+    f.carried = m;  // `next` holds u_m and `saved` the sums: what step_correlated(m - 1) reads
   }
   void illumination(std::span<double> out) const override {
     require(im_.has_value() && im_->ill.get() && out.size() == s_.n.points(),
@@ -746,6 +750,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
   struct Fused {
     Backend<T>* fwd = nullptr;
     int points = 0, redo = 0;
+    // The m of the correlate_rest that left u_m in `next` and the sums in `saved` (-1: none
+    // since the last step): step_correlated(m - 1) then gathers neither.
+    int carried = -1;
     DeviceArray<std::int64_t> off;
     DeviceArray<int> first, src;
     DeviceArray<double> w, saved;
