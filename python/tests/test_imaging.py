@@ -129,6 +129,7 @@ def test_the_run_says_where_its_time_went():
     parts = (r["forward_seconds"] + r["adjoint_seconds"] + r["checkpoint_seconds"] + r["setup_seconds"]
              + r["finish_seconds"])
     assert r["forward_seconds"] > 0 and r["adjoint_seconds"] > 0 and r["checkpoint_seconds"] >= 0
+    assert r["forward_timed_steps"] == r["forward_steps"]  # checkpointing: every step timed alone
     assert r["setup_seconds"] > 0 and r["finish_seconds"] > 0
     assert parts <= r["seconds"]  # disjoint parts of the run
     setup = r["setup_parts"]  # checkpointing: no ring, the kept states' memory
