@@ -119,9 +119,8 @@ void require_writable_directory(const std::string& dir, const std::string& shown
                 "': " + std::strerror(errno));
 }
 
-// The directory a new file goes into: an existing writable one, or one that does not exist
-// yet whose nearest existing ancestor is a directory where it can be created (AtomicFile
-// creates the missing ones when it opens, and removes them again if it never commits).
+}  // namespace
+
 void require_creatable_directory(const std::string& dir, const std::string& shown) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT)
@@ -139,8 +138,6 @@ void require_creatable_directory(const std::string& dir, const std::string& show
     throw Error("cannot write " + shown + ": cannot create directory '" + dir + "' in '" +
                 p.string() + "': " + std::strerror(errno));
 }
-
-}  // namespace
 
 OutputTarget check_output(const std::string& path) {
   OutputTarget t;

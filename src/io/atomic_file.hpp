@@ -39,6 +39,13 @@ struct OutputTarget {
 // replaces a file marked read-only). Verbs call this for every output before any work.
 OutputTarget check_output(const std::string& path);
 
+// Checks, without creating anything, that files can be made in directory `dir`: it exists
+// and is a directory this process can write into, or it is missing and its nearest existing
+// ancestor is one (the missing directories can be made there: AtomicFile makes them when it
+// opens, RunDirectory its output directory). Refused with an Error "cannot write SHOWN: ..."
+// naming the ancestor and the OS's reason (a component it cannot search included).
+void require_creatable_directory(const std::string& dir, const std::string& shown);
+
 // Whether two paths name one file: the same path or spelling of it, or two paths to one
 // existing file (a symlink, a hard link). What the output checks and --overwrite compare.
 bool same_file(const std::string& a, const std::string& b);

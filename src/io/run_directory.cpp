@@ -147,14 +147,8 @@ void RunDirectory::preflight(const std::string& dir, const RunFiles& files, Mode
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT) throw Error("output directory '" + dir + "': " + std::strerror(errno));
-    // Created later: the nearest existing ancestor must let us.
-    fs::path p = fs::absolute(dir);
-    while (!p.empty() && ::stat(p.c_str(), &st) != 0) p = p.parent_path();
-    if (!S_ISDIR(st.st_mode))
-      throw Error("cannot create output directory '" + dir + "': '" + p.string() + "' is not a directory");
-    if (::faccessat(AT_FDCWD, p.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
-      throw Error("cannot create output directory '" + dir + "' in '" + p.string() + "': " + std::strerror(errno));
-    return;
+    // Created later: the nearest existing ancestor must let us (as for any output file).
+    return require_creatable_directory(dir, "output directory '" + dir + "'");
   }
   if (!S_ISDIR(st.st_mode)) throw Error("output directory '" + dir + "' exists and is not a directory");
   if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0)

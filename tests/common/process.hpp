@@ -39,6 +39,17 @@ inline std::string in_child(const std::function<std::string()>& f) {
   return out;
 }
 
+// Runs f as this user, or, as root (whom permission bits do not stop), in a child process
+// that has become `nobody` (uid/gid 65534); returns f's result (an error message).
+inline std::string as_unprivileged(const std::function<std::string()>& f) {
+  if (::geteuid() != 0) return f();
+  return in_child([&] {
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+      return std::string("(setuid)");
+    return f();
+  });
+}
+
 // Runs f with stdout (and stderr when `and_stderr`) sent to `file`; returns what landed there.
 inline std::string captured(const std::string& file, const std::function<void()>& f, bool and_stderr = true) {
   std::fflush(stdout);

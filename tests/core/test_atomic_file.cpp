@@ -27,6 +27,7 @@
 namespace fs = std::filesystem;
 using strata::Error;
 using strata::io::AtomicFile;
+using strata::test::as_unprivileged;
 using strata::test::error_of;
 
 namespace {
@@ -46,17 +47,6 @@ class AtomicFileTest : public strata::test::ScratchDirTest {
     std::ofstream(path, std::ios::binary) << text;
   }
 };
-
-// Runs f as this user, or, as root (whom permission bits do not stop), in a child process
-// that has become `nobody` (uid/gid 65534); returns f's result (an error message).
-std::string as_unprivileged(const std::function<std::string()>& f) {
-  if (::geteuid() != 0) return f();
-  return strata::test::in_child([&] {
-    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
-      return std::string("(setuid)");
-    return f();
-  });
-}
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/error_of.hpp"
+#include "common/process.hpp"
 #include "common/wave_cases.hpp"
 #include "drivers/wave/run_directory.hpp"
 #include "io/run_directory.hpp"
@@ -151,6 +152,43 @@ TEST(WaveOutputDir, ChecksOfOneJobDoNotSeeEachOther) {
       [&] { io::RunDirectory::preflight(out, wave::run_files(), io::RunDirectory::Mode::overwrite); });
   EXPECT_NE(m.find("is in use by another strata run"), std::string::npos) << m;
   ::close(live);
+}
+
+// A missing output directory is judged where it would be made, by the walk every output
+// file's check makes (io::require_creatable_directory; the preflight had a copy of its own):
+// under a file, under a directory this user cannot write, and under one it cannot search, the
+// check refuses with the reason and makes nothing; under a writable one it passes.
+TEST(WaveOutputDir, AMissingDirectoryIsJudgedWhereItWouldBeMade) {
+  test::TempDir dir("wave-outdir");
+  auto check = [&](const std::string& out) {
+    return test::as_unprivileged([&] {
+      return test::error_of([&] {
+        io::RunDirectory::preflight(out, wave::run_files(), io::RunDirectory::Mode::overwrite);
+      });
+    });
+  };
+  std::ofstream(dir / "plain") << "p";
+  fs::create_directories(dir / "locked");
+  fs::create_directories(dir / "closed/inner");
+  fs::create_directories(dir / "open");
+  fs::permissions(dir / "open", fs::perms::all);  // as writable for `nobody` as for this user
+  fs::permissions(dir / "locked", fs::perms(0555));
+  fs::permissions(dir / "closed", fs::perms::none);
+  const std::string file = check(dir / "plain/out"), locked = check(dir / "locked/a/out"),
+                    closed = check(dir / "closed/inner/out"), open = check(dir / "open/a/out");
+  fs::permissions(dir / "locked", fs::perms::owner_all);
+  fs::permissions(dir / "closed", fs::perms::owner_all);
+  EXPECT_NE(file.find(dir / "plain"), std::string::npos) << file;
+  EXPECT_NE(file.find("ot a directory"), std::string::npos) << file;  // the OS's "Not a ..."
+  EXPECT_NE(locked.find("cannot create directory '" + (dir / "locked/a/out") + "' in '" +
+                        (dir / "locked") + "': Permission denied"),
+            std::string::npos)
+      << locked;
+  EXPECT_NE(closed.find("Permission denied"), std::string::npos) << closed;
+  EXPECT_NE(closed.find(dir / "closed"), std::string::npos) << closed;
+  EXPECT_EQ(open, "");
+  for (const char* made : {"locked/a", "closed/inner/out", "open/a"})
+    EXPECT_FALSE(fs::exists(dir / made)) << made;
 }
 
 TEST(WaveOutputDir, RestartWritesOnlyBesideItsOwnConfiguration) {
