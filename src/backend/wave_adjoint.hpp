@@ -80,9 +80,10 @@ class AdjointBackend {
   //                        second on the points of its interior update;
   //   correlate_rest(m):   the same at the box's other points and the sources' (their
   //                        injection subtracted), once u_{m-1} is whole (its ring put back);
-  //   step_back():         as ever; it and the two calls above only read lambda, so a backend
-  //                        may run it beside them (the GPU's: on a stream of its own from
-  //                        step_correlated's start), ordered before whatever comes next.
+  //   step_back():         as ever; the two calls above only read lambda, and the step back
+  //                        writes nothing they read, so a backend may run it beside them (the
+  //                        GPU's: on a stream of its own from step_correlated's start),
+  //                        ordered before whatever comes next.
   // The sums are the bits correlate(u_m, u_{m-1}, m) gives. Between correlate_rest(m + 1) and
   // step_correlated(m) nothing but the adjoint's own calls may change fwd's fields (a backend
   // may carry what the step needs of u_{m+1} from the one to the other).

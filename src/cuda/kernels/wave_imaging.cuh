@@ -207,7 +207,8 @@ struct AdjointCorrelate {
 
 // The correlation on the points the fused step leaves (image_correlate_rest's list: the box's
 // points outside the step's interior update, and every source point), once u_{m-1} is whole:
-// next[k] is u_{m+1} there, gathered before the step; a point the step did correlate (a
+// next[k] is u_{m+1} there (gathered before the first step, then left by this pass of the
+// step before, below); a point the step did correlate (a
 // source inside its region) starts again from saved[k], its sum before the step. Sources'
 // injection subtracted tap by tap as image_correlate_sources does. Then what the next step
 // would gather before it (image_rest_before): u_m into next[k], the new sum into saved[k]
@@ -234,7 +235,8 @@ __global__ void image_correlate_rest(const T* __restrict__ now, const T* __restr
   if (k < redo) saved[k] = sum;
 }
 
-// Before the fused step: u_{m+1} at the rest's points, and the sums of those it will redo.
+// Before the first fused step (or one image_correlate_rest did not precede): u_{m+1} at the
+// rest's points, and the sums of those it will redo.
 template <class T>
 __global__ void image_rest_before(const T* __restrict__ up, const std::int64_t* __restrict__ off,
                                   int points, int redo, const double* __restrict__ corr,

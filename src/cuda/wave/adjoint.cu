@@ -118,6 +118,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // makes no pass over the grid on the host: at 512^3 that pass and c2's upload were most of
   // the adjoint's set-up.
   void set_velocity(std::span<const T> v, double dt_over_h) override {
+    lambda_marked_ = false;  // what the step back reads changes after any mark
     require(v.size() == s_.n.points(), "internal: velocity model of the wrong size");
     synchronize();
     c2_.load_interior(v);
@@ -126,6 +127,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
   void set_velocity_planes(std::span<const T> planes, double dt_over_h) override {
+    lambda_marked_ = false;  // what the step back reads changes after any mark
     require(planes.size() == std::size_t(s_.n.nz), "internal: velocity planes of the wrong count");
     synchronize();
     const DeviceArray<T> table(std::vector<T>(planes.begin(), planes.end()));
@@ -158,6 +160,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
   void load(const std::vector<NamedArray<double>>& arrays) override {
+    lambda_marked_ = false;  // what the step back reads changes after any mark
     synchronize();
     std::vector<T> zero(s_.n.points(), T(0));
     q_.load_interior(zero);
@@ -188,6 +191,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // lambda += w * v at the receivers' taps, so q += c2 w v: the forward's injection kernel
   // with weights w c2 (one thread per distinct point, so taps sharing a point never race).
   void inject_at_receivers(std::span<const double> values) override {
+    lambda_marked_ = false;  // what the step back reads changes after any mark
     require(values.size() == s_.receivers.size(), "internal: one value per receiver");
     const Injection& in = receivers_in();
     if (in.nodes == 0) return;
@@ -300,6 +304,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // and c2 anyway: the sources' points first, their sums into `saved` (they read `next`
   // before the step moves it), put back over what the update stored there.
   bool correlate_stepping_back(const Field<T>& now, const Field<T>& prev, int n) override {
+    lambda_marked_ = false;  // what the step back reads changes after any mark
     Imaging& im = imaging(now, "correlate_stepping_back");
     imaging(prev, "correlate_stepping_back");
     require(n >= 0 && (s_.sources.empty() || std::size_t(n) < im.rows),
@@ -432,7 +437,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
     lambda_marked_ = true;
     // Before the step replaces u_{m+1} and adds to the redone sums: both as correlate_rest(m + 1)
     // left them, else gathered here (the first step, or after anything else).
-    if (f.points && f.carried != m + 1) {
+    if (f.points &&
+        (f.carried != m + 1 || f.carried_from != f.fwd->previous_wavefield().origin())) {
       kernels::image_rest_before<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
           f.fwd->previous_wavefield().origin(), f.off.get(), f.points, f.redo, im_->corr_origin,
           f.next.get(), f.saved.get());
@@ -457,6 +463,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
         f.w.get(), amps, f.points, im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
     f.carried = m;  // `next` holds u_m and `saved` the sums: what step_correlated(m - 1) reads
+    f.carried_from = f.fwd->previous_wavefield().origin();  // u_m's buffer: that step's u_prev
   }
   void illumination(std::span<double> out) const override {
     require(im_.has_value() && im_->ill.get() && out.size() == s_.n.points(),
@@ -740,8 +747,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
   mutable DeviceArray<T> row_;
   mutable std::vector<double> adjoint_u_;
   std::optional<Imaging> im_;
-  // step_back's streams beside the default one (one per layer, non-blocking: ordered by the
-  // events alone), the fork from the default stream and each layer's done mark.
+  // step_back's streams beside the one it runs on (the default, or back_ with the fused
+  // correlation; one per layer, non-blocking: ordered by the events alone), the fork from that
+  // stream and each layer's done mark.
   std::vector<StreamPtr> side_;
   EventPtr fork_;
   std::vector<EventPtr> done_;
@@ -753,6 +761,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     // The m of the correlate_rest that left u_m in `next` and the sums in `saved` (-1: none
     // since the last step): step_correlated(m - 1) then gathers neither.
     int carried = -1;
+    const T* carried_from = nullptr;
     DeviceArray<std::int64_t> off;
     DeviceArray<int> first, src;
     DeviceArray<double> w, saved;
@@ -760,8 +769,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
   };
   std::optional<Fused> fused_;
   // With fused_: the stream step_back runs on beside the reversed step, the mark of lambda
-  // made final (step_correlated; lambda_marked_ until the step back waits for it), and the
-  // step back's end, which the default stream waits for.
+  // made final (step_correlated; lambda_marked_ until the step back waits for it, cleared by
+  // every call that writes what the step back reads or writes: then the step back marks the
+  // default stream itself), and the step back's end, which the default stream waits for.
   StreamPtr back_;
   EventPtr lambda_ready_, back_done_;
   bool lambda_marked_ = false;
