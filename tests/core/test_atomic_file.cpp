@@ -165,8 +165,9 @@ TEST_F(AtomicFileTest, MissingDirectoriesUpToTheRootAreJudgedAtTheRoot) {
   EXPECT_NE(msg.find("cannot create directory"), std::string::npos) << msg;
   EXPECT_NE(msg.find("in '/'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Permission denied"), std::string::npos) << msg;
-  if (::geteuid() == 0)  // root may make them: the check passes and creates nothing
+  if (::geteuid() == 0) {  // root may make them: the check passes and creates nothing
     EXPECT_EQ(strata::io::check_output(path).kind, strata::io::OutputTarget::Kind::create);
+  }
   EXPECT_FALSE(fs::exists(fs::path(path).parent_path().parent_path()));
 }
 
