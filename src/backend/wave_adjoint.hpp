@@ -10,6 +10,8 @@
 #include <array>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/tag.hpp"
@@ -94,6 +96,13 @@ class AdjointBackend {
     throw Error("internal: no fused correlation here");
   }
   virtual void correlate_rest(int) { throw Error("internal: no fused correlation here"); }
+  // Where a fused backward step's time goes on the device (a diagnostic,
+  // STRATA_IMAGING_TIMELINE=1): medians over a few steps, in ms from each step's start (its
+  // first launch), of "reversed_done" (the reversed step and its ring put back), "rest_done"
+  // (the correlation's rest), "bulk_done" and "back_done" (the step back's bulk update and its
+  // layer passes, beside them), "step_done"; empty when not asked or on the CPU. Waits for
+  // the device.
+  virtual std::vector<std::pair<std::string, double>> step_timeline() { return {}; }
   // The sums, dense [z][y][x], into out (n.points() values: the caller's array, made
   // while the sweeps ran).
   virtual void correlation(std::span<double> out) const = 0;

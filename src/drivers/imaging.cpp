@@ -191,6 +191,7 @@ void take(ImagingResult& r, imaging::Gradient&& g) {
   r.setup_seconds = g.setup_seconds;
   r.setup_parts = g.setup_parts;
   r.finish_parts = g.finish_parts;
+  r.step_timeline_ms = g.step_timeline_ms;
   r.finish_seconds = g.finish_seconds;
   r.seconds = g.seconds;
 }
@@ -743,6 +744,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
       {"in_forward_runs", r.cost_in_forward_runs()}};
   for (const auto& [part, s] : r.setup_parts) j["cost"]["setup_parts_s"][part] = s;  // one run's
   for (const auto& [part, s] : r.finish_parts) j["cost"]["finish_parts_s"][part] = s;
+  for (const auto& [name, ms] : r.step_timeline_ms) j["step_timeline_ms"][name] = ms;
   j["data"] = f.data;
   if (!f.velocity.empty()) j["velocity"] = f.velocity;
   if (!f.shots.empty()) {

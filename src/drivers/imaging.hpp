@@ -69,8 +69,9 @@ struct ImagingResult {
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;
   double setup_seconds = 0,
          finish_seconds = 0;  // of seconds: before the first step, after the last
-  std::vector<std::pair<std::string, double>> setup_parts;   // one run's (imaging::Gradient's)
-  std::vector<std::pair<std::string, double>> finish_parts;  // one run's (imaging::Gradient's)
+  std::vector<std::pair<std::string, double>> setup_parts;       // one run's (imaging::Gradient's)
+  std::vector<std::pair<std::string, double>> finish_parts;      // one run's (imaging::Gradient's)
+  std::vector<std::pair<std::string, double>> step_timeline_ms;  // one run's, where asked
   // The run's cost in forward runs of its shots: seconds over the time the timed forward
   // steps take for steps x shots of them (0 where nothing was timed).
   double cost_in_forward_runs() const;

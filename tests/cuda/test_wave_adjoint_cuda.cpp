@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backend/wave.hpp"
@@ -414,6 +416,37 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
+}
+
+// STRATA_IMAGING_TIMELINE=1 (a diagnostic, read when the backend is made): a fused
+// boundary-saving run says where its backward steps' time went, each milestone in its
+// stream's order within the step (medians keep that order), and changes no bit; without it
+// the run says nothing.
+TEST(WaveAdjointCuda, ImagingTimelineSaysWhereABackwardStepGoes) {
+  REQUIRE_GPU();
+  const int steps = 60;  // the marked steps are 20 .. 51 of the backward sweep
+  const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps, {30, 26, 28}, 7);
+  std::mt19937_64 rng(40);
+  const imaging::Shot shot = test::noisy_shot(p, steps, rng);
+  const std::vector<float> v(p.velocity.begin(), p.velocity.end());
+  const imaging::GradientOptions bs{.boundary_saving = true};
+  const auto off = imaging::misfit_gradient<float>(p.setup, Device::cuda, v, p.dt_over_h, shot, bs);
+  ::setenv("STRATA_IMAGING_TIMELINE", "1", 1);
+  const auto on = imaging::misfit_gradient<float>(p.setup, Device::cuda, v, p.dt_over_h, shot, bs);
+  ::unsetenv("STRATA_IMAGING_TIMELINE");
+  EXPECT_TRUE(off.step_timeline_ms.empty());
+  ASSERT_TRUE(on.fused_imaging);
+  EXPECT_EQ(on.gradient, off.gradient);
+  std::vector<std::string> names;
+  for (const auto& [name, ms] : on.step_timeline_ms) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"reversed_done", "rest_done", "bulk_done", "back_done",
+                                             "step_done"}));
+  std::map<std::string, double> t(on.step_timeline_ms.begin(), on.step_timeline_ms.end());
+  EXPECT_GT(t["reversed_done"], 0.0);
+  EXPECT_LE(t["reversed_done"], t["rest_done"]);
+  EXPECT_LE(t["rest_done"], t["step_done"]);
+  EXPECT_LE(t["bulk_done"], t["back_done"]);
+  EXPECT_LE(t["back_done"], t["step_done"]);
 }
 
 // Checkpointing's correlation fused into the adjoint's step back (AdjointCorrelate, the

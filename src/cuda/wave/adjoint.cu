@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -432,6 +434,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void step_correlated(int m, bool layers) override {
     require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
     Fused& f = *fused_;
+    timing_ = mark_step();
+    if (timing_) mark(timing_->start, stream());
     // lambda is final here (row m injected): the step back may start beside what follows.
     STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
     lambda_marked_ = true;
@@ -454,6 +458,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const Imaging& im = *im_;
     require(m >= 0 && (s_.sources.empty() || std::size_t(m) < im.rows),
             "internal: no wavelet row for the step");
+    if (timing_) mark(timing_->reversed, stream());  // the reversed step and the ring put back
     if (!f.points) return;
     const double* amps =
         s_.sources.empty() ? nullptr : im.wavelets.get() + std::size_t(m) * s_.sources.size();
@@ -464,6 +469,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     STRATA_CUDA_CHECK_LAUNCH();
     f.carried = m;  // `next` holds u_m and `saved` the sums: what step_correlated(m - 1) reads
     f.carried_from = f.fwd->previous_wavefield().origin();  // u_m's buffer: that step's u_prev
+    if (timing_) mark(timing_->rest, stream());
   }
   void illumination(std::span<double> out) const override {
     require(im_.has_value() && im_->ill.get() && out.size() == s_.n.points(),
@@ -479,12 +485,14 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // reversed step and the correlation's rest: those read q and write neither q_prev nor the
   // layers' arrays, and the step back reads q and writes nothing they read (the mirrored
   // ghosts it writes lie outside the grid: the correlation reads q at grid points). The layer
-  // passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on an H200), then
-  // share the GPU with the bandwidth-bound reversed step instead of following it. The default
-  // stream waits for it before anything after (the next injection writes the new q).
+  // passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on an H200), were to
+  // share the GPU with the bandwidth-bound reversed step instead of following it (measured: a
+  // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md). The default stream waits for it
+  // before anything after (the next injection writes the new q).
   void step_back() override {
     auto bulk = [&](cudaStream_t st) {
       cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+      if (timing_) mark(timing_->bulk, st);
     };
     if (!fused_.has_value()) return step_back_with(stream(), bulk);
     if (!lambda_marked_)  // not after step_correlated: from here (the same bits, later)
@@ -492,8 +500,40 @@ class CudaAdjoint final : public AdjointBackend<T> {
     lambda_marked_ = false;
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
     step_back_with(back_.get(), bulk);
+    if (timing_) mark(timing_->back, back_.get());
     STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
+    if (timing_) mark(timing_->end, stream()), timing_->used = true;
+    timing_ = nullptr;
+  }
+
+  // Medians over the marked backward steps, ms from each step's start (the list in
+  // backend/wave_adjoint.hpp); empty unless STRATA_IMAGING_TIMELINE=1 marked whole steps.
+  std::vector<std::pair<std::string, double>> step_timeline() override {
+    std::vector<const Marks*> done;
+    for (const Marks& mk : marks_)
+      if (mk.used) done.push_back(&mk);
+    if (done.empty()) return {};
+    synchronize();
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& [name, at] :
+         {std::pair<const char*, EventPtr Marks::*>{"reversed_done", &Marks::reversed},
+          {"rest_done", &Marks::rest},
+          {"bulk_done", &Marks::bulk},
+          {"back_done", &Marks::back},
+          {"step_done", &Marks::end}}) {
+      std::vector<double> ms;
+      for (const Marks* mk : done) {
+        if (!(mk->*at)) continue;  // no rest to correlate: no mark
+        float t = 0;
+        STRATA_CUDA_CHECK(cudaEventElapsedTime(&t, mk->start.get(), (mk->*at).get()));
+        ms.push_back(double(t));
+      }
+      if (ms.empty()) continue;
+      std::nth_element(ms.begin(), ms.begin() + std::ptrdiff_t(ms.size() / 2), ms.end());
+      out.emplace_back(name, ms[ms.size() / 2]);
+    }
+    return out;
   }
 
  private:
@@ -775,6 +815,36 @@ class CudaAdjoint final : public AdjointBackend<T> {
   StreamPtr back_;
   EventPtr lambda_ready_, back_done_;
   bool lambda_marked_ = false;
+  // STRATA_IMAGING_TIMELINE=1 (a diagnostic): the fused backward steps kTimelineFirst ..
+  // kTimelineFirst + kTimelineSteps - 1 carry timed events at their milestones (timing_ the
+  // current step's from step_correlated to step_back); step_timeline() reads them. Off, a
+  // step costs one counter increment.
+  struct Marks {
+    EventPtr start, reversed, rest, bulk, back, end;
+    bool used = false;
+  };
+  static constexpr int kTimelineFirst = 20, kTimelineSteps = 32;
+  std::vector<Marks> marks_;
+  Marks* timing_ = nullptr;
+  int steps_marked_ = 0;
+  const bool timeline_on_ = [] {  // read when the backend is made
+    const char* e = std::getenv("STRATA_IMAGING_TIMELINE");
+    return e && std::string(e) == "1";
+  }();
+  Marks* mark_step() {
+    const int k = steps_marked_++ - kTimelineFirst;
+    if (!timeline_on_ || k < 0 || k >= kTimelineSteps) return nullptr;
+    if (marks_.empty()) marks_.resize(kTimelineSteps);
+    return &marks_[std::size_t(k)];
+  }
+  static void mark(EventPtr& e, cudaStream_t s) {
+    if (!e) {
+      cudaEvent_t ev = nullptr;
+      STRATA_CUDA_CHECK(cudaEventCreate(&ev));  // timed
+      e.reset(ev);
+    }
+    STRATA_CUDA_CHECK(cudaEventRecord(e.get(), s));
+  }
 };
 
 }  // namespace

@@ -362,6 +362,7 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
       g.adjoint_seconds += since(ta);
     }
     g.fused_imaging = fused;
+    if (fused) g.step_timeline_ms = adj->step_timeline();  // empty unless asked (a diagnostic)
     t_done = t_finish_part = Clock::now();
     // Outside the interior and its ring the field run backward is not the forward one: rows
     // and planes outside that box are zeroed whole, the others before and after it (no

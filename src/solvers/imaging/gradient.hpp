@@ -102,6 +102,9 @@ struct Gradient {
   // where summed), "gradient" (formed from the correlation); then "released" (the backends'
   // memory given back).
   std::vector<std::pair<std::string, double>> finish_parts;
+  // With boundary saving's fused correlation and STRATA_IMAGING_TIMELINE=1 on a GPU: where a
+  // backward step's time goes (AdjointBackend::step_timeline's medians, ms); else empty.
+  std::vector<std::pair<std::string, double>> step_timeline_ms;
 };
 
 // The forward run of `shot` through the model (velocity dense [z][y][x], dt / h) and, with
