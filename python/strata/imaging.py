@@ -39,6 +39,8 @@ def _array(a, what, ndim, axes):
     a = np.ascontiguousarray(a, dtype=np.float64)
     if a.ndim != ndim:
         raise ValueError(f"strata.imaging: {what} must be a {axes} array, got shape {a.shape}")
+    if a.size == 0:  # not the default it would otherwise be taken for (None says that)
+        raise ValueError(f"strata.imaging: {what} is empty (shape {a.shape}): give a {axes} array, or None")
     return a
 
 

@@ -78,6 +78,11 @@ def test_refusals_name_what_is_wrong():
         strata.imaging.gradient({**CFG, "receivers": {**CFG["receivers"], "every": 2}})
     with pytest.raises(ValueError, match="72 rows|71 rows"):
         strata.imaging.gradient(CFG, observed=np.zeros((70, 7)))
+    for empty in (np.zeros((0, 7)), np.zeros((0, 0))):  # not the zeros None stands for
+        with pytest.raises(ValueError, match="empty"):
+            strata.imaging.gradient(CFG, observed=empty)
+    with pytest.raises(ValueError, match="empty"):
+        strata.imaging.gradient(CFG, velocity=np.zeros((0, 20, 26)))
     with pytest.raises(ValueError, match="velocity"):
         strata.imaging.gradient(CFG, velocity=np.ones((24, 20, 25)) * 1500)
     with pytest.raises(ValueError, match="finite and > 0"):

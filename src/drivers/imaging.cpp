@@ -60,8 +60,11 @@ Prepared<T> prepare(const ImagingRun& run) {
     for (std::size_t i = 0; i < points; ++i) {
       const T v = T(run.velocity[i]);
       if (!(v > 0) || !std::isfinite(v))
-        throw Error("the velocity model's value " + std::to_string(i) + " is " +
-                    format_number(run.velocity[i]) +
+        throw Error("the velocity model holds " + format_number(run.velocity[i]) +
+                    " at [z][y][x] = [" +
+                    std::to_string(i / (std::size_t(c.shape.nx) * c.shape.ny)) + "][" +
+                    std::to_string(i / std::size_t(c.shape.nx) % std::size_t(c.shape.ny)) + "][" +
+                    std::to_string(i % std::size_t(c.shape.nx)) + "]" +
                     (std::isfinite(run.velocity[i]) && run.velocity[i] > 0
                          ? std::string(", outside the range of ") + to_string(c.precision)
                          : std::string()) +
@@ -115,10 +118,12 @@ Prepared<T> prepare(const ImagingRun& run) {
     for (std::size_t j = 0; j < ns; ++j)
       p.shot.wavelets[std::size_t(n) * ns + j] =
           wave::source_wavelet(c.sources[j], double(n) * p.plan.dt);
-  if (!run.data.empty()) {
+  // Data given with a shape are checked even when empty: an empty array is not the zeros
+  // that no data stand for.
+  if (!run.data.empty() || run.data_shape != std::array<std::size_t, 2>{}) {
     const std::size_t rows = std::size_t(c.steps) + 1;
     const auto [given_rows, given_receivers] = run.data_shape;
-    if (given_rows != 0 && (given_rows != rows || given_receivers != nr))
+    if ((given_rows != 0 || given_receivers != 0) && (given_rows != rows || given_receivers != nr))
       throw Error(
           "the data are (" + std::to_string(given_rows) + ", " + std::to_string(given_receivers) +
           "); the configuration records " + std::to_string(rows) +
@@ -358,6 +363,7 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
                   " us given as the data's dt");
     run.data_dt = file_dt;
     run.data_shape = {rows, nr};
+    if (out.empty()) throw Error("'" + path + "' holds traces of no samples");
     return out;
   }
   std::vector<std::size_t> shape;
@@ -367,6 +373,11 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
         "'" + path + "' is a " + std::to_string(shape.size()) +
         "-dimensional array: the data are (steps + 1, receivers), as strata wave's seismogram.npy");
   run.data_shape = {shape[0], shape[1]};
+  if (v.empty())  // (0, 0) too: no data would be taken for zeros
+    throw Error("'" + path + "' is a (" + std::to_string(shape[0]) + ", " +
+                std::to_string(shape[1]) +
+                ") array, empty: the data are (steps + 1, receivers), as strata wave's "
+                "seismogram.npy");
   return v;
 }
 

@@ -154,6 +154,10 @@ with tempfile.TemporaryDirectory() as d:
         f.write(struct.pack("<d", float("nan")))
     refused("data holding a NaN", base + ["--data", p("nan.npy")], "row 30, receiver 4", d, out)
     refused("data of 60 rows", base + ["--data", p("short.npy")], "61 rows", d, out)
+    # An empty array is refused, not taken for the zeros that no data stand for.
+    for rows, cols in [(0, 7), (0, 0), (61, 0)]:
+        npy2(p("empty.npy"), rows, cols)
+        refused(f"empty data ({rows}, {cols})", base + ["--data", p("empty.npy")], "empty", d, out)
     # Finite data whose half sum of squares overflows: no misfit can be summed (it was reported
     # as inf, null in the JSON, with a gradient written). The largest value is named. Row 0
     # (step 0) is not compared: a huge value there alone runs.
@@ -245,8 +249,9 @@ with tempfile.TemporaryDirectory() as d:
     f32 = ["--set", "scheme.precision=f32"]
     for name, odd, at in [("beyond f32's range", 1e39, 777), ("below f32's smallest", 1e-50, 12)]:
         velocity_npy(p("odd.npy"), odd, at)
+        nx_, ny_, _ = CFG["grid"]["shape"]
         refused(f"an f32 run's velocity {name}", base + f32 + ["--data", seis, "--velocity", p("odd.npy")],
-                f"value {at} is", d, out)
+                f"at [z][y][x] = [{at // (nx_ * ny_)}][{at // nx_ % ny_}][{at % nx_}]", d, out)
     r = run_strata(*(base + f32 + ["--data", seis, "--velocity", p("odd.npy")]))
     check("an f32 run's velocity out of f32's range: says so", "outside the range of f32" in r.stderr, r.stderr)
     every = dict(CFG, receivers={**CFG["receivers"], "every": 2})
