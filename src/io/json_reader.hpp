@@ -95,10 +95,12 @@ inline std::string read_file(const std::string& path, const std::string& what,
 
 // Parses JSON text (// and /* */ comments allowed). Throws Error starting with `origin` for
 // text that is not JSON (the parser's position, without its exception jargon), for empty
-// text, and for a key repeated within one object (named with its path).
-inline json parse(std::string_view text, const std::string& origin) {
+// text (saying what was `expected`), and for a key repeated within one object (named with
+// its path).
+inline json parse(std::string_view text, const std::string& origin,
+                  const std::string& expected = "a JSON object {...}") {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    throw Error(origin + ": is empty; expected a JSON object {...}");
+    throw Error(origin + ": is empty; expected " + expected);
   struct Frame {
     bool array = false;
     long index = -1;

@@ -48,6 +48,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     refused("not a list", {"shots": SHOTS}, "must be a list of shots")
     refused("empty list", [], "the list of shots is empty")
+    refused("empty file", None, "is empty; expected a list of shots", text="  \n")
     refused("not JSON", None, "not valid JSON", text="[{\"position\": [1, 2, 3],]")
     refused("unknown key", [{"position": [25, 40, 30], "frequncy": 3}], "unknown key '0.frequncy'")
     refused("unknown source key", [{"sources": [{"position": [25, 40, 30], "freq": 3}]}], "unknown key '0.sources.0.freq'")

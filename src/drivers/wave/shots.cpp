@@ -106,9 +106,9 @@ ordered sources_json(const std::vector<Source>& sources) {
 }  // namespace
 
 std::vector<Shot> parse_shots(std::string_view text, const Config& cfg, const std::string& origin) {
-  const json root = json_reader::parse(text, origin);
   const std::string form =
       "[{\"name\": \"s1\", \"position\": [x, y, z]}, {\"sources\": [{\"position\": [x, y, z], \"frequency\": f}]}, ...]";
+  const json root = json_reader::parse(text, origin, "a list of shots " + form);
   if (!root.is_array())
     throw Error(origin + ": must be a list of shots " + form + ", got " + json_reader::show(root).substr(0, 200));
   if (root.empty()) throw Error(origin + ": the list of shots is empty: give at least one shot, " + form);
