@@ -185,7 +185,9 @@ void add_migrate(CLI::App& app) {
                    "depth volume, one trace per column)")
       ->required();
   grad->add_option("--predicted", g->predicted,
-                   "write the model's data as .npy (steps + 1, receivers)");
+                   "write the model's data as .npy (steps + 1, receivers), or SEG-Y where PATH "
+                   "ends .sgy or .segy (one trace per receiver, float32 samples every dt from "
+                   "t = 0, as strata wave's seismogram.sgy: --data reads it back)");
   grad->callback([g] {
     drivers::ImagingFiles f = files_of(*g, drivers::ImagingFiles::Mode::gradient);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);

@@ -15,6 +15,7 @@
 
 #include "drivers/job.hpp"
 #include "drivers/outputs.hpp"
+#include "drivers/wave/results.hpp"
 #include "io/segy.hpp"
 #include "solvers/imaging/born.hpp"
 #include "strata/npy.hpp"
@@ -42,7 +43,10 @@ struct Prepared {
 
 template <class T>
 Prepared<T> prepare(const ImagingRun& run) {
-  const wave::Config& c = run.config;
+  // output.segy is strata wave's seismogram.sgy, which imaging does not write: its limits on dt
+  // are not this run's (--predicted's are, when it is SEG-Y: below).
+  wave::Config c = run.config;
+  c.segy = false;
   if (c.receiver_every != 1)
     throw Error("receivers.every = " + std::to_string(c.receiver_every) +
                 ": imaging needs the data of every step (receivers.every = 1)");
@@ -106,6 +110,7 @@ Prepared<T> prepare(const ImagingRun& run) {
   if (run.boundary_saving)
     if (const std::string why = imaging::boundary_saving_problem(p.setup); !why.empty())
       throw Error(why);
+  if (run.predicted_segy) wave::check_segy(c, p.plan, "--predicted (SEG-Y)", "write it as .npy");
   if (run.data_dt > 0 && std::fabs(run.data_dt - p.plan.dt) > 0.5e-6)
     throw Error("the data's sample interval " + std::to_string(run.data_dt * 1e6) +
                 " us is not the configuration's dt " + std::to_string(p.plan.dt * 1e6) +
@@ -173,6 +178,7 @@ ImagingResult result_of(const Prepared<T>& p, const ImagingRun& run) {
   r.shape = run.config.shape;
   r.device = p.plan.device;
   r.dt = p.plan.dt;
+  r.receiver_positions = p.plan.receivers;
   r.receivers = int(p.setup.receivers.size());
   r.rows = run.config.steps + 1;
   return r;
@@ -686,6 +692,7 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
     } catch (const Error& e) {
       throw Error(data + ": " + e.what());
     }
+    f.run.predicted_segy = is_segy(f.predicted);
     read_velocity(f);
     phase("read");
     if (f.on_checked) f.on_checked();
@@ -709,7 +716,15 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   write_grid(f.compensated, r.compensated, "the illumination-compensated RTM image");
   write_grid(f.gradient, r.gradient, "the misfit's gradient in m = 1/v**2 (s**2/m**2)");
   write_grid(f.illumination, r.illumination, "the source side's illumination (sum of u**2)");
-  if (!f.predicted.empty()) npy_write<double>(f.predicted, r.predicted, rows);
+  if (is_segy(f.predicted))
+    wave::write_seismogram_segy<double>(
+        f.predicted, f.run.config, r.dt, r.receiver_positions, r.predicted, r.rows,
+        {std::string("strata ") + (migrate_mode ? "migrate" : "gradient") +
+             " --predicted: the model's data, acoustic pressure u",
+         "one trace per receiver, in the configuration's receivers' order",
+         "the configuration: the run's --config (and --set, --velocity)"});
+  else if (!f.predicted.empty())
+    npy_write<double>(f.predicted, r.predicted, rows);
   phase("write");
   f.timing_s.emplace_back("total", std::chrono::duration<double>(Clock::now() - f.start).count());
   if (!f.json.empty()) write_text(f.json, imaging_report(f, r) + "\n");

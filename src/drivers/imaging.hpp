@@ -45,25 +45,29 @@ struct ImagingRun {
   // steps update the absorbing layers too (nothing reads them: the same bits, for comparing
   // costs).
   bool reversed_step_updates_layers = false;
+  // The predicted data will be written as SEG-Y (`--predicted` ending .sgy): what SEG-Y cannot
+  // hold (wave::check_segy) is refused with the plan, before the run.
+  bool predicted_segy = false;
 };
 
 struct ImagingResult {
   Extent shape;
   Device device = Device::cpu;
   double dt = 0;
-  int receivers = 0, rows = 0;             // the data's shape: rows = steps + 1
-  double misfit = 0;                       // 1/2 |predicted - data|^2 (gradient)
-  std::vector<double> predicted;           // rows x receivers (row 0: step 0, zeros)
-  std::vector<double> gradient;            // dJ/dm, m = 1/v^2 (gradient), dense [z][y][x]
-  std::vector<double> image, compensated;  // migrate
-  std::vector<double> illumination;        // sum over steps of u^2
-  int checkpoints = 0;                     // forward states kept
-  bool boundary_saving = false;            // the strategy that ran (checkpoint_bytes: a ring)
-  bool fused_imaging = false;              // the correlation ran inside a step
-  double checkpoint_bytes = 0;             // each
-  long long forward_steps = 0;             // run in all
-  long long forward_timed_steps = 0;       // of them, those forward_seconds times
-  double recomputation = 0;                // forward steps per step
+  int receivers = 0, rows = 0;                 // the data's shape: rows = steps + 1
+  double misfit = 0;                           // 1/2 |predicted - data|^2 (gradient)
+  std::vector<double> predicted;               // rows x receivers (row 0: step 0, zeros)
+  std::vector<double> gradient;                // dJ/dm, m = 1/v^2 (gradient), dense [z][y][x]
+  std::vector<double> image, compensated;      // migrate
+  std::vector<double> illumination;            // sum over steps of u^2
+  int checkpoints = 0;                         // forward states kept
+  bool boundary_saving = false;                // the strategy that ran (checkpoint_bytes: a ring)
+  bool fused_imaging = false;                  // the correlation ran inside a step
+  double checkpoint_bytes = 0;                 // each
+  long long forward_steps = 0;                 // run in all
+  std::vector<wave::Vec3> receiver_positions;  // the plan's, in the data's column order
+  long long forward_timed_steps = 0;           // of them, those forward_seconds times
+  double recomputation = 0;                    // forward steps per step
   // Where the run's time went (s; imaging::Gradient's): the forward steps, the adjoint
   // actions, the kept states' copies, all of it. Over several shots, their sums.
   double forward_seconds = 0, adjoint_seconds = 0, checkpoint_seconds = 0, seconds = 0;

@@ -259,6 +259,27 @@ with tempfile.TemporaryDirectory() as d:
     refused("receivers.every = 2", ["gradient", "--config", p("every.json"), "--data", seis, "--gradient", p("x.npy")],
             "receivers.every", d, out)
     refused("a sample interval that is not dt", base + ["--data", sgy, "--set", "time.dt=0.0009"], "sample interval", d, out)
+    # --predicted as SEG-Y: strata wave's seismogram.sgy of the same data (float32 samples),
+    # which --data reads back; a dt SEG-Y cannot hold is refused before the run.
+    r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("gp.npy"), "--predicted", p("pred.sgy"))
+    check("--predicted as SEG-Y", r.returncode == 0 and os.path.exists(p("pred.sgy")), r.stderr)
+    misfits = []
+    for name, data_file in (("ma", sgy), ("mb", p("pred.sgy"))):
+        run_strata("gradient", "--config", cfg, "--data", data_file, "--gradient", p(name + ".npy"), "--json",
+                   p(name + ".json"))
+        misfits.append(json.load(open(p(name + ".json")))["misfit"] if os.path.exists(p(name + ".json")) else None)
+    check("--predicted's SEG-Y reads back as strata wave's seismogram.sgy (the same misfit)",
+          misfits[0] is not None and misfits[0] == misfits[1], str(misfits))
+    # The configuration's output.segy is strata wave's seismogram.sgy, which imaging does not
+    # write: its limit on dt is not the run's.
+    r = run_strata(*(base + ["--data", seis, "--set", "time.dt=0.0012345"]))
+    check("output.segy does not bind imaging's dt", r.returncode == 0 and os.path.exists(p("x.npy")), r.stderr)
+    for o in out:
+        if os.path.exists(p(o)):
+            os.remove(p(o))
+    refused("--predicted as SEG-Y with a dt SEG-Y cannot hold",
+            base + ["--data", seis, "--predicted", p("x.sgy"), "--set", "time.dt=0.0012345"], "--predicted (SEG-Y)",
+            d, out + ["x.sgy"])
     os.mkdir(p("adir"))
     r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("g.sgy"), "--illumination",
                    p("ill.sgy"))

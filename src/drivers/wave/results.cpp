@@ -21,21 +21,19 @@ std::string g(double v) {
   return b;
 }
 
-// The seismogram as SEG-Y (output.segy): one trace per receiver, in seismogram.npy's column
-// order, samples float32 every time.dt x receivers.every from t = 0 (plan.cpp has checked
-// that this is whole microseconds and at most 65535 samples). z is depth below the grid's
-// top, the datum: the source's depth is bytes 49-52, a receiver's elevation (41-44) is -z.
-// The first source stands in the headers; the textual header lists them all (up to 20).
+}  // namespace
+
 template <class T>
-void write_segy(const std::string& path, const Config& c, const Plan& p,
-                const std::vector<T>& traces, int rows) {
-  const std::size_t nrec = p.receivers.size(), ns = std::size_t(rows);
+void write_seismogram_segy(const std::string& path, const Config& c, double dt,
+                           const std::vector<Vec3>& receivers, const std::vector<T>& traces,
+                           int rows, const SeismogramText& text) {
+  const std::size_t nrec = receivers.size(), ns = std::size_t(rows);
   const Vec3 src = c.sources.empty() ? Vec3{} : c.sources[0].position;
   std::vector<io::segy::Trace> headers(nrec);
   std::vector<T> samples(nrec * ns);
   for (std::size_t r = 0; r < nrec; ++r) {
     io::segy::Trace& t = headers[r];
-    const Vec3& rec = p.receivers[r];
+    const Vec3& rec = receivers[r];
     t.sequence_line = t.sequence_file = t.record_trace = int(r + 1);
     t.field_record = 1;
     t.offset = c.sources.empty() ? 0 : int(std::lround(std::hypot(rec.x - src.x, rec.y - src.y)));
@@ -44,9 +42,9 @@ void write_segy(const std::string& path, const Config& c, const Plan& p,
     for (std::size_t i = 0; i < ns; ++i) samples[r * ns + i] = traces[i * nrec + r];
   }
   io::segy::WriteOptions o;
-  o.text = {"strata wave: acoustic pressure u (arbitrary units, the sources' amplitudes)",
-            "one trace per receiver: seismogram.npy's columns, receivers.npy's rows",
-            "sample 0 at t = 0; interval time.dt x receivers.every = " + g(p.dt) + " s x " +
+  o.text = {text.what,
+            text.columns,
+            "sample 0 at t = 0; interval time.dt x receivers.every = " + g(dt) + " s x " +
                 std::to_string(c.receiver_every),
             "grid " + c.shape.str() + ", h = " + g(c.spacing) + " m, order " +
                 std::to_string(c.order) + ", " + to_string(c.precision) +
@@ -62,13 +60,18 @@ void write_segy(const std::string& path, const Config& c, const Plan& p,
   }
   if (c.sources.size() > 20)
     o.text.push_back("  ... and " + std::to_string(c.sources.size() - 20) + " more (config.json)");
-  o.text.push_back("the whole configuration: config.json beside this file");
+  o.text.push_back(text.configuration);
   for (std::string& line : o.text)
     line.resize(std::min<std::size_t>(line.size(), 76));  // a card's width
-  io::segy::write<T>(path, headers, samples, p.dt * c.receiver_every, o);
+  io::segy::write<T>(path, headers, samples, dt * c.receiver_every, o);
 }
 
-}  // namespace
+template void write_seismogram_segy(const std::string&, const Config&, double,
+                                    const std::vector<Vec3>&, const std::vector<float>&, int,
+                                    const SeismogramText&);
+template void write_seismogram_segy(const std::string&, const Config&, double,
+                                    const std::vector<Vec3>&, const std::vector<double>&, int,
+                                    const SeismogramText&);
 
 template <class T>
 void write_results(const Config& c, const Plan& p, const std::vector<T>& traces, int rows,
@@ -87,7 +90,11 @@ void write_results(const Config& c, const Plan& p, const std::vector<T>& traces,
     out.wrote(recs);
     if (c.segy) {
       const std::string sgy = path_join(c.out_dir, "seismogram.sgy");
-      write_segy(sgy, c, p, traces, rows);
+      write_seismogram_segy(
+          sgy, c, p.dt, p.receivers, traces, rows,
+          {"strata wave: acoustic pressure u (arbitrary units, the sources' amplitudes)",
+           "one trace per receiver: seismogram.npy's columns, receivers.npy's rows",
+           "the whole configuration: config.json beside this file"});
       out.wrote(sgy);
     }
     if (c.seismogram_png) {

@@ -32,10 +32,13 @@ std::string num(double v) {
 
 std::string vec(const Vec3& p) { return "[" + num(p.x) + ", " + num(p.y) + ", " + num(p.z) + "]"; }
 
+}  // namespace
+
 // output.segy: SEG-Y stores the recording interval in whole microseconds (16 bits), at most
 // 65535 samples per trace and coordinates as int32 times a scalar. Refused here, before the
 // first step, not when the results are written; the message offers the dt that fits.
-void check_segy(const Config& c, const Plan& p) {
+void check_segy(const Config& c, const Plan& p, const std::string& what,
+                const std::string& instead) {
   const double interval = p.dt * c.receiver_every, us = interval * 1e6;
   const std::string every = std::to_string(c.receiver_every);
   if (!io::segy::whole_microseconds(interval)) {
@@ -49,20 +52,22 @@ void check_segy(const Config& c, const Plan& p) {
       fix = "set time.dt = " + format_number(std::floor(p.dt * 1e6) / 1e6);
     else
       fix = "set time.dt = " + format_number(below / c.receiver_every / 1e6);
-    throw Error("output.segy: SEG-Y stores the recording interval, time.dt x receivers.every, as a whole "
+    throw Error(what + ": SEG-Y stores the recording interval, time.dt x receivers.every, as a whole "
                 "number of microseconds from 1 to 65535, but it is " + format_number(us) + " us (dt = " +
                 format_number(p.dt) + " s" + (c.dt ? "" : ", chosen automatically") + ", every " + every +
-                "): " + fix + ", or turn output.segy off");
+                "): " + fix + ", or " + instead);
   }
   if (std::size_t(p.trace_rows) > io::segy::kMaxSamples)
-    throw Error("output.segy: the seismogram has " + std::to_string(p.trace_rows) +
+    throw Error(what + ": the seismogram has " + std::to_string(p.trace_rows) +
                 " samples per receiver (time.steps / receivers.every + 1) and a SEG-Y trace holds at most " +
                 std::to_string(io::segy::kMaxSamples) + ": raise receivers.every to at least " +
-                std::to_string(c.steps / int(io::segy::kMaxSamples) + 1) + ", or turn output.segy off");
+                std::to_string(c.steps / int(io::segy::kMaxSamples) + 1) + ", or " + instead);
   const double extent = std::max({c.shape.nx, c.shape.ny, c.shape.nz}) * c.spacing;
   if (!io::segy::coordinate_scalar(extent))
-    throw Error("output.segy: the grid spans " + num(extent) + " m, beyond the coordinates SEG-Y holds (int32 x 10000)");
+    throw Error(what + ": the grid spans " + num(extent) + " m, beyond the coordinates SEG-Y holds (int32 x 10000)");
 }
+
+namespace {
 
 void check_faces(const Config& c, int R) {
   const int len[3] = {c.shape.nx, c.shape.ny, c.shape.nz};
@@ -329,7 +334,7 @@ Resolved resolve(const Config& c, double v_min, double v_max, const std::functio
       p.warnings.push_back("sources." + std::to_string(i) + " lies inside an absorbing layer: its energy is damped at once");
 
   p.trace_rows = c.steps / c.receiver_every + 1;
-  if (c.segy && !p.receivers.empty()) check_segy(c, p);
+  if (c.segy && !p.receivers.empty()) check_segy(c, p, "output.segy", "turn output.segy off");
   p.bytes_per_point = 4.0 * sizeof(T);
   p.device = run_device(c);
   p.digest = physics_digest(c, p.dt, add_values);

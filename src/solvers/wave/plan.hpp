@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <span>
+#include <string>
 
 #include "backend/wave.hpp"
 #include "io/digest.hpp"
@@ -34,6 +35,13 @@ Resolved resolve(const Config& c, double v_min, double v_max,
 // precision holds). Shots (src/drivers/wave/shots.cpp) check each shot's sources with them.
 void check_source_positions(const Config& c);
 void check_source_parameters(const Config& c, double dt);
+
+// A seismogram of the plan written as SEG-Y (output.segy, or `what` another output that is):
+// refused, naming `what` and offering the dt or receivers.every that fits or `instead`, where
+// SEG-Y cannot hold its interval (whole microseconds, 1 to 65535), its samples per trace or
+// the grid's coordinates.
+void check_segy(const Config& c, const Plan& p, const std::string& what,
+                const std::string& instead);
 
 // "cpu" or "cuda" for the configuration's device ("auto": cuda when a GPU can be used).
 // Throws Error for "cuda" without a usable GPU.
