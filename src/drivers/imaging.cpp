@@ -390,6 +390,13 @@ std::vector<double> read_data(const std::string& path, ImagingRun& run) {
 // One shot's data in the directory `strata wave --shots` wrote (f.data).
 std::string shot_data(const ImagingFiles& f, const std::string& name) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(f.data, ec))
+    throw Error(f.option("--data") + " '" + f.data + "' " +
+                (fs::exists(f.data, ec) ? "is not a directory" : "does not exist") + ": with " +
+                f.option("--shots") +
+                " it is the directory strata wave --shots wrote (NAME/seismogram.npy or .sgy a "
+                "shot)");
   const fs::path d = fs::path(f.data) / name;
   for (const char* file : {"seismogram.npy", "seismogram.sgy"})
     if (fs::exists(d / file)) return (d / file).string();

@@ -114,6 +114,10 @@ with tempfile.TemporaryDirectory() as tmp:
     g2 = os.path.join(out, "g3.npy")
     refused("a shot without data", ["gradient", "--config", cfg, "--shots", holey, "--data", obs, *MODEL,
                                     "--gradient", g2], "shot ghost has neither", g2)
+    one_file = os.path.join(obs, "middle", "seismogram.npy")
+    refused("--data a file, not the shots' directory", ["gradient", "--config", cfg, "--shots", shots_file, "--data",
+                                                        one_file, *MODEL, "--gradient", g2],
+            "is not a directory: with --shots it is the directory strata wave --shots wrote", g2)
     # An output over one shot's data file (an input, as --data is for one shot): refused on
     # every rank, the data left as they were.
     victim = os.path.join(obs, "middle", "seismogram.npy")
