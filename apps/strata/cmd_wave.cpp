@@ -142,7 +142,7 @@ void add_wave(CLI::App& app) {
       "one file each, written by every rank; each rank writes its own checkpoint (OUT_DIR/checkpoint.strata and "
       "checkpoint.strata.rankR), and --restart continues on the same ranks and --grid.");
   cmd->add_option("--config", a->config, "JSON configuration file");
-  cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON or a bare string), repeatable, "
+  cmd->add_option("--set", a->sets, "override a key: KEY.PATH=VALUE (JSON, or a bare string not opening with [ or {), repeatable, "
                                     "e.g. --set boundary.zmin=rigid --set sources.0.frequency=12");
   cmd->add_option("--steps", a->steps, "time.steps")->transform(whole_number_in(0, 100000000));
   cmd->add_option("--dt", a->dt, "time.dt in seconds, or 'auto'");

@@ -145,6 +145,12 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # A value an override gave is blamed on the override, not on the file.
     refused("a bad --set names --set", ["--set", "time.steps=-5"], "--set time.steps=-5: key 'time.steps'")
+    # A value that opens as an array or object is JSON: what is wrong is said where, not taken
+    # for a string (NaN is not JSON; 1e400 overflows a double).
+    refused("an array --set that is not JSON", ["--set", 'sources=[{"position": [NaN, 1, 1], "frequency": 10}]'],
+            "not valid JSON: parse error at line 1, column")
+    refused("an --set number beyond a double", ["--set", 'sources=[{"position": [60, 50, 40], "frequency": 1e400}]'],
+            "not valid JSON: number overflow")
     r = run("--config", cfg, "--out-dir", out, "--set", "time.steps=-5")
     check("a bad --set does not blame the file", cfg + ":" not in r.stderr, r.stderr)
     refused("a bad --dt names --dt", ["--dt", "-1"], "--dt -1: key 'time.dt'")

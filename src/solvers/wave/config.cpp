@@ -323,7 +323,8 @@ Config default_text_config() {
 }
 
 // "a.b.0.c=value": walks (and creates) the path, then stores value parsed as JSON, or as a
-// string when it is not JSON (so boundary.zmin=free needs no quotes). Records in `origins`
+// string when it is not JSON (so boundary.zmin=free needs no quotes) unless it opens as an
+// array or object does (then the parser's message says what is wrong where). Records in `origins`
 // the path written and every object or element created on the way, with o.origin.
 void apply_override(json& root, const Override& o, json_reader::Origins& origins) {
   const std::string& text = o.text;
@@ -337,9 +338,12 @@ void apply_override(json& root, const Override& o, json_reader::Origins& origins
                 "' is not valid UTF-8 text; configuration values (paths included) are recorded in "
                 "JSON, which is UTF-8: rename the file or directory");
   json parsed = json::parse(value, nullptr, false);
-  if (parsed.is_discarded())
+  const std::size_t first = value.find_first_not_of(" \t");
+  const bool looks_structured =
+      first != std::string::npos && (value[first] == '[' || value[first] == '{');
+  if (parsed.is_discarded() && !looks_structured)
     parsed = value;
-  else if (parsed.is_structured())
+  else if (parsed.is_discarded() || parsed.is_structured())  // a bad array or object says where
     parsed = json_reader::parse(value, origin);
   json* cur = &root;
   std::size_t start = 0;
