@@ -46,7 +46,8 @@ drivers::ImagingRun run_of(const std::string& config, bool is_path,
   run.velocity = values(velocity);
   run.data = values(data);
   if (data && data->ndim() == 2) run.data_shape = {data->shape(0), data->shape(1)};
-  if (memory_budget < 0) throw nb::value_error("strata.imaging: memory_budget must be >= 0 bytes");
+  if (!(memory_budget >= 0) || !std::isfinite(memory_budget))
+    throw nb::value_error("strata.imaging: memory_budget must be a finite number of bytes >= 0");
   if (checkpoints < 0) throw nb::value_error("strata.imaging: checkpoints must be >= 0");
   if (!(data_dt >= 0) || !std::isfinite(data_dt))
     throw nb::value_error(

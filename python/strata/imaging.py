@@ -29,19 +29,33 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import _strata
+from . import _args, _strata
 from .wave import _config_arg
 
 
 def _array(a, what, ndim, axes):
     if a is None:
         return None
+    if np.iscomplexobj(a):  # its imaginary part would be dropped without a word
+        raise TypeError(f"strata.imaging: {what} must be real, got complex values")
     a = np.ascontiguousarray(a, dtype=np.float64)
     if a.ndim != ndim:
         raise ValueError(f"strata.imaging: {what} must be a {axes} array, got shape {a.shape}")
     if a.size == 0:  # not the default it would otherwise be taken for (None says that)
         raise ValueError(f"strata.imaging: {what} is empty (shape {a.shape}): give a {axes} array, or None")
     return a
+
+
+def _budget(memory_budget):
+    b = _args.finite(memory_budget, "strata.imaging: memory_budget (bytes)")
+    if b < 0:
+        raise ValueError(f"strata.imaging: memory_budget must be >= 0 bytes (0: half of what is free), "
+                         f"got {memory_budget!r}")
+    return b
+
+
+def _whole(n, what):
+    return _args.whole(n, "strata.imaging: " + what)
 
 
 def _grid(a, what):
@@ -80,8 +94,8 @@ def _shots(fn, config, data, what, velocity, overrides, memory_budget, checkpoin
     shots_text, shots_is_path = _shots_arg(shots)
     v = _grid(velocity, "velocity")
     names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
-    return fn(text, is_path, list(overrides), v, _shot_rows(data, what, len(names)), float(memory_budget),
-              int(checkpoints), float(data_dt), bool(boundary_saving), shots_text, shots_is_path,
+    return fn(text, is_path, list(overrides), v, _shot_rows(data, what, len(names)), _budget(memory_budget),
+              _whole(checkpoints, "checkpoints"), float(data_dt), bool(boundary_saving), shots_text, shots_is_path,
               bool(illumination))
 
 
@@ -119,7 +133,7 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
                       memory_budget, checkpoints, data_dt, boundary_saving, shots, illumination)
     text, is_path = _config_arg(config)
     return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
-                                     _rows(observed, "observed"), float(memory_budget), int(checkpoints),
+                                     _rows(observed, "observed"), _budget(memory_budget), _whole(checkpoints, "checkpoints"),
                                      float(data_dt), bool(boundary_saving), bool(illumination))
 
 
@@ -138,7 +152,7 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
                       checkpoints, data_dt, boundary_saving, shots)
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
-                                    _rows(data, "data"), float(memory_budget), int(checkpoints),
+                                    _rows(data, "data"), _budget(memory_budget), _whole(checkpoints, "checkpoints"),
                                     float(data_dt), bool(boundary_saving), True)
 
 

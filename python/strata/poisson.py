@@ -5,7 +5,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Tuple
 
-from . import _strata
+from . import _args, _strata
 
 SOLVERS = ("jacobi", "mg", "fmg", "cg", "mgcg", "fft")
 
@@ -70,7 +70,8 @@ def solve(f, bc: str = "dirichlet", solver: str = "mg", rtol: float = -1.0, atol
     """
     if precision is not None:
         f = _as_precision(f, precision)
-    u, r = _strata._poisson_solve(f, bc, solver, float(rtol), float(atol), op, int(max_iter), smoother,
+    u, r = _strata._poisson_solve(f, bc, solver, float(rtol), float(atol), op,
+                                  _args.whole(max_iter, "strata.poisson: max_iter"), smoother,
                                   bool(mixed), float(h),
                                   on_iteration)
     report = Report(**r)

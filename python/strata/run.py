@@ -23,7 +23,7 @@ import sys
 import warnings
 from typing import Optional, Sequence
 
-from . import _strata
+from . import _args, _strata
 from . import wave as _w
 
 _started = False
@@ -57,7 +57,8 @@ def apply(in_: str, out: str, stencil: str = "7pt", coeffs: Optional[Sequence[fl
     """
     job()
     r = _strata._run_apply(in_, out, stencil, None if coeffs is None else [float(c) for c in coeffs],
-                           float(h), bc, precision, device, grid, int(steps), int(fuse), update,
+                           float(h), bc, precision, device, grid, _args.whole(steps, "strata.run.apply: steps"),
+                           _args.whole(fuse, "strata.run.apply: fuse"), update,
                            bool(allow_nonfinite), json)
     r["report"] = _json.loads(r["report"])
     return r
@@ -78,8 +79,10 @@ def poisson(shape: Optional[Sequence[int]] = None, rhs: str = "manufactured", ou
     report (the JSON report's fields, on the rank that speaks for the run).
     """
     job()
-    r = _strata._run_poisson(None if shape is None else [int(s) for s in shape], rhs, out, bc, solver,
-                             float(rtol), float(atol), op, int(max_iter), smoother, int(pre), int(post),
+    r = _strata._run_poisson(None if shape is None else [_args.whole(s, "strata.run.poisson: shape") for s in shape],
+                             rhs, out, bc, solver, float(rtol), float(atol), op,
+                             _args.whole(max_iter, "strata.run.poisson: max_iter"), smoother,
+                             _args.whole(pre, "strata.run.poisson: pre"), _args.whole(post, "strata.run.poisson: post"),
                              bool(mixed), float(h), precision, device, grid, json)
     r["report"] = _json.loads(r["report"])
     return r

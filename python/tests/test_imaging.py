@@ -78,6 +78,12 @@ def test_refusals_name_what_is_wrong():
         strata.imaging.gradient({**CFG, "receivers": {**CFG["receivers"], "every": 2}})
     with pytest.raises(ValueError, match="72 rows|71 rows"):
         strata.imaging.gradient(CFG, observed=np.zeros((70, 7)))
+    with pytest.raises(TypeError, match="real"):  # not its real part alone
+        strata.imaging.gradient(CFG, observed=np.zeros((71, 7), complex))
+    with pytest.raises(ValueError, match="memory_budget"):
+        strata.imaging.gradient(CFG, memory_budget=float("nan"))
+    with pytest.raises(ValueError, match="whole number"):
+        strata.imaging.gradient(CFG, checkpoints=1.5)
     for empty in (np.zeros((0, 7)), np.zeros((0, 0))):  # not the zeros None stands for
         with pytest.raises(ValueError, match="empty"):
             strata.imaging.gradient(CFG, observed=empty)

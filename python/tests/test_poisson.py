@@ -51,6 +51,9 @@ def test_errors_are_clear():
         strata.poisson.solve(f.astype(np.float32), solver="mgcg", mixed=True)
     with pytest.raises(TypeError, match="callable"):
         strata.poisson.solve(f, on_iteration=3)
+    for bad in (2.5, True):  # refused, not 2 iterations or 1
+        with pytest.raises(ValueError, match="max_iter must be a whole number"):
+            strata.poisson.solve(f, max_iter=bad)
 
 
 def test_an_exception_in_the_callback_stops_the_solve(rng):
