@@ -23,6 +23,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/handles.hpp"
+#include "cuda/step_marks.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_adjoint.cuh"
 #include "cuda/kernels/wave_imaging.cuh"
@@ -434,7 +435,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void step_correlated(int m, bool layers) override {
     require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
     Fused& f = *fused_;
-    timing_ = mark_step();
+    timing_ = marks_.next();
     if (timing_) mark(timing_->start, stream());
     // lambda is final here (row m injected): the step back may start beside what follows.
     STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
@@ -503,37 +504,20 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (timing_) mark(timing_->back, back_.get());
     STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
-    if (timing_) mark(timing_->end, stream()), timing_->used = true;
+    if (timing_) mark(timing_->end, stream());
     timing_ = nullptr;
   }
 
   // Medians over the marked backward steps, ms from each step's start (the list in
   // backend/wave_adjoint.hpp); empty unless STRATA_IMAGING_TIMELINE=1 marked whole steps.
   std::vector<std::pair<std::string, double>> step_timeline() override {
-    std::vector<const Marks*> done;
-    for (const Marks& mk : marks_)
-      if (mk.used) done.push_back(&mk);
-    if (done.empty()) return {};
+    if (!marks_.any()) return {};
     synchronize();
-    std::vector<std::pair<std::string, double>> out;
-    for (const auto& [name, at] :
-         {std::pair<const char*, EventPtr Marks::*>{"reversed_done", &Marks::reversed},
-          {"rest_done", &Marks::rest},
-          {"bulk_done", &Marks::bulk},
-          {"back_done", &Marks::back},
-          {"step_done", &Marks::end}}) {
-      std::vector<double> ms;
-      for (const Marks* mk : done) {
-        if (!(mk->*at)) continue;  // no rest to correlate: no mark
-        float t = 0;
-        STRATA_CUDA_CHECK(cudaEventElapsedTime(&t, mk->start.get(), (mk->*at).get()));
-        ms.push_back(double(t));
-      }
-      if (ms.empty()) continue;
-      std::nth_element(ms.begin(), ms.begin() + std::ptrdiff_t(ms.size() / 2), ms.end());
-      out.emplace_back(name, ms[ms.size() / 2]);
-    }
-    return out;
+    return marks_.medians({{"reversed_done", &Marks::reversed},
+                           {"rest_done", &Marks::rest},
+                           {"bulk_done", &Marks::bulk},
+                           {"back_done", &Marks::back},
+                           {"step_done", &Marks::end}});
   }
 
  private:
@@ -815,36 +799,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
   StreamPtr back_;
   EventPtr lambda_ready_, back_done_;
   bool lambda_marked_ = false;
-  // STRATA_IMAGING_TIMELINE=1 (a diagnostic): the fused backward steps kTimelineFirst ..
-  // kTimelineFirst + kTimelineSteps - 1 carry timed events at their milestones (timing_ the
-  // current step's from step_correlated to step_back); step_timeline() reads them. Off, a
-  // step costs one counter increment.
+  // STRATA_IMAGING_TIMELINE=1 (a diagnostic): the fused backward steps 20 .. 51 carry timed
+  // events at their milestones (cuda::StepMarks; timing_ the current step's, from
+  // step_correlated to step_back); step_timeline() reads them.
   struct Marks {
     EventPtr start, reversed, rest, bulk, back, end;
-    bool used = false;
   };
-  static constexpr int kTimelineFirst = 20, kTimelineSteps = 32;
-  std::vector<Marks> marks_;
+  cuda::StepMarks<Marks> marks_{"STRATA_IMAGING_TIMELINE", 20, 32};
   Marks* timing_ = nullptr;
-  int steps_marked_ = 0;
-  const bool timeline_on_ = [] {  // read when the backend is made
-    const char* e = std::getenv("STRATA_IMAGING_TIMELINE");
-    return e && std::string(e) == "1";
-  }();
-  Marks* mark_step() {
-    const int k = steps_marked_++ - kTimelineFirst;
-    if (!timeline_on_ || k < 0 || k >= kTimelineSteps) return nullptr;
-    if (marks_.empty()) marks_.resize(kTimelineSteps);
-    return &marks_[std::size_t(k)];
-  }
-  static void mark(EventPtr& e, cudaStream_t s) {
-    if (!e) {
-      cudaEvent_t ev = nullptr;
-      STRATA_CUDA_CHECK(cudaEventCreate(&ev));  // timed
-      e.reset(ev);
-    }
-    STRATA_CUDA_CHECK(cudaEventRecord(e.get(), s));
-  }
+  static void mark(EventPtr& e, cudaStream_t s) { cuda::StepMarks<Marks>::record(e, s); }
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "base/device_array.hpp"
 #include "cuda/check.hpp"
 #include "cuda/handles.hpp"
+#include "cuda/step_marks.hpp"
 #include "cuda/kernels/wave.cuh"
 #include "cuda/kernels/wave_imaging.cuh"
 #include "cuda/wave/mirror.cuh"
@@ -166,7 +167,7 @@ class CudaBackend final : public Backend<T> {
         cuda::wave_update<T>(s_.lap, cur, prev, c2_, out, st, 0, r);
     };
     const bool halo = bool(exchange_);
-    Marks* mk = mark_step();
+    Marks* mk = marks_.next();
     if (mk) mark(mk->start, st);
     if (halo) {
       // u(n)'s ghosts from the neighbours on the halo stream (and the receivers' row of u(n)
@@ -251,28 +252,13 @@ class CudaBackend final : public Backend<T> {
   }
 
   std::vector<std::pair<std::string, double>> step_timeline() override {
-    std::vector<std::pair<std::string, double>> out;
-    if (marks_.empty()) return out;
+    if (!marks_.any()) return {};
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));
     if (halo_started_) STRATA_CUDA_CHECK(cudaStreamSynchronize(halo_stream()));
-    const std::pair<const char*, EventPtr Marks::*> milestones[] = {
-        {"halo_done", &Marks::halo},
-        {"far_interior_done", &Marks::far},
-        {"shell_joined", &Marks::joined},
-        {"step_done", &Marks::end}};
-    for (const auto& [name, member] : milestones) {
-      std::vector<double> ms;
-      for (const Marks& m : marks_) {
-        if (!m.used || !(m.*member)) continue;
-        float t = 0;
-        if (cudaEventElapsedTime(&t, m.start.get(), (m.*member).get()) == cudaSuccess)
-          ms.push_back(double(t));
-      }
-      if (ms.empty()) continue;
-      std::nth_element(ms.begin(), ms.begin() + std::ptrdiff_t(ms.size() / 2), ms.end());
-      out.emplace_back(name, ms[ms.size() / 2]);
-    }
-    return out;
+    return marks_.medians({{"halo_done", &Marks::halo},
+                           {"far_interior_done", &Marks::far},
+                           {"shell_joined", &Marks::joined},
+                           {"step_done", &Marks::end}});
   }
 
   void record(int row) override {
@@ -791,36 +777,13 @@ class CudaBackend final : public Backend<T> {
   using EventPtr = cuda::EventPtr;
   cuda::StreamPtr shell_streams_[4], halo_stream_;
   EventPtr fork_, joins_[4], ready_, halo_done_, packed_;
-  // STRATA_WAVE_TIMELINE=1 (a diagnostic, docs/multigpu.md): steps kTimelineFirst ..
-  // kTimelineFirst + kTimelineSteps - 1 of this backend's life carry timed events at their
-  // milestones; step_timeline() reads them. Off, a step costs one counter increment.
+  // STRATA_WAVE_TIMELINE=1 (a diagnostic, docs/multigpu.md): steps 20 .. 51 of this backend's
+  // life carry timed events at their milestones (cuda::StepMarks); step_timeline() reads them.
   struct Marks {
     EventPtr start, halo, far, joined, end;
-    bool used = false;
   };
-  static constexpr int kTimelineFirst = 20, kTimelineSteps = 32;
-  std::vector<Marks> marks_;
-  int steps_taken_ = 0;
-  // Read when the backend is made (a run's setting, not the process's first run's).
-  const bool timeline_on_ = [] {
-    const char* e = std::getenv("STRATA_WAVE_TIMELINE");
-    return e && std::string(e) == "1";
-  }();
-  Marks* mark_step() {
-    const int k = steps_taken_++ - kTimelineFirst;
-    if (!timeline_on_ || k < 0 || k >= kTimelineSteps) return nullptr;
-    if (marks_.empty()) marks_.resize(kTimelineSteps);
-    marks_[std::size_t(k)].used = true;
-    return &marks_[std::size_t(k)];
-  }
-  static void mark(EventPtr& e, cudaStream_t s) {
-    if (!e) {
-      cudaEvent_t ev = nullptr;
-      STRATA_CUDA_CHECK(cudaEventCreate(&ev));  // timed
-      e.reset(ev);
-    }
-    STRATA_CUDA_CHECK(cudaEventRecord(e.get(), s));
-  }
+  cuda::StepMarks<Marks> marks_{"STRATA_WAVE_TIMELINE", 20, 32};
+  static void mark(EventPtr& e, cudaStream_t s) { cuda::StepMarks<Marks>::record(e, s); }
   int shell_streams_used_ = 0;
   std::function<void(void*, void*)> exchange_;  // a distributed run's (set_halo_exchange)
   bool halo_started_ = false;
