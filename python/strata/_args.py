@@ -29,3 +29,15 @@ def finite(value, what):
     if not math.isfinite(f):
         raise ValueError(f"{what} must be a finite number, got {value!r}")
     return f
+
+
+def overrides(value):
+    """The configuration overrides as a list of 'key.path=VALUE' strings; one string is one
+    override (list() would make each of its characters one)."""
+    if isinstance(value, str):
+        return [value]
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"overrides must be 'key.path=VALUE' strings, got {item!r}")
+    return items

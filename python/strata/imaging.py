@@ -93,8 +93,8 @@ def _shots(fn, config, data, what, velocity, overrides, memory_budget, checkpoin
     text, is_path = _config_arg(config)
     shots_text, shots_is_path = _shots_arg(shots)
     v = _grid(velocity, "velocity")
-    names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
-    return fn(text, is_path, list(overrides), v, _shot_rows(data, what, len(names)), _budget(memory_budget),
+    names = _strata._imaging_shot_names(text, is_path, _args.overrides(overrides), v, shots_text, shots_is_path)
+    return fn(text, is_path, _args.overrides(overrides), v, _shot_rows(data, what, len(names)), _budget(memory_budget),
               _whole(checkpoints, "checkpoints"), float(data_dt), bool(boundary_saving), shots_text, shots_is_path,
               bool(illumination))
 
@@ -132,7 +132,7 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
         return _shots(_strata._imaging_gradient_shots, config, observed, "observed", velocity, overrides,
                       memory_budget, checkpoints, data_dt, boundary_saving, shots, illumination)
     text, is_path = _config_arg(config)
-    return _strata._imaging_gradient(text, is_path, list(overrides), _grid(velocity, "velocity"),
+    return _strata._imaging_gradient(text, is_path, _args.overrides(overrides), _grid(velocity, "velocity"),
                                      _rows(observed, "observed"), _budget(memory_budget), _whole(checkpoints, "checkpoints"),
                                      float(data_dt), bool(boundary_saving), bool(illumination))
 
@@ -151,7 +151,7 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
         return _shots(_strata._imaging_migrate_shots, config, data, "data", velocity, overrides, memory_budget,
                       checkpoints, data_dt, boundary_saving, shots)
     text, is_path = _config_arg(config)
-    return _strata._imaging_migrate(text, is_path, list(overrides), _grid(velocity, "velocity"),
+    return _strata._imaging_migrate(text, is_path, _args.overrides(overrides), _grid(velocity, "velocity"),
                                     _rows(data, "data"), _budget(memory_budget), _whole(checkpoints, "checkpoints"),
                                     float(data_dt), bool(boundary_saving), True)
 
@@ -167,10 +167,10 @@ def born(config, dm, velocity=None, overrides: Sequence[str] = (), shots=None) -
     v = _grid(velocity, "velocity")
     if shots is not None:
         shots_text, shots_is_path = _shots_arg(shots)
-        names = _strata._imaging_shot_names(text, is_path, list(overrides), v, shots_text, shots_is_path)
-        rows = _strata._imaging_born_shots(text, is_path, list(overrides), v, d, shots_text, shots_is_path)
+        names = _strata._imaging_shot_names(text, is_path, _args.overrides(overrides), v, shots_text, shots_is_path)
+        rows = _strata._imaging_born_shots(text, is_path, _args.overrides(overrides), v, d, shots_text, shots_is_path)
         return {"predicted": rows, "shots": names}
-    return _strata._imaging_born(text, is_path, list(overrides), v, d)
+    return _strata._imaging_born(text, is_path, _args.overrides(overrides), v, d)
 
 
 def dt(config, velocity=None, overrides: Sequence[str] = ()) -> float:
@@ -180,7 +180,7 @@ def dt(config, velocity=None, overrides: Sequence[str] = ()) -> float:
     to dt(config, velocity=<the fastest model they may meet>). Checks as a run does; runs
     nothing."""
     text, is_path = _config_arg(config)
-    return _strata._imaging_dt(text, is_path, list(overrides), _grid(velocity, "velocity"))
+    return _strata._imaging_dt(text, is_path, _args.overrides(overrides), _grid(velocity, "velocity"))
 
 
 __all__ = ["born", "dt", "gradient", "migrate"]

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from . import _strata
+from . import _args, _strata
 
 
 def _plt():
@@ -205,7 +205,7 @@ def model(config, axis=None, index=None, ax=None, overrides=()):
         text, is_path = json.dumps(config), False
     else:
         text, is_path = os.fspath(config), True
-    d = _strata._wave_model_slice(text, is_path, list(overrides), -1 if axis is None else int(axis),
+    d = _strata._wave_model_slice(text, is_path, _args.overrides(overrides), -1 if axis is None else int(axis),
                                   None if index is None else int(index))
     v, h, axis, index = d["velocity"], d["spacing"], d["axis"], d["index"]
     ha, va = (1, 2) if axis == 0 else (0, 2) if axis == 1 else (0, 1)

@@ -119,7 +119,7 @@ def _wave(config, out_dir, overwrite, overrides, grid, restart, on_progress, pro
         def on_warning(w):
             if root:
                 warnings.warn(f"{name}: {w}", RuntimeWarning, stacklevel=4)
-    r = _strata._run_wave(text, is_path, list(overrides), os.fspath(out_dir), bool(overwrite), grid,
+    r = _strata._run_wave(text, is_path, _args.overrides(overrides), os.fspath(out_dir), bool(overwrite), grid,
                           os.fspath(restart) if restart else "", on_progress,
                           float(progress_interval_s), on_warning)
     report = _json.loads(r["report"])
@@ -159,7 +159,7 @@ def _imaging(migrate_, config, data, shots, velocity, image, compensated, gradie
     job()
     text, is_path = _w._config_arg(config)
     p = lambda x: os.fspath(x) if x else ""
-    r = _strata._run_imaging(bool(migrate_), text, is_path, list(overrides), p(data), p(shots),
+    r = _strata._run_imaging(bool(migrate_), text, is_path, _args.overrides(overrides), p(data), p(shots),
                              p(velocity), p(image), p(compensated), p(gradient_), p(predicted),
                              p(illumination), p(json_), float(memory_budget), int(checkpoints),
                              bool(boundary_saving), float(data_dt))

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _strata
+from . import _args, _strata
 
 
 @dataclass
@@ -83,7 +83,7 @@ def run(config: Union[dict, str, os.PathLike], on_progress: Optional[Callable[[d
         return _run._wave(config, out_dir, overwrite, overrides, "", "", on_progress, progress,
                           progress_interval_s, on_warning, "strata.wave.run")["result"]
     text, is_path = _config_arg(config)
-    overrides = list(overrides)
+    overrides = _args.overrides(overrides)
     if progress is None:
         progress = sys.stderr.isatty()
     if progress:

@@ -42,6 +42,10 @@ def test_a_path_and_overrides_are_read(tmp_path):
     p.write_text(json.dumps(_config()))
     r = strata.wave.run(str(p), overrides=["time.steps=10"])
     assert r.seismogram.shape[0] == 6
+    # One string is one override, not one a character.
+    assert strata.wave.run(str(p), overrides="time.steps=10").seismogram.shape == r.seismogram.shape
+    with pytest.raises(TypeError, match="key.path=VALUE"):
+        strata.wave.run(str(p), overrides=["time.steps=10", 3])
 
 
 def test_bad_configurations_are_refused():
