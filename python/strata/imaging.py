@@ -93,8 +93,9 @@ def _shots(fn, config, data, what, velocity, overrides, memory_budget, checkpoin
     text, is_path = _config_arg(config)
     shots_text, shots_is_path = _shots_arg(shots)
     v = _grid(velocity, "velocity")
-    names = _strata._imaging_shot_names(text, is_path, _args.overrides(overrides), v, shots_text, shots_is_path)
-    return fn(text, is_path, _args.overrides(overrides), v, _shot_rows(data, what, len(names)), _budget(memory_budget),
+    overrides = _args.overrides(overrides)
+    names = _strata._imaging_shot_names(text, is_path, overrides, v, shots_text, shots_is_path)
+    return fn(text, is_path, overrides, v, _shot_rows(data, what, len(names)), _budget(memory_budget),
               _whole(checkpoints, "checkpoints"), float(data_dt), bool(boundary_saving), shots_text, shots_is_path,
               bool(illumination))
 
@@ -167,8 +168,9 @@ def born(config, dm, velocity=None, overrides: Sequence[str] = (), shots=None) -
     v = _grid(velocity, "velocity")
     if shots is not None:
         shots_text, shots_is_path = _shots_arg(shots)
-        names = _strata._imaging_shot_names(text, is_path, _args.overrides(overrides), v, shots_text, shots_is_path)
-        rows = _strata._imaging_born_shots(text, is_path, _args.overrides(overrides), v, d, shots_text, shots_is_path)
+        overrides = _args.overrides(overrides)
+        names = _strata._imaging_shot_names(text, is_path, overrides, v, shots_text, shots_is_path)
+        rows = _strata._imaging_born_shots(text, is_path, overrides, v, d, shots_text, shots_is_path)
         return {"predicted": rows, "shots": names}
     return _strata._imaging_born(text, is_path, _args.overrides(overrides), v, d)
 

@@ -63,3 +63,26 @@ def test_every_name_the_docstrings_mention_exists():
                     missing.append(name)
                 break
     assert not missing, f"docstrings mention what does not exist: {missing}"
+
+
+def test_scalar_arguments_are_refused_not_changed():
+    import numpy as np
+    from strata import _args
+
+    rng = np.random.default_rng(2026)
+    for v in (7, np.int64(7), np.int32(7), np.array(7), 7.0, np.float32(7.0), np.array(7.0)):
+        assert _args.whole(v, "n") == 7 and type(_args.whole(v, "n")) is int
+    for v in list(rng.uniform(-1e6, 1e6, 20)) + [0.5, -2.5, 1e-300]:  # not whole: refused
+        if not float(v).is_integer():
+            with pytest.raises(ValueError, match="n must be a whole number"):
+                _args.whole(v, "n")
+    for v in (True, False, np.bool_(True), float("nan"), float("inf"), None, "x", [3], np.zeros(2)):
+        with pytest.raises(ValueError, match="n must be a whole number"):
+            _args.whole(v, "n")
+    assert _args.finite(np.array(2.5), "x") == 2.5 and _args.finite(-3, "x") == -3.0
+    for v in (float("nan"), float("-inf"), np.float64("inf"), True, None, "x"):
+        with pytest.raises(ValueError, match="x must be a finite number"):
+            _args.finite(v, "x")
+    assert _args.overrides("a.b=1") == ["a.b=1"] and _args.overrides(("a=1", "b=2")) == ["a=1", "b=2"]
+    with pytest.raises(TypeError, match="key.path=VALUE"):
+        _args.overrides(["a=1", 2])

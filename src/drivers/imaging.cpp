@@ -31,6 +31,13 @@ namespace strata::drivers {
 
 namespace {
 
+// " at [z][y][x] = [z][y][x]": where dense index i lies on a grid of shape n.
+std::string at_point(std::size_t i, const Extent& n) {
+  const std::size_t nx = std::size_t(n.nx), plane = nx * std::size_t(n.ny);
+  return " at [z][y][x] = [" + std::to_string(i / plane) + "][" + std::to_string(i % plane / nx) +
+         "][" + std::to_string(i % nx) + "]";
+}
+
 template <class T>
 struct Prepared {
   wave::Setup setup;
@@ -65,10 +72,7 @@ Prepared<T> prepare(const ImagingRun& run) {
       const T v = T(run.velocity[i]);
       if (!(v > 0) || !std::isfinite(v))
         throw Error("the velocity model holds " + format_number(run.velocity[i]) +
-                    " at [z][y][x] = [" +
-                    std::to_string(i / (std::size_t(c.shape.nx) * c.shape.ny)) + "][" +
-                    std::to_string(i / std::size_t(c.shape.nx) % std::size_t(c.shape.ny)) + "][" +
-                    std::to_string(i % std::size_t(c.shape.nx)) + "]" +
+                    at_point(i, c.shape) +
                     (std::isfinite(run.velocity[i]) && run.velocity[i] > 0
                          ? std::string(", outside the range of ") + to_string(c.precision)
                          : std::string()) +
@@ -240,11 +244,8 @@ void require_finite(const ImagingResult& r, Precision precision, std::size_t sho
         {"illumination", &r.illumination}}) {
     const std::size_t i = first_not_finite(*v);
     if (i == v->size()) continue;
-    const std::size_t plane = std::size_t(n.nx) * std::size_t(n.ny);
-    throw Error(std::string("the ") + what + " holds " + std::to_string((*v)[i]) +
-                " at [z][y][x] = [" + std::to_string(i / plane) + "][" +
-                std::to_string(i % plane / std::size_t(n.nx)) + "][" +
-                std::to_string(i % std::size_t(n.nx)) + "]" + why);
+    throw Error(std::string("the ") + what + " holds " + std::to_string((*v)[i]) + at_point(i, n) +
+                why);
   }
   if (const std::size_t i = first_not_finite(r.predicted); i != r.predicted.size())
     throw Error("the predicted data hold " + std::to_string(r.predicted[i]) + " at row " +
@@ -726,8 +727,7 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
   if (is_segy(f.predicted))
     wave::write_seismogram_segy<double>(
         f.predicted, f.run.config, r.dt, r.receiver_positions, r.predicted, r.rows,
-        {std::string("strata ") + (migrate_mode ? "migrate" : "gradient") +
-             " --predicted: the model's data, acoustic pressure u",
+        {"strata gradient --predicted: the model's data, acoustic pressure u",
          "one trace per receiver, in the configuration's receivers' order",
          "the configuration: the run's --config (and --set, --velocity)"});
   else if (!f.predicted.empty())

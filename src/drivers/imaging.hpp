@@ -55,6 +55,7 @@ struct ImagingResult {
   Device device = Device::cpu;
   double dt = 0;
   int receivers = 0, rows = 0;                 // the data's shape: rows = steps + 1
+  std::vector<wave::Vec3> receiver_positions;  // the plan's, in the data's column order
   double misfit = 0;                           // 1/2 |predicted - data|^2 (gradient)
   std::vector<double> predicted;               // rows x receivers (row 0: step 0, zeros)
   std::vector<double> gradient;                // dJ/dm, m = 1/v^2 (gradient), dense [z][y][x]
@@ -65,7 +66,6 @@ struct ImagingResult {
   bool fused_imaging = false;                  // the correlation ran inside a step
   double checkpoint_bytes = 0;                 // each
   long long forward_steps = 0;                 // run in all
-  std::vector<wave::Vec3> receiver_positions;  // the plan's, in the data's column order
   long long forward_timed_steps = 0;           // of them, those forward_seconds times
   double recomputation = 0;                    // forward steps per step
   // Where the run's time went (s; imaging::Gradient's): the forward steps, the adjoint
