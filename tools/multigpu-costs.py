@@ -14,9 +14,16 @@ GPUs, in one call: the whole-process wall time and the phases each verb reports.
            4, ... ranks, the fixed cost beside the stepping, and again with every GPU visible
   nccl_env NCCL's connection cost under its settings (cuMem, channels, connect at init, no P2P)
   nccl     which transport NCCL picked between two ranks that each see only their own GPU
+  gather   (only when --parts names it) Poisson MG-CG at every size and rank count with the
+           distributed hierarchy's gather threshold swept (--gather-below, --thresholds), the
+           one-GPU solve of the same call beside it, and each cycle's level split
+           (STRATA_POISSON_LEVELS=1) at the default threshold
+  grids    (only when --parts names it) the gpu512 wave's stepping, outputs off, under every
+           process grid of the host's rank count, with the step's timeline
+           (STRATA_WAVE_TIMELINE=1), against one GPU
 
-Usage: tools/multigpu-costs.py STRATA [--json OUT.json] [--skip start,poisson,wave,nccl]
-       [--repeat N] [--sizes 255,511,1023]
+Usage: tools/multigpu-costs.py STRATA [--json OUT.json] [--skip start,poisson,wave,nccl_env,nccl]
+       [--parts gather,grids] [--thresholds 32768,262144,...] [--repeat N] [--sizes 255,511,1023]
 Prints one table per part; the JSON holds every run's report.
 """
 import argparse
@@ -37,8 +44,13 @@ ap.add_argument("--skip", default="")
 ap.add_argument("--repeat", type=int, default=2)
 ap.add_argument("--sizes", default="255,511,1023")
 ap.add_argument("--steps", type=int, default=600)
+ap.add_argument("--parts", default="", help="the parts run only when asked: gather, grids")
+ap.add_argument("--thresholds", default="32768,262144,1000000,4500000")
 a = ap.parse_args()
 skip = set(a.skip.split(",")) if a.skip else set()
+parts = set(a.parts.split(",")) if a.parts else set()
+for p in parts - {"gather", "grids"}:
+    sys.exit(f"--parts: unknown part '{p}' (gather, grids)")
 strata = os.path.abspath(a.strata)
 
 gpus = len(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.splitlines())
@@ -237,6 +249,98 @@ if "nccl" not in skip and gpus >= 2:
     result["nccl"] = {"returncode": r.returncode, "transports": kinds, "lines": lines[:20]}
     print("\nNCCL between 2 ranks, each seeing only its own GPU:", ", ".join(kinds) or "(no transport lines)",
           "" if r.returncode == 0 else f"(exit {r.returncode})")
+
+# The sweeps below time the solve and the steps, not the launcher: mpirun without hwloc's GPU
+# plugins (docs/multigpu.md), which only shortens its own start.
+env_sweep = dict(env_base, HWLOC_COMPONENTS="-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl")
+
+
+def poisson_run(n, ranks, extra_args=(), extra_env=None):
+    rep = os.path.join(tmp, f"g{n}_{ranks}.json")
+    cmd = launch(ranks) + [strata, "poisson", "--n", str(n), "--solver", "mgcg", "--mixed", "--precision", "f64",
+                           "--rtol", "1e-10", "--quiet", "--device", "cuda", "--json", rep] + list(extra_args)
+    wall, r = timed(cmd, dict(env_sweep, **(extra_env or {})))
+    if r.returncode != 0:
+        return {"failed": (r.stderr.strip().splitlines() or [str(r.returncode)])[-1]}
+    j = json.load(open(rep))
+    it = j.get("iteration_ms", [])
+    return {"wall_s": wall, "solve_ms": j["solve_ms"], "iterations": j["iterations"],
+            "later_iteration_ms": statistics.median(it[1:]) if len(it) > 1 else 0,
+            "first_iteration_ms": it[0] if it else 0, "level_ms": j.get("level_ms")}
+
+
+if "gather" in parts:
+    result["gather"] = []
+    thresholds = [int(t) for t in a.thresholds.split(",")]
+    print(f"\nPoisson MG-CG mixed f64 rtol 1e-10, --gather-below swept (median of {a.repeat}; solve ms, later "
+          f"iteration ms, speedup over one GPU of this call)")
+    for n in [int(s) for s in a.sizes.split(",")]:
+        ones = [poisson_run(n, 1) for _ in range(a.repeat)]
+        ones = [r for r in ones if "failed" not in r]
+        if not ones:
+            print(f"  {n:5d} one GPU failed")
+            continue
+        one = statistics.median(r["solve_ms"] for r in ones)
+        print(f"  {n:5d} 1 GPU: {one:.1f} ms (later {statistics.median(r['later_iteration_ms'] for r in ones):.2f})")
+        result["gather"].append({"n": n, "ranks": 1, "solve_ms": one, "runs": ones})
+        for ranks in [r for r in ranks_list if r > 1]:
+            line = []
+            for t in thresholds:
+                runs = [poisson_run(n, ranks, ["--gather-below", str(t)]) for _ in range(a.repeat)]
+                ok = [r for r in runs if "failed" not in r]
+                row = {"n": n, "ranks": ranks, "gather_below": t, "runs": runs}
+                if ok:
+                    row["solve_ms"] = statistics.median(r["solve_ms"] for r in ok)
+                    row["later_iteration_ms"] = statistics.median(r["later_iteration_ms"] for r in ok)
+                    row["speedup"] = one / row["solve_ms"]
+                    line.append(f"{t}: {row['solve_ms']:.1f} ({row['later_iteration_ms']:.2f}) {row['speedup']:.2f}x")
+                else:
+                    line.append(f"{t}: failed ({runs[0]['failed']})")
+                result["gather"].append(row)
+            print(f"  {n:5d} {ranks} ranks: " + "; ".join(line), flush=True)
+            lv = poisson_run(n, ranks, [], {"STRATA_POISSON_LEVELS": "1"})
+            result["gather"].append({"n": n, "ranks": ranks, "levels": True, "run": lv})
+            if lv.get("level_ms"):
+                print("        levels (default threshold), ms: " +
+                      " ".join(f"{x['part']} {x['ms']:.3f}" for x in lv["level_ms"]))
+
+if "grids" in parts and gpus >= 2:
+    result["grids"] = []
+    cfg = os.path.join(ROOT, "examples", "wave", "gpu512.json")
+    wave_args = ["wave", "--config", cfg, "--set", f"time.steps={a.steps}", "--set", "output.checkpoint_every=0",
+                 "--set", "output.snapshots.every=0", "--progress", "off"]
+    G = ranks_list[-1]
+    grids = ["1x1x1"] + [f"{px}x{py}x{G // (px * py)}" for px in range(1, G + 1) for py in range(1, G + 1)
+                         if G % (px * py) == 0]
+    print(f"\nwave gpu512.json, {a.steps} steps, outputs off, every process grid of {G} ranks (median of "
+          f"{a.repeat}; stepping s, speedup over one GPU; rank 0's step timeline, ms)")
+    one = None
+    for grid in grids:
+        ranks = 1 if grid == "1x1x1" else G
+        runs = []
+        for i in range(a.repeat):
+            out = os.path.join(tmp, f"grid{grid}_{i}")
+            cmd = launch(ranks) + [strata] + wave_args + ["--out-dir", out] + (["--grid", grid] if ranks > 1 else [])
+            wall, r = timed(cmd, dict(env_sweep, STRATA_WAVE_TIMELINE="1"))
+            if r.returncode != 0:
+                runs = None
+                print(f"  {grid:>7} failed: {(r.stderr.strip().splitlines() or [str(r.returncode)])[-1]}")
+                break
+            j = json.load(open(os.path.join(out, "report.json")))
+            runs.append({"wall_s": wall, "stepping_s": j["phases_s"].get("stepping", 0),
+                         "step_timeline_ms": j.get("step_timeline_ms")})
+        if not runs:
+            result["grids"].append({"grid": grid, "failed": True})
+            continue
+        row = {"grid": grid, "ranks": ranks, "runs": runs, "stepping_s": median_of(runs, "stepping_s")}
+        if ranks == 1:
+            one = row["stepping_s"]
+        elif one:
+            row["speedup"] = one / row["stepping_s"]
+        result["grids"].append(row)
+        tl = runs[0]["step_timeline_ms"] or {}
+        print(f"  {grid:>7} {row['stepping_s']:.4f}" + (f" {row['speedup']:.2f}x" if "speedup" in row else "") +
+              "  " + " ".join(f"{k} {v:.3f}" for k, v in tl.items()), flush=True)
 
 if a.json:
     with open(a.json, "w") as f:
