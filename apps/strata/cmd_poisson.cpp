@@ -101,7 +101,8 @@ void add_poisson(CLI::App& app) {
                   "one rank (1x1x1), it runs the distributed solver there, to compare with the one-process one");
   cmd->add_option("--gather-below", a->gather_below,
                   "over several ranks: multigrid levels of fewer points are gathered whole to every rank and cycled there "
-                  "(0: the default, " + std::to_string(dist::kPoissonGatherBelow) + ")")
+                  "(0: the default, " + std::to_string(dist::kPoissonGatherBelowGpu) + " on GPUs, " +
+                      std::to_string(dist::kPoissonGatherBelowCpu) + " on CPUs)")
       ->check(number_in(0, 1e15));
   cmd->add_flag("--mixed", a->mixed, "mgcg in f64 with an f32 multigrid preconditioner");
   cmd->add_flag("--no-graphs", a->no_graphs, "launch every kernel instead of replaying CUDA graphs");

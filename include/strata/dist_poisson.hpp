@@ -14,12 +14,19 @@
 
 namespace strata::dist {
 
-// Levels below this many points are gathered whole (PoissonOptions::gather_below = 0).
-// Measured on CPU ranks (docs/multigpu.md, 127^3 mgcg f64): the time per iteration is the
-// same within 2% for any threshold from 1 to 40000 points and grows once 63^3 (250047
-// points) is gathered; the largest of the flat range keeps the fewest tiny levels
-// partitioned, whose exchanges cost a fixed latency each on GPUs.
-inline constexpr long long kPoissonGatherBelow = 32768;
+// Levels below this many points are gathered whole (PoissonOptions::gather_below = 0), by
+// where the ranks compute (docs/multigpu.md). CPU ranks (127^3 mgcg f64): the time per
+// iteration is the same within 2% for any threshold from 1 to 40000 points and grows once
+// 63^3 (250047 points) is gathered. GPUs (4 x H200, MG-CG mixed f64 at 255^3, 511^3 and
+// 1023^3 on 2 and 4 ranks, thresholds 32768 to 4.5 M swept in one call): a level's exchange
+// costs a fixed latency on a GPU, and gathering from 127^3 down was the fastest at every size
+// and rank count (511^3 on 4 ranks 31.0 -> 29.3 ms, 255^3 10.3 -> 8.6 ms).
+inline constexpr long long kPoissonGatherBelowCpu = 32768;
+inline constexpr long long kPoissonGatherBelowGpu = 4500000;
+// The default threshold for fields in `where`.
+constexpr long long poisson_gather_below(Memory where) {
+  return where == Memory::device ? kPoissonGatherBelowGpu : kPoissonGatherBelowCpu;
+}
 
 // Why solve_poisson refuses these options for a grid split as `grid` ("" when it runs
 // them): methods mg, cg and mgcg, the fd7 operator, boxes at least one point thick. For a

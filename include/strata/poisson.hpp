@@ -80,7 +80,8 @@ struct PoissonOptions {
   bool use_graphs = true;             // CUDA: replay captured V-cycles (over ranks too)
   // Over several ranks (dist::solve_poisson): the first multigrid level of fewer points
   // than this, and every coarser one, is gathered whole to every rank and cycled there as
-  // on one process. 0: dist::kPoissonGatherBelow (measured: docs/multigpu.md).
+  // on one process. 0: dist::poisson_gather_below of the fields' memory (measured:
+  // docs/multigpu.md).
   long long gather_below = 0;
   std::function<void(const PoissonIteration&)> on_iteration;  // progress callback
   std::function<void(const std::string&)> on_warning;          // also kept in the report

@@ -155,7 +155,7 @@ TEST(DistPoisson, AllGatheredMatchesOneProcess) {
 // The default threshold: the finest level partitioned, the coarse ones solved on rank 0.
 TEST(DistPoisson, DefaultGatherMatchesOneProcess) {
   const Extent n{41, 37, 35};
-  ASSERT_GT((long long)n.points(), dist::kPoissonGatherBelow);
+  ASSERT_GT((long long)n.points(), dist::poisson_gather_below(Memory::host));
   const ProcessGrid grid = ProcessGrid::choose(n, Job::get().size());
   for (const Boundary& bc : kBoundaries)
     for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg}) check<double>({m, bc, false, 0}, n, grid, 1e-10, 1e-9);
@@ -176,7 +176,7 @@ TEST(DistPoisson, GpuMatchesOneGpu) {
   for (const ProcessGrid& grid : test::grids_of(job.size(), n, 1))
     for (const Boundary& bc : kBoundaries) {
       for (PoissonMethod m : {PoissonMethod::mg, PoissonMethod::mgcg})
-        for (long long gather : {1LL, 0LL}) check<double>({m, bc, false, gather}, n, grid, 1e-10, 1e-9, Memory::device);
+        for (long long gather : {1LL, dist::kPoissonGatherBelowCpu, 0LL}) check<double>({m, bc, false, gather}, n, grid, 1e-10, 1e-9, Memory::device);
       check<double>({PoissonMethod::mgcg, bc, true}, n, grid, 1e-10, 1e-9, Memory::device);
     }
 }

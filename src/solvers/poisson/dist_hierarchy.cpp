@@ -244,7 +244,7 @@ DistHierarchy<T> build_dist_hierarchy(const PoissonOptions& o, const dist::DistF
   const dist::ProcessGrid& grid = proto.grid();
   const Memory mem = proto.local().memory();
   const BoundaryKind kind = o.bc.kind;
-  const long long gather_below = o.gather_below > 0 ? o.gather_below : dist::kPoissonGatherBelow;
+  const long long gather_below = o.gather_below > 0 ? o.gather_below : dist::poisson_gather_below(mem);
   const std::vector<LevelPlan> plan = plan_levels(o.op, kind, proto.global(), h, o.jacobi_omega);
   DistHierarchy<T> H;
   H.bc = homogeneous(kind);
