@@ -31,6 +31,7 @@ struct Options {
   bool all_variants = false;          // every compiled tile configuration, not only defaults
   int zchunks = 0;                    // z split of the stencil grid (0: the launcher chooses)
   int steps = 0;                      // the imaging family's shot length (0: its default)
+  std::string grid;                   // the dist family's strong-scaling grid ("": chosen)
 };
 
 // The kernels of the stencil family, in report order.

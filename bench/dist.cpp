@@ -150,7 +150,7 @@ std::vector<Result> run(const Options& opt, Memory mem, const char* device) {
   // Strong scaling: a fixed grid (2*per)^3 on N ranks against rank 0 alone.
   {
     const Extent global{2 * per, 2 * per, 2 * per};
-    const ProcessGrid g = ProcessGrid::choose(global, N, 1);
+    const ProcessGrid g = opt.grid.empty() ? ProcessGrid::choose(global, N, 1) : ProcessGrid::parse(opt.grid);
     Result one = result_row(device, "7pt_strong", "rank 0 alone", precision_of<T>, global, 2 * sizeof(T));
     {
       Field<T> in(job.root() ? global : Extent{1, 1, 1}, 1, mem), out(in.extent(), 1, mem);

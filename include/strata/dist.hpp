@@ -129,10 +129,12 @@ struct ProcessGrid {
   int rank_of(std::array<int, 3> c) const;  // c must be inside the grid
   std::string str() const;                  // "PXxPYxPZ"
 
-  // The grid of `ranks` boxes with the least halo surface (sum over split axes of the cut
-  // area); ties go to splitting z first, then y (contiguous faces, no strided packs). Boxes
-  // thinner than `min_width` on a split axis are not considered. Throws Error when no grid
-  // fits (more ranks than min_width-thick slabs of the grid).
+  // The grid of `ranks` boxes with the least weighted halo surface: the sum over split axes
+  // of (p - 1) x the cut area, an x cut weighted 4, a y cut 2.5 and a z cut 1 (z faces travel
+  // as whole planes, x and y faces are packed; measured, docs/multigpu.md "The process
+  // grid"); ties go to splitting z first, then y. Boxes thinner than `min_width` on a split
+  // axis are not considered. Throws Error when no grid fits (more ranks than
+  // min_width-thick slabs of the grid).
   static ProcessGrid choose(Extent global, int ranks, int min_width = 1);
   // "PXxPYxPZ" (e.g. "1x1x2"); throws Error on anything else.
   static ProcessGrid parse(const std::string& text);

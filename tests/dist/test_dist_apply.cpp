@@ -247,10 +247,11 @@ TEST(DistReduce, SameOnEveryRankAndCloseToOneProcess) {
   }
 }
 
-TEST(ProcessGrid, ChoosesLeastSurfaceAndPrefersZ) {
+TEST(ProcessGrid, ChoosesLeastWeightedSurfaceAndPrefersZ) {
   EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 2).str(), "1x1x2");
-  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 4).str(), "1x2x2");
-  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 8).str(), "2x2x2");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 4).str(), "1x1x4");  // y cuts cost 2.5 z cuts
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 512}, 8).str(), "1x2x4");
+  EXPECT_EQ(ProcessGrid::choose({512, 512, 64}, 4).str(), "2x2x1");  // z faces 8x the area of x and y
   EXPECT_EQ(ProcessGrid::choose({1024, 64, 64}, 4).str(), "4x1x1");  // cut the long axis
   EXPECT_EQ(ProcessGrid::choose({64, 64, 3}, 4, 1).str(), "2x2x1");  // z too thin for 4 slabs
   EXPECT_THROW(ProcessGrid::choose({3, 3, 3}, 64, 1), Error);
