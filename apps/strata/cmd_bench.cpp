@@ -105,9 +105,10 @@ void add_bench(CLI::App& app) {
                   "time steps of the imaging family's shot (default 400 on GPU, 100 on CPU; "
                   "issue 40's figure is 2000 at --size 512)")
       ->transform(whole_number_in(1, 1 << 20));
-  cmd->add_option("--grid", a->grid,
-                  "PXxPYxPZ: the process grid of the dist family's strong scaling (default: the one "
-                  "strata chooses, as a distributed apply does)");
+  cmd->add_option(
+      "--grid", a->grid,
+      "PXxPYxPZ: the process grid of the dist family's strong scaling (default: the one "
+      "strata chooses, as a distributed apply does)");
   cmd->add_option("--json", a->json, "also write the results as JSON to this file (atomically)");
   cmd->callback([a] {
     check_outputs({{"--json", a->json}});  // before the benchmark, not after it
@@ -147,12 +148,14 @@ void add_bench(CLI::App& app) {
       for (std::size_t f = 0; f < pick.size(); ++f)
         dist_family = dist_family || (pick[f].run && bench::families()[f].name == "dist");
       if (!dist_family)
-        throw Error("--grid sets the dist family's strong-scaling grid, but --kernel " + a->kernels +
+        throw Error("--grid sets the dist family's strong-scaling grid, but --kernel " +
+                    a->kernels +
                     " does not run it (under mpirun): add dist to --kernel, or leave --grid out");
       const int per = opt.shapes.empty() ? 512 : opt.shapes.front().nx;
       const Extent strong{2 * per, 2 * per, 2 * per};
-      dist::ProcessGrid::parse(a->grid).require_fits(strong, dist::Job::get().size(), 1,
-                                                     "--grid " + a->grid + " for the " + strong.str() + " grid");
+      dist::ProcessGrid::parse(a->grid).require_fits(
+          strong, dist::Job::get().size(), 1,
+          "--grid " + a->grid + " for the " + strong.str() + " grid");
       opt.grid = a->grid;
     }
     if (dist::Job::get().root())

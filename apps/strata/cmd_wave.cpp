@@ -161,7 +161,7 @@ void add_wave(CLI::App& app) {
                   "optional (shot0000, ...). Under mpirun shot i runs on rank i % ranks. Not with --restart");
   cmd->add_option("--grid", a->grid,
                   "under mpirun: the process grid PXxPYxPZ splitting the grid over the ranks (default: the least "
-                  "halo surface with boxes as thick as the absorbing layers). Given on one rank (1x1x1), it runs "
+                  "weighted halo surface, x cuts 4, y 2.5, z 1, with boxes as thick as the absorbing layers). Given on one rank (1x1x1), it runs "
                   "the distributed path there, to compare with the one-process run");
   cmd->add_flag("--overwrite", a->overwrite,
                 "replace the files of a previous run in the output directory (a run otherwise needs an empty "
