@@ -413,6 +413,14 @@ with tempfile.TemporaryDirectory() as tmp:
     rs = run("bench", "--device", "cpu", "--kernel", "copy", "--size", "8", "--steps", "12")
     check("bench --steps without the imaging family is refused",
           rs.returncode != 0 and "does not run it" in rs.stderr, rs.stderr)
+    # --grid is the dist family's strong-scaling grid: refused without that family, or when
+    # it does not fit the job (one rank here) or is not a grid, before any kernel is timed.
+    for args, words in ((["--kernel", "copy", "--grid", "1x1x1"], "does not run it"),
+                        (["--kernel", "dist", "--grid", "1x1x2"], "mpirun -np 2"),
+                        (["--kernel", "dist", "--grid", "2x1"], "expected PXxPYxPZ")):
+        rg = run("bench", "--device", "cpu", "--size", "8", *args)
+        check(f"bench {' '.join(args)} refused", rg.returncode != 0 and words in rg.stderr and
+              "median_ms" not in rg.stdout, rg.stderr)
     r = run("bench", "--device", "cpu", "--kernel", "9pt")
     check("bench unknown kernel refused", r.returncode != 0 and "unknown kernel" in r.stderr, r.stderr)
     for empty in ("", " ", ","):  # nothing named: refused, not an empty run reported as done
