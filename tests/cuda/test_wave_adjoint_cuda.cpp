@@ -399,10 +399,10 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
   std::mt19937_64 rng(2026);
   auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate,
-                   Extent shape = {30, 26, 28}) {
+                   Extent shape = {30, 26, 28}, int pml_width = 7) {
     using T = decltype(tag);
     const int steps = 50;
-    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, pml_width);
     const imaging::Shot shot = test::noisy_shot(p, steps, rng);
     expect_fused_is_the_pass<T>(p, shot, {.migrate = migrate, .boundary_saving = true},
                                 case_name<T>(order, faces, migrate));
@@ -416,6 +416,11 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
+  // x layers whose reach is wider than a warp: their step back's share by adjoint_layer (the
+  // narrow ones above by adjoint_layer_rows), beside the bulk and added after it.
+  const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
+                                          FaceKind::rigid, FaceKind::free, FaceKind::rigid};
+  check(float{}, 8, deep_x, false, {80, 14, 24}, 30);
 }
 
 // STRATA_IMAGING_TIMELINE=1 (a diagnostic, read when the backend is made): a fused
