@@ -62,7 +62,8 @@ struct LayerLines {
 // Every statement reads only its own line, so a thread streams along it, each statement R
 // points behind the one it reads: at step m, t at m, s at m - R, q_new at m - 2R, with the t,
 // q and s they read in registers (windows of 3R + 1, 2R + 1 and 2R + 1 values, R the layer's
-// radius at compile time). q_new must already hold the bulk update (the kernel runs after it).
+// radius at compile time). q_new must already hold the bulk update (the kernel runs after it;
+// not so with Share, below).
 // t and s are rounded to T as kept, and each sum is formed in the order of the statements
 // above: the sums of three kernels that passed t and s through memory. Those took 0.84 ms for
 // five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the adjoint step's bulk update

@@ -233,6 +233,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
                           "keeps and the sources' mask (" +
                               s_.n.str() + ")");
     fused_.reset();
+    shares_.clear();
     Imaging im;
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
     im.corr = DeviceArray<double>(L.size);  // the fields' layout: indexed as they are
@@ -417,9 +418,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
                           "the fused imaging condition's list of " + std::to_string(k) +
                               " points and the absorbing layers' shares of " +
                               std::to_string(share_points));
-    shares_.clear();
+    std::vector<DeviceArray<double>> shares;  // in place once nothing below can throw
     for (const kernels::LayerLines& ll : lines_)
-      shares_.emplace_back(std::size_t(ll.reach_hi - ll.reach_lo) * std::size_t(ll.lines));
+      shares.emplace_back(std::size_t(ll.reach_hi - ll.reach_lo) * std::size_t(ll.lines));
     Fused f;
     f.fwd = &fwd;
     f.points = int(k);
@@ -432,6 +433,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
     if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
     fused_.emplace(std::move(f));
+    shares_ = std::move(shares);
     back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
     back_done_ = cuda::make_order_event();
@@ -497,8 +499,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // ghosts it writes lie outside the grid: the correlation reads q at grid points). The layer
   // passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on an H200), were to
   // share the GPU with the bandwidth-bound reversed step instead of following it (measured: a
-  // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md). The default stream waits for it
-  // before anything after (the next injection writes the new q).
+  // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md); there each layer's pass is split,
+  // its share of the new q formed beside the bulk and added after it (below). The default
+  // stream waits for it before anything after (the next injection writes the new q).
   void step_back() override {
     auto bulk = [&](cudaStream_t st) {
       cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
@@ -517,7 +520,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), back_.get()));
     for (std::size_t f = 0; f < layers_.size(); ++f) {
       STRATA_CUDA_CHECK(cudaStreamWaitEvent(side_[f].get(), fork_.get(), 0));
-      layer_pass(f, side_[f].get(), shares_[f].get());
+      layer_pass(f, side_[f].get(), /*share=*/true);
       STRATA_CUDA_CHECK(cudaEventRecord(done_[f].get(), side_[f].get()));
     }
     mirror_ghosts(back_.get());
@@ -588,9 +591,10 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
   // Layer f's pass (kernels::adjoint_layer or adjoint_layer_rows) on `on`: after the bulk
-  // update of q into q_prev, adding the layer's share to it; or, given `share`, beside the
-  // bulk, its share left there for layer_add.
-  void layer_pass(std::size_t f, cudaStream_t on, double* share = nullptr) {
+  // update of q into q_prev, adding the layer's share to it; or, with `share`, beside the
+  // bulk, its share left in shares_[f] for layer_add.
+  void layer_pass(std::size_t f, cudaStream_t on, bool share = false) {
+    double* into = share ? shares_.at(f).get() : nullptr;
     const kernels::LayerLines& ll = lines_[f];
     constexpr int threads = kernels::kLayerThreads;
     cuda::with_radius(layers_[f].radius, [&](auto r) {
@@ -598,7 +602,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       auto launch = [&](auto kernel, std::int64_t blocks, int resident) {
         kernel<<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
             q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
-            coef_b_[f].get(), psi_[f].get(), zeta_[f].get(), share);
+            coef_b_[f].get(), psi_[f].get(), zeta_[f].get(), into);
         STRATA_CUDA_CHECK_LAUNCH();
       };
       const std::int64_t row_blocks = (ll.lines + threads / 32 - 1) / (threads / 32),
