@@ -394,18 +394,19 @@ std::string case_name(int order, const std::array<FaceKind, 6>& faces, bool migr
 // image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
 // step's interior update and in the x band the shell keeps (the interior's x start is
 // rounded up to a 32-byte sector), with random data, on 30x26x28 and odd 31x23x27 grids whose
-// interiors are not whole numbers of tiles.
+// interiors are not whole numbers of tiles, and on 80x14x24 with x layers 30 deep (the adjoint's
+// layer shares by adjoint_layer there, by adjoint_layer_rows on the others).
 TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
   std::mt19937_64 rng(2026);
   auto check = [&](auto tag, int order, const std::array<FaceKind, 6>& faces, bool migrate,
-                   Extent shape = {30, 26, 28}) {
+                   Extent shape = {30, 26, 28}, int pml_width = 7, const std::string& more = "") {
     using T = decltype(tag);
     const int steps = 50;
-    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, 7);
+    const test::AdjointProblem p = test::adjoint_problem(order, faces, steps, shape, pml_width);
     const imaging::Shot shot = test::noisy_shot(p, steps, rng);
     expect_fused_is_the_pass<T>(p, shot, {.migrate = migrate, .boundary_saving = true},
-                                case_name<T>(order, faces, migrate));
+                                case_name<T>(order, faces, migrate) + more);
   };
   // STRATA_TEST_QUICK=1 (the sanitizer runs, which are slow): the migrate case and the odd grid.
   if (!std::getenv("STRATA_TEST_QUICK"))
@@ -416,6 +417,11 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
+  // x layers whose reach is wider than a warp: their step back's share by adjoint_layer (the
+  // narrow ones above by adjoint_layer_rows), beside the bulk and added after it.
+  const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
+                                          FaceKind::rigid, FaceKind::free, FaceKind::rigid};
+  check(float{}, 8, deep_x, false, {80, 14, 24}, 30, ", x layers 30 deep");
 }
 
 // STRATA_IMAGING_TIMELINE=1 (a diagnostic, read when the backend is made): a fused
