@@ -153,9 +153,9 @@ void add_bench(CLI::App& app) {
                     " does not run it (under mpirun): add dist to --kernel, or leave --grid out");
       const int per = opt.shapes.empty() ? 512 : opt.shapes.front().nx;
       const Extent strong{2 * per, 2 * per, 2 * per};
-      dist::ProcessGrid::parse(a->grid).require_fits(
-          strong, dist::Job::get().size(), 1,
-          "--grid " + a->grid + " for the " + strong.str() + " grid");
+      dist::ProcessGrid::parse(a->grid, "--grid")
+          .require_fits(strong, dist::Job::get().size(), 1,
+                        "--grid " + a->grid + " for the " + strong.str() + " grid");
       opt.grid = a->grid;
     }
     if (dist::Job::get().root())

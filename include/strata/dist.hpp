@@ -136,8 +136,10 @@ struct ProcessGrid {
   // axis are not considered. Throws Error when no grid fits (more ranks than
   // min_width-thick slabs of the grid).
   static ProcessGrid choose(Extent global, int ranks, int min_width = 1);
-  // "PXxPYxPZ" (e.g. "1x1x2"); throws Error on anything else.
-  static ProcessGrid parse(const std::string& text);
+  // "PXxPYxPZ" (e.g. "1x1x2"), each count 1 .. kMaxDim; throws Error on anything else, its
+  // message opening with `what` (the option or key that gave the text).
+  static constexpr int kMaxDim = 1 << 20;
+  static ProcessGrid parse(const std::string& text, const std::string& what = "process grid");
   // Whether every box of this grid over `global` is at least min_width points thick on every
   // split axis (the rule require_fits and choose apply).
   bool fits(Extent global, int min_width) const;

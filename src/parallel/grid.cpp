@@ -1,6 +1,5 @@
 // The process grid: which rank owns which box of the global grid.
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 
 #include "strata/dist.hpp"
@@ -27,12 +26,32 @@ std::string ProcessGrid::str() const {
   return std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
 }
 
-ProcessGrid ProcessGrid::parse(const std::string& text) {
-  int px = 0, py = 0, pz = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%dx%dx%d%c", &px, &py, &pz, &tail) != 3 || px < 1 || py < 1 || pz < 1)
-    throw Error("process grid '" + text + "': expected PXxPYxPZ with whole numbers >= 1, e.g. 1x1x2");
-  return ProcessGrid{{px, py, pz}};
+ProcessGrid ProcessGrid::parse(const std::string& text, const std::string& what) {
+  // Three whole numbers of digits alone (no sign, space or exponent), each 1 .. 2^20, joined by
+  // 'x': anything else, an overflowing count included, is refused with the text as given.
+  auto refuse = [&] {
+    return Error(what + " '" + text + "': expected PXxPYxPZ, three whole numbers from 1 to " +
+                 std::to_string(kMaxDim) + " joined by x, e.g. 1x1x2");
+  };
+  ProcessGrid g;
+  std::size_t at = 0;
+  for (int a = 0; a < 3; ++a) {
+    if (a > 0) {
+      if (at >= text.size() || text[at] != 'x') throw refuse();
+      ++at;
+    }
+    long long v = 0;
+    const std::size_t from = at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+      v = v * 10 + (text[at] - '0');
+      if (v > kMaxDim) throw refuse();
+      ++at;
+    }
+    if (at == from || v < 1) throw refuse();
+    g.dims[std::size_t(a)] = int(v);
+  }
+  if (at != text.size()) throw refuse();
+  return g;
 }
 
 bool ProcessGrid::fits(Extent global, int min_width) const {

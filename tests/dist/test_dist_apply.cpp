@@ -259,6 +259,18 @@ TEST(ProcessGrid, ChoosesLeastWeightedSurfaceAndPrefersZ) {
   EXPECT_THROW(ProcessGrid::parse("2x1"), Error);
   EXPECT_THROW(ProcessGrid::parse("0x1x1"), Error);
   EXPECT_THROW(ProcessGrid::parse("1x1x2x"), Error);
+  // Digits alone, each count 1 .. 2^20: signs, spaces, exponents and overflowing counts refused.
+  for (const char* bad : {"", "x1x1", " 1x1x2", "1x1x2 ", "+1x1x2", "1x-1x2", "1x1x2e0", "1.0x1x2", "1X1X2",
+                          "2147483648x1x1", "99999999999999999999x1x1", "1048577x1x1", "1x1x"})
+    EXPECT_THROW(ProcessGrid::parse(bad), Error) << "'" << bad << "'";
+  EXPECT_EQ(ProcessGrid::parse("1048576x1x1").dims[0], 1 << 20);
+  EXPECT_EQ(ProcessGrid::parse("01x1x2").str(), "1x1x2");
+  try {
+    ProcessGrid::parse("2x1", "--grid");
+    ADD_FAILURE() << "2x1 taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--grid '2x1'"), std::string::npos) << e.what();
+  }
 }
 
 // The process grids a test leaves out (test::grids_of) are the ones DistField refuses, on

@@ -30,7 +30,7 @@ dist::ProcessGrid wave_process_grid(const Config& c, int ranks, const std::strin
                   "): run fewer ranks, or give --grid PXxPYxPZ");
     }
   }
-  const dist::ProcessGrid g = dist::ProcessGrid::parse(text);
+  const dist::ProcessGrid g = dist::ProcessGrid::parse(text, "--grid");
   g.require_fits(c.shape, ranks, R, "--grid " + text);
   return g;
 }
