@@ -44,6 +44,11 @@ BASE = {
     "output": {"snapshots": {"every": 10}, "checkpoint_every": 15},
     "device": DEVICE,
 }
+# Beyond 4 ranks the model grows with them (8 NP x 8 NP x 12 NP), so that every grid the test
+# runs keeps each box as thick as the stencil's reach and each 6-point layer whole in its end
+# box (30 x 26 x 44 holds 4 slabs along any axis, not 6 or 8).
+if NP > 4:
+    BASE["grid"]["shape"] = [8 * NP, 8 * NP, 12 * NP]
 # Periodic x (split across ranks along x: the wrap goes rank to rank), rigid y, free z.
 PERIODIC = json.loads(json.dumps(BASE))
 PERIODIC["boundary"] = {"xmin": "periodic", "xmax": "periodic", "ymin": "rigid", "ymax": "rigid",
@@ -128,8 +133,13 @@ def slab_grids(n):
 
 
 def mixed_grids(n):
-    """Grids split along two axes (their faces travel in one round, without edges or corners)."""
-    return [f"{a}x{b}x{c}" for a, b, c in ((2, 2, 1), (1, 2, 2), (2, 1, 2)) if a * b * c == n]
+    """Grids split along two axes or three (their faces travel in one round, without edges or
+    corners): at 4 ranks every one, at another even count above 2 the two with a pair along x or
+    y, at 8 also 2x2x2."""
+    if n == 4:
+        return ["2x2x1", "1x2x2", "2x1x2"]
+    grids = [f"1x2x{n // 2}", f"2x1x{n // 2}"] if n > 2 and n % 2 == 0 else []
+    return grids + (["2x2x2"] if n == 8 else [])
 
 
 with tempfile.TemporaryDirectory() as tmp:
