@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "common/require_gpu.hpp"
 #include "common/process_grids.hpp"
@@ -270,6 +271,41 @@ TEST(ProcessGrid, ChoosesLeastWeightedSurfaceAndPrefersZ) {
     ADD_FAILURE() << "2x1 taken";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--grid '2x1'"), std::string::npos) << e.what();
+  }
+}
+
+// The rule as documented (strata/dist.hpp), over random odd extents, rank counts and widths:
+// among the grids of N boxes that fit, the least surface with x cuts weighted 4, y 2.5 and z 1,
+// ties to the most z splits, then y; and a refusal exactly when no grid fits.
+TEST(ProcessGrid, ChoiceIsTheDocumentedRuleOnRandomShapes) {
+  std::mt19937 rng(36);
+  std::uniform_int_distribution<int> len(1, 71), ranks(1, 12), width(1, 4);
+  for (int trial = 0; trial < 400; ++trial) {
+    const Extent n{len(rng), len(rng), len(rng)};
+    const int N = ranks(rng), w = width(rng);
+    const double area[3] = {double(n.ny) * n.nz, double(n.nx) * n.nz, double(n.nx) * n.ny};
+    const double weight[3] = {4.0, 2.5, 1.0};
+    bool any = false;
+    ProcessGrid want{};
+    double want_cost = 0;
+    for (int pz = N; pz >= 1; --pz)
+      for (int py = N; py >= 1; --py) {
+        if (N % (pz * py)) continue;
+        const ProcessGrid g{{N / (pz * py), py, pz}};
+        if (!g.fits(n, w)) continue;
+        double cost = 0;
+        for (int a = 0; a < 3; ++a) cost += (g.dims[a] - 1) * weight[a] * area[a];
+        if (!any || cost < want_cost) any = true, want = g, want_cost = cost;
+      }
+    const std::string what = n.str() + ", " + std::to_string(N) + " ranks, width " + std::to_string(w);
+    if (!any) {
+      EXPECT_THROW(ProcessGrid::choose(n, N, w), Error) << what;
+      continue;
+    }
+    const ProcessGrid got = ProcessGrid::choose(n, N, w);
+    EXPECT_EQ(got.ranks(), N) << what;
+    EXPECT_TRUE(got.fits(n, w)) << what;
+    EXPECT_EQ(got.str(), want.str()) << what;
   }
 }
 
