@@ -395,7 +395,7 @@ std::string case_name(int order, const std::array<FaceKind, 6>& faces, bool migr
 // step's interior update and in the x band the shell keeps (the interior's x start is
 // rounded up to a 32-byte sector), with random data, on 30x26x28 and odd 31x23x27 grids whose
 // interiors are not whole numbers of tiles, and on 80x14x24 with x layers 30 deep (the adjoint's
-// layer shares by adjoint_layer there, by adjoint_layer_rows on the others).
+// layer passes by adjoint_layer there, by adjoint_layer_rows on the others).
 TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
   std::mt19937_64 rng(2026);
@@ -417,8 +417,8 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
-  // x layers whose reach is wider than a warp: their step back's share by adjoint_layer (the
-  // narrow ones above by adjoint_layer_rows), beside the bulk and added after it.
+  // x layers whose reach is wider than a warp: their step back's pass by adjoint_layer (the
+  // narrow ones above by adjoint_layer_rows), beside the reversed step.
   const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
                                           FaceKind::rigid, FaceKind::free, FaceKind::rigid};
   check(float{}, 8, deep_x, false, {80, 14, 24}, 30, ", x layers 30 deep");

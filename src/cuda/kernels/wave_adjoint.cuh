@@ -62,23 +62,17 @@ struct LayerLines {
 // Every statement reads only its own line, so a thread streams along it, each statement R
 // points behind the one it reads: at step m, t at m, s at m - R, q_new at m - 2R, with the t,
 // q and s they read in registers (windows of 3R + 1, 2R + 1 and 2R + 1 values, R the layer's
-// radius at compile time). q_new must already hold the bulk update (the kernel runs after it;
-// not so with Share, below).
+// radius at compile time). q_new must already hold the bulk update (the kernel runs after it).
 // t and s are rounded to T as kept, and each sum is formed in the order of the statements
 // above: the sums of three kernels that passed t and s through memory. Those took 0.84 ms for
 // five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the adjoint step's bulk update
 // (0.70 ms), and their time added to the bulk's.
-//
-// Share = true: the layer's share alone, corr (a double), into share[(kc - reach_lo) * lines +
-// line] instead of added to q_new, which it neither reads nor writes (nor c2): then the pass
-// reads q, psi and zeta alone and may run beside the bulk update, adjoint_layer_add adding
-// the shares after it (the same expression: the same bits).
-template <class T, int R, bool Share = false>
+template <class T, int R>
 __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
     adjoint_layer(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                   const __grid_constant__ AdjointLayer L, const __grid_constant__ LayerLines ll,
                   const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ psi,
-                  T* __restrict__ zeta, double* __restrict__ share = nullptr) {
+                  T* __restrict__ zeta) {
   const int ax = L.axis, lo = pick(L.lo, ax), hi = pick(L.hi, ax);
   const std::int64_t sq = ax == 0 ? 1 : ax == 1 ? L.pitch : L.plane;  // the axis's stride in q
   const std::int64_t sb = L.box_stride();
@@ -114,12 +108,10 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
       if (m >= lo && m < hi)
         v.q = q[offset0 + std::int64_t(m) * sq], v.zeta = zeta[box0 + std::int64_t(m - lo) * sb];
       if (m - R >= lo && m - R < hi) v.psi = psi[box0 + std::int64_t(m - R - lo) * sb];
-      if constexpr (!Share) {
-        const int kc = m - 2 * R;
-        if (kc >= ll.reach_lo && kc < ll.reach_hi) {
-          const std::int64_t off = offset0 + std::int64_t(kc) * sq;
-          v.q_new = q_new[off], v.c2 = c2[off];
-        }
+      const int kc = m - 2 * R;
+      if (kc >= ll.reach_lo && kc < ll.reach_hi) {
+        const std::int64_t off = offset0 + std::int64_t(kc) * sq;
+        v.q_new = q_new[off], v.c2 = c2[off];
       }
       return v;
     };
@@ -159,12 +151,8 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
         for (int r = 1; r <= R; ++r)
           corr += L.d2[r] * (double(tw[R - r]) + double(tw[R + r])) +
                   L.d1[r] * (double(sw[R - r]) - double(sw[R + r]));
-        if constexpr (Share) {
-          share[std::int64_t(kc - ll.reach_lo) * ll.lines + line] = corr;
-        } else {
-          const std::int64_t off = offset0 + std::int64_t(kc) * sq;
-          q_new[off] = T(double(now.q_new) + double(now.c2) * corr);
-        }
+        const std::int64_t off = offset0 + std::int64_t(kc) * sq;
+        q_new[off] = T(double(now.q_new) + double(now.c2) * corr);
       }
     }
   }
@@ -175,14 +163,12 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
 // 32 rows at once, one value of each: on the H200's 512^3 x layers that fetched 5-7 times the
 // bytes, 420-540 us a layer against 91 for a y or z layer.) The same statements as
 // adjoint_layer's, and its sums but q_new's, whose terms are grouped by side.
-// Share = true: corr into share[row * (reach_hi - reach_lo) + lane], as adjoint_layer's.
-template <class T, int R, bool Share = false>
+template <class T, int R>
 __global__ void __launch_bounds__(kLayerThreads)
     adjoint_layer_rows(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                        const __grid_constant__ AdjointLayer L,
                        const __grid_constant__ LayerLines ll, const T* __restrict__ a,
-                       const T* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta,
-                       double* __restrict__ share = nullptr) {
+                       const T* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta) {
   constexpr unsigned all = 0xffffffffu;
   const int lane = int(threadIdx.x) % 32;
   const int lo = L.lo[0], hi = L.hi[0], k = ll.reach_lo + lane;
@@ -196,8 +182,7 @@ __global__ void __launch_bounds__(kLayerThreads)
     const std::int64_t li = row * L.width(0) + (k - lo);
     T zv = T(0), qv = T(0), pv = T(0), av = T(0), bv = T(0), nv = T(0), cv = T(0);
     if (in_box) zv = zeta[li], qv = q[off], pv = psi[li], av = a[k - lo], bv = b[k - lo];
-    if constexpr (!Share)
-      if (in_reach) nv = q_new[off], cv = c2[off];
+    if (in_reach) nv = q_new[off], cv = c2[off];
     T t = T(0);
     if (in_box) {  // zeta and t
       const double zn = double(zv) + double(qv);
@@ -232,41 +217,7 @@ __global__ void __launch_bounds__(kLayerThreads)
       const double w_hi = __shfl_down_sync(all, L.d2[r] * td - L.d1[r] * sd, r);
       corr += (lane >= r ? w_lo : 0.0) + (lane + r < 32 ? w_hi : 0.0);
     }
-    if constexpr (Share) {
-      if (in_reach) share[row * (ll.reach_hi - ll.reach_lo) + lane] = corr;
-    } else {
-      if (in_reach) q_new[off] = T(double(nv) + double(cv) * corr);
-    }
-  }
-}
-
-// A layer's share of the new q added after the bulk update (adjoint_layer and
-// adjoint_layer_rows with Share = true left it in `share`, laid out as they wrote it: `rows`
-// for adjoint_layer_rows'): q_new += c2 * corr at the reach's points, the expression the
-// one-kernel pass stores.
-template <class T>
-__global__ void __launch_bounds__(kLayerThreads)
-    adjoint_layer_add(T* __restrict__ q_new, const T* __restrict__ c2,
-                      const double* __restrict__ share, const __grid_constant__ AdjointLayer L,
-                      const __grid_constant__ LayerLines ll, bool rows) {
-  const std::int64_t len = ll.reach_hi - ll.reach_lo, total = len * ll.lines;
-  const std::int64_t wl = pick(L.hi, ll.line_axis) - pick(L.lo, ll.line_axis);
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kLayerThreads + threadIdx.x; i < total;
-       i += std::int64_t(gridDim.x) * kLayerThreads) {
-    std::int64_t off;
-    if (rows) {  // i = row * len + j: an x layer's row (y, z) and x = reach_lo + j
-      const std::int64_t row = i / len, j = i - row * len, wy = L.width(1);
-      const std::int64_t z = row / wy, y = row - z * wy;
-      off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + ll.reach_lo + j;
-    } else {  // i = j * lines + line: the line's point reach_lo + j along the axis
-      const std::int64_t j = i / ll.lines, line = i - j * ll.lines, v = line / wl;
-      int p[3] = {0, 0, 0};
-      put(p, L.axis, ll.reach_lo + int(j));
-      put(p, ll.line_axis, pick(L.lo, ll.line_axis) + int(line - v * wl));
-      put(p, ll.outer_axis, pick(L.lo, ll.outer_axis) + int(v));
-      off = p[2] * L.plane + p[1] * L.pitch + p[0];
-    }
-    q_new[off] = T(double(q_new[off]) + double(c2[off]) * share[i]);
+    if (in_reach) q_new[off] = T(double(nv) + double(cv) * corr);
   }
 }
 

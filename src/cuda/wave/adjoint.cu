@@ -233,7 +233,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
                           "keeps and the sources' mask (" +
                               s_.n.str() + ")");
     fused_.reset();
-    shares_.clear();
     Imaging im;
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
     im.corr = DeviceArray<double>(L.size);  // the fields' layout: indexed as they are
@@ -409,18 +408,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require(off.size() < (std::size_t(1) << 31),
             "internal: the correlation's rest too large for one launch");
     const std::size_t k = off.size();
-    // And each layer's share of the new q, one double a point of its reach (step_back).
-    std::size_t share_points = 0;
-    for (const kernels::LayerLines& ll : lines_)
-      share_points += std::size_t(ll.reach_hi - ll.reach_lo) * std::size_t(ll.lines);
-    require_device_memory(k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) +
-                              (std::size_t(redo) + share_points) * sizeof(double),
-                          "the fused imaging condition's list of " + std::to_string(k) +
-                              " points and the absorbing layers' shares of " +
-                              std::to_string(share_points));
-    std::vector<DeviceArray<double>> shares;  // in place once nothing below can throw
-    for (const kernels::LayerLines& ll : lines_)
-      shares.emplace_back(std::size_t(ll.reach_hi - ll.reach_lo) * std::size_t(ll.lines));
+    require_device_memory(
+        k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) + std::size_t(redo) * sizeof(double),
+        "the fused imaging condition's list of " + std::to_string(k) + " points");
     Fused f;
     f.fwd = &fwd;
     f.points = int(k);
@@ -433,7 +423,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
     if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
     fused_.emplace(std::move(f));
-    shares_ = std::move(shares);
     back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
     back_done_ = cuda::make_order_event();
@@ -499,9 +488,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // ghosts it writes lie outside the grid: the correlation reads q at grid points). The layer
   // passes, latency-bound (0.50 of the step back's 1.22 ms at 512^3 f32 on an H200), were to
   // share the GPU with the bandwidth-bound reversed step instead of following it (measured: a
-  // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md); there each layer's pass is split,
-  // its share of the new q formed beside the bulk and added after it (below). The default
-  // stream waits for it before anything after (the next injection writes the new q).
+  // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md). The default stream waits for it
+  // before anything after (the next injection writes the new q).
   void step_back() override {
     auto bulk = [&](cudaStream_t st) {
       cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
@@ -512,24 +500,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
     lambda_marked_ = false;
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
-    // The layers' passes in two halves: each layer's psi, zeta and share of the new q (into
-    // shares_) on a stream of its own from the start, beside the bulk update and the reversed
-    // step (they read q, psi and zeta alone, and write their own arrays); then, after the bulk,
-    // the shares added in the layers' order. The layer passes had followed the bulk (0.49 of a
-    // 2.52 ms backward step at 512^3 f32 on an H200, STRATA_IMAGING_TIMELINE): the same bits.
-    STRATA_CUDA_CHECK(cudaEventRecord(fork_.get(), back_.get()));
-    for (std::size_t f = 0; f < layers_.size(); ++f) {
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(side_[f].get(), fork_.get(), 0));
-      layer_pass(f, side_[f].get(), /*share=*/true);
-      STRATA_CUDA_CHECK(cudaEventRecord(done_[f].get(), side_[f].get()));
-    }
-    mirror_ghosts(back_.get());
-    bulk(back_.get());
-    for (std::size_t f = 0; f < layers_.size(); ++f) {
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), done_[f].get(), 0));
-      layer_add(f, back_.get());
-    }
-    std::swap(q_, qp_);
+    step_back_with(back_.get(), bulk);
     if (timing_) mark(timing_->back, back_.get());
     STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
@@ -553,7 +524,12 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // step_back on stream st with `bulk(st)` launching the bulk update of q into q_prev.
   template <class Bulk>
   void step_back_with(cudaStream_t st, Bulk&& bulk) {
-    mirror_ghosts(st);
+    if (mirror_.faces > 0) {
+      kernels::wave_mirror_ghosts<T>
+          <<<dim3(blocks_for(mirror_.work, 256), mirror_.faces), 256, 0, st>>>(q_.origin(),
+                                                                               mirror_.args);
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
     bulk(st);
     // Each layer's pass after the bulk (it adds into the new q), in the layers' order; two
     // layers of one axis whose reaches do not meet side by side (they touch different points
@@ -575,62 +551,30 @@ class CudaAdjoint final : public AdjointBackend<T> {
     std::swap(q_, qp_);
   }
 
-  // q's mirrored ghosts (the free surface's), which the bulk update reads, on `st`.
-  void mirror_ghosts(cudaStream_t st) {
-    if (mirror_.faces == 0) return;
-    kernels::wave_mirror_ghosts<T>
-        <<<dim3(blocks_for(mirror_.work, 256), mirror_.faces), 256, 0, st>>>(q_.origin(),
-                                                                             mirror_.args);
-    STRATA_CUDA_CHECK_LAUNCH();
-  }
-
-  // Layer f's pass takes adjoint_layer_rows (an x layer whose reach a warp spans), else
-  // adjoint_layer.
-  bool rows_pass(std::size_t f) const {
-    return layers_[f].axis == 0 && lines_[f].reach_hi - lines_[f].reach_lo <= 32;
-  }
-
-  // Layer f's pass (kernels::adjoint_layer or adjoint_layer_rows) on `on`: after the bulk
-  // update of q into q_prev, adding the layer's share to it; or, with `share`, beside the
-  // bulk, its share left in shares_[f] for layer_add.
-  void layer_pass(std::size_t f, cudaStream_t on, bool share = false) {
-    double* into = share ? shares_.at(f).get() : nullptr;
+  // Layer f's pass (kernels::adjoint_layer, or adjoint_layer_rows for an x layer whose reach
+  // a warp spans) on `on`, after the bulk update of q into q_prev.
+  void layer_pass(std::size_t f, cudaStream_t on) {
     const kernels::LayerLines& ll = lines_[f];
     constexpr int threads = kernels::kLayerThreads;
     cuda::with_radius(layers_[f].radius, [&](auto r) {
       constexpr int R = decltype(r)::value;
-      auto launch = [&](auto kernel, std::int64_t blocks, int resident) {
-        kernel<<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
-            q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
-            coef_b_[f].get(), psi_[f].get(), zeta_[f].get(), into);
-        STRATA_CUDA_CHECK_LAUNCH();
-      };
-      const std::int64_t row_blocks = (ll.lines + threads / 32 - 1) / (threads / 32),
-                         line_blocks = (ll.lines + threads - 1) / threads;
-      if (rows_pass(f) && share) {
-        static const int resident = blocks_resident(kernels::adjoint_layer_rows<T, R, true>);
-        launch(kernels::adjoint_layer_rows<T, R, true>, row_blocks, resident);
-      } else if (rows_pass(f)) {
+      if (layers_[f].axis == 0 && ll.reach_hi - ll.reach_lo <= 32) {
         static const int resident = blocks_resident(kernels::adjoint_layer_rows<T, R>);
-        launch(kernels::adjoint_layer_rows<T, R>, row_blocks, resident);
-      } else if (share) {
-        static const int resident = blocks_resident(kernels::adjoint_layer<T, R, true>);
-        launch(kernels::adjoint_layer<T, R, true>, line_blocks, resident);
+        const std::int64_t blocks = (ll.lines + threads / 32 - 1) / (threads / 32);
+        kernels::adjoint_layer_rows<T, R>
+            <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
+                q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
+                coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
       } else {
         static const int resident = blocks_resident(kernels::adjoint_layer<T, R>);
-        launch(kernels::adjoint_layer<T, R>, line_blocks, resident);
+        const std::int64_t blocks = (ll.lines + threads - 1) / threads;
+        kernels::adjoint_layer<T, R>
+            <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
+                q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
+                coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
       }
+      STRATA_CUDA_CHECK_LAUNCH();
     });
-  }
-
-  // Layer f's share (layer_pass with shares_[f]) added to the bulk update of q into q_prev.
-  void layer_add(std::size_t f, cudaStream_t on) {
-    const kernels::LayerLines& ll = lines_[f];
-    const std::int64_t points = std::int64_t(ll.reach_hi - ll.reach_lo) * ll.lines;
-    kernels::adjoint_layer_add<T>
-        <<<blocks_for(points, kernels::kLayerThreads), kernels::kLayerThreads, 0, on>>>(
-            qp_.origin(), c2_.origin(), shares_[f].get(), layers_[f], ll, rows_pass(f));
-    STRATA_CUDA_CHECK_LAUNCH();
   }
 
   // The lines of a layer's pass: for y and z layers side by side along x.
@@ -821,7 +765,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
   std::vector<kernels::AdjointLayer> layers_;
   std::vector<kernels::LayerLines> lines_;
   std::vector<DeviceArray<T>> psi_, zeta_, coef_a_, coef_b_;
-  std::vector<DeviceArray<double>> shares_;  // with fused_: each layer's share (step_back)
   std::optional<Injection> receivers_in_;
   mutable std::optional<Sampling> sources_out_;
   DeviceArray<T> amps_;
