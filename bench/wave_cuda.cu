@@ -55,7 +55,7 @@ verify::Mismatch validate(const cuda::WaveUpdateVariant<T>& v, std::span<const d
 }
 
 // A correlating update's shape against the first (the one the solver runs), bit for bit: the
-// new u_prev and the double sums after one launch on a 67x45x37 grid, on the whole interior
+// new u_prev and the sums (in T) after one launch on a 67x45x37 grid, on the whole interior
 // and on a region off its corner, at the launcher's z cut and at 7 chunks.
 template <class T>
 std::string validate_correlating(const cuda::WaveCorrelatingVariant<T>& v, const cuda::WaveCorrelatingVariant<T>& ref,
@@ -66,18 +66,18 @@ std::string validate_correlating(const cuda::WaveCorrelatingVariant<T>& v, const
   fill_random(up, 12, -1, 1);
   fill_random(c2, 13, 0.05, 0.3);
   fill_random(q, 14, -1, 1);
-  std::vector<double> corr0(u.layout().size);
-  for (std::size_t i = 0; i < corr0.size(); ++i) corr0[i] = std::sin(double(i));
+  std::vector<T> corr0(u.layout().size);
+  for (std::size_t i = 0; i < corr0.size(); ++i) corr0[i] = T(std::sin(double(i)));
   for (const Region region : {Region{}, Region{4, 3, 2, 52, 38, 30}})
     for (const int z : {0, 7}) {
       std::vector<T> outs[2];
-      std::vector<double> sums[2];
+      std::vector<T> sums[2];
       int k = 0;
       for (const auto* w : {&ref, &v}) {
         Field<T> du(n, kRadius, Memory::device), dup(n, kRadius, Memory::device), dc2(n, kRadius, Memory::device),
             dq(n, kRadius, Memory::device);
         copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
-        const DeviceArray<double> dcorr(corr0);
+        const DeviceArray<T> dcorr(corr0);
         const std::ptrdiff_t origin = du.origin() - du.data();
         w->launch(star, du, dup, dc2, dup, dq.origin(), dcorr.get() + origin, nullptr, k == 0 ? 0 : z, region);
         outs[k].resize(u.layout().size);
@@ -86,7 +86,7 @@ std::string validate_correlating(const cuda::WaveCorrelatingVariant<T>& v, const
         ++k;
       }
       if (std::memcmp(outs[0].data(), outs[1].data(), outs[0].size() * sizeof(T)) != 0 ||
-          std::memcmp(sums[0].data(), sums[1].data(), sums[0].size() * sizeof(double)) != 0)
+          std::memcmp(sums[0].data(), sums[1].data(), sums[0].size() * sizeof(T)) != 0)
         return "at z cut " + std::to_string(z) + " differs from " + ref.name;
     }
   return "";
@@ -264,15 +264,15 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       family.push_back(r);
     }
     // The reversed step of a boundary-saving gradient: the update with the imaging condition
-    // fused (u_prev, c2, q and a double sum read, u_prev and the sum written: 36 B a point in
-    // f32) on the region a 16-point CPML on five faces and a free top leave, every shape with
+    // fused (u_prev, c2, q and the sum read, u_prev and the sum written: 28 B a point in f32,
+    // the sum in T: kernels::add_term) on the region a 16-point CPML on five faces and a free top leave, every shape with
     // the launcher's z split (z0: chunks of about kCorrelatingChunkPlanes planes) and with 11.
     {
       const auto& cv = cuda::wave_correlating_variants<T>();
       Field<T> q(shape, kRadius, Memory::device);
       fill_device_random(q.data(), L.size, 0x9a9a, stream);
-      const DeviceArray<double> sums(L.size);  // freed on the way out of a refusal too
-      double* corr = sums.get();
+      const DeviceArray<T> sums(L.size);  // freed on the way out of a refusal too
+      T* corr = sums.get();
       fill_device_random(corr, L.size, 0xc0c0, stream);
       const std::ptrdiff_t origin = u.origin() - u.data();
       // The layers' region where the grid holds 16-point layers with room inside, else the
@@ -280,7 +280,7 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
       const bool layers = shape.nx >= 48 && shape.ny >= 48 && shape.nz >= 32;
       const Region region = layers ? Region{16, 16, 0, shape.nx - 32, shape.ny - 32, shape.nz - 16}
                                    : Region{0, 0, 0, shape.nx, shape.ny, shape.nz};
-      const double cbpp = 5.0 * sizeof(T) + 2.0 * sizeof(double);
+      const double cbpp = 7.0 * sizeof(T);
       for (const auto& v : cv) {
         const std::string check = validate_correlating(v, cv.front(), star);
         if (!check.empty())

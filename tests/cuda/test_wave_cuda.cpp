@@ -150,8 +150,9 @@ TEST(WaveCuda, FusedUpdateMatchesReferenceOnOddShapes) {
 }
 
 // The correlating update (the reversed step of a boundary-saving gradient) in every compiled
-// shape: u_prev as the plain update stores it and, at each point of the region, the sum gains
-// (q / c2) * ((u_prev - 2 u) + out) in double, the same bits whatever the shape and z cut
+// shape: u_prev as the plain update stores it and, at each point of the region, the sum (in
+// T) gains (q / c2) * ((u_prev - 2 u) + out) formed in double and rounded to T once, the same
+// bits whatever the shape and z cut
 // (the first shape is the one the solver runs; its default cut and a finer one), nothing
 // written outside the region.
 template <class T>
@@ -170,21 +171,21 @@ void check_correlating_shapes() {
     std::uniform_real_distribution<double> d(-1, 1), c(0.05, 0.3);
     for (std::size_t i = 0; i < u.layout().size; ++i)
       u.data()[i] = T(d(rng)), up.data()[i] = T(d(rng)), c2.data()[i] = T(c(rng)), q.data()[i] = T(d(rng));
-    std::vector<double> sums0(u.layout().size);
-    for (double& v : sums0) v = d(rng);
+    std::vector<T> sums0(u.layout().size);
+    for (T& v : sums0) v = T(d(rng));
     const std::ptrdiff_t origin = u.origin() - u.data();
     const cuda::Region region{4, 3, 2, n.nx - 9, n.ny - 5, n.nz - 6};
     std::vector<T> want_u;
-    std::vector<double> want_sums;
+    std::vector<T> want_sums;
     for (const auto& v : shapes_run)
       for (int z : {0, 7}) {
         const std::string what = v.name + "/z" + std::to_string(z) + " " + n.str() + " " + to_string(precision_of<T>);
         Field<T> du(n, R, Memory::device), dup(n, R, Memory::device), dc2(n, R, Memory::device),
             dq(n, R, Memory::device);
         copy(u, du), copy(up, dup), copy(c2, dc2), copy(q, dq);
-        // The sums: a row of doubles indexed like the fields (one point a double).
+        // The sums: a row of T indexed like the fields.
         const Extent row{int(sums0.size()), 1, 1};
-        Field<double> hsums(row, 0), dsums(row, 0, Memory::device);
+        Field<T> hsums(row, 0), dsums(row, 0, Memory::device);
         std::copy(sums0.begin(), sums0.end(), hsums.data());
         copy(hsums, dsums);
         v.launch(star, du, dup, dc2, dup, dq.origin(), dsums.data() + origin, nullptr, z, region);
@@ -192,7 +193,7 @@ void check_correlating_shapes() {
         Field<T> got(n, R);
         copy(dup, got);
         copy(dsums, hsums);
-        const std::vector<double> sums(hsums.data(), hsums.data() + sums0.size());
+        const std::vector<T> sums(hsums.data(), hsums.data() + sums0.size());
         if (want_u.empty()) {  // the first: its u_prev against the CPU's update, its sums by formula
           Field<T> whole(n, R);
           Field<T> dwhole(n, R, Memory::device), dup2(n, R, Memory::device);
@@ -210,16 +211,17 @@ void check_correlating_shapes() {
                 const std::size_t o = u.layout().index(x, y, zz);
                 const T out = in ? whole(x, y, zz) : up(x, y, zz);
                 wrong += std::memcmp(&out, &got(x, y, zz), sizeof(T)) != 0;
-                double s = sums0[o];
+                T s = sums0[o];
                 if (in) {
                   const double lambda = double(q.data()[o]) / double(c2.data()[o]);
                   // Rounded apart, as the kernel's __dmul_rn and __dadd_rn are (a host
                   // compiler may fuse a * b + c into one rounding where FMA is baseline).
                   const volatile double product =
                       lambda * ((double(up.data()[o]) - 2.0 * double(u.data()[o])) + double(out));
-                  s = s + product;
+                  const volatile double sum = double(s) + product;
+                  s = T(sum);
                 }
-                wrong += std::memcmp(&s, &sums[o], sizeof(double)) != 0;
+                wrong += std::memcmp(&s, &sums[o], sizeof(T)) != 0;
               }
           EXPECT_EQ(wrong, 0u) << what << ": values or sums unlike the plain update's and the formula's";
           want_u.assign(got.data(), got.data() + got.layout().size);
@@ -227,7 +229,7 @@ void check_correlating_shapes() {
         } else {
           EXPECT_EQ(std::memcmp(want_u.data(), got.data(), want_u.size() * sizeof(T)), 0)
               << what << ": u_prev differs from " << shapes_run.front().name;
-          EXPECT_EQ(std::memcmp(want_sums.data(), sums.data(), sums.size() * sizeof(double)), 0)
+          EXPECT_EQ(std::memcmp(want_sums.data(), sums.data(), sums.size() * sizeof(T)), 0)
               << what << ": the sums differ from " << shapes_run.front().name;
         }
       }

@@ -10,7 +10,12 @@
 // run backward (LeapfrogCorrelate below: the step already holds u_{m+1}, u_m and c2 and makes
 // u_{m-1}, so the correlation costs q and the sum), the rest of the box the points that step's
 // interior update does not write and the sources' (image_correlate_rest). The sum is kept
-// in the fields' layout (ghosts included), indexed by the same offset as the fields.
+// in the fields' layout (ghosts included), indexed by the same offset as the fields, in the
+// fields' precision T (add_term): in f64 it is the whole sum; in f32 the sum of a block of
+// kImageBlockSteps steps, added into a double total of the same layout at the block's end
+// (image_flush), so that a step reads and writes 8 B of sum a point instead of 16 (the
+// reversed correlating step 28 B a point instead of 36) and a block's rounding in f32 stays
+// within kImageBlockSteps units of its last place.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +69,26 @@ __device__ __forceinline__ double second_difference(double next, double now, dou
   return __dadd_rn(__dsub_rn(next, __dmul_rn(2.0, now)), prev);
 }
 
+// The steps whose sums an f32 run adds up in f32 before they join the double total: a step
+// with n % kImageBlockSteps == 0 ends a block (the backward sweep's last, n = 0, among them).
+constexpr int kImageBlockSteps = 32;
+
+// One step's product added to a point's sum, in double, rounded to the sum's precision (in
+// f64: the double sum of the CPU, to the bit).
+template <class T>
+__device__ __forceinline__ T add_term(T sum, double term) {
+  return T(__dadd_rn(double(sum), term));
+}
+
+// A block's end (f32): total += sum, sum = 0, at every point (both in the fields' layout).
+template <class T>
+__global__ void image_flush(T* __restrict__ sum, ImagingGrid g, double* __restrict__ total) {
+  each_point(g, [&](std::int64_t, std::int64_t o) {
+    total[o] = __dadd_rn(total[o], double(sum[o]));
+    sum[o] = T(0);
+  });
+}
+
 // The sources' points first (one thread each, its taps in source order), while `next` still
 // holds the later state; `mask` marks them for the pass over every point, which leaves them.
 template <class T>
@@ -74,7 +99,7 @@ __global__ void image_correlate_sources(const T* __restrict__ now, const T* __re
                                         const int* __restrict__ first, const int* __restrict__ src,
                                         const double* __restrict__ w,
                                         const double* __restrict__ amps, int points,
-                                        double* __restrict__ corr, double* __restrict__ saved) {
+                                        T* __restrict__ corr, T* __restrict__ saved) {
   const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (k >= points) return;
   const std::int64_t o = g.offset(dense[k]);
@@ -82,7 +107,7 @@ __global__ void image_correlate_sources(const T* __restrict__ now, const T* __re
   for (int t = first[k]; t < first[k + 1]; ++t)
     second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
   const double lambda = double(q[o]) / double(c2[o]);
-  const double sum = __dadd_rn(corr[o], __dmul_rn(lambda, second));
+  const T sum = add_term(corr[o], __dmul_rn(lambda, second));
   if (saved)
     saved[k] = sum;
   else
@@ -102,13 +127,13 @@ template <class T>
 __global__ void image_correlate(const T* __restrict__ now, const T* __restrict__ prev,
                                 const T* __restrict__ q, const T* __restrict__ c2,
                                 const unsigned char* __restrict__ mask, ImagingGrid g,
-                                T* __restrict__ next, double* __restrict__ corr) {
+                                T* __restrict__ next, T* __restrict__ corr) {
   each_point(g, [&](std::int64_t i, std::int64_t o) {
     const T v = now[o];
     if (!mask[i]) {
       const double lambda = double(q[o]) / double(c2[o]);
-      corr[o] = __dadd_rn(corr[o], __dmul_rn(lambda, second_difference(double(next[o]), double(v),
-                                                                       double(prev[o]))));
+      corr[o] = add_term(corr[o], __dmul_rn(lambda, second_difference(double(next[o]), double(v),
+                                                                      double(prev[o]))));
     }
     next[o] = v;
   });
@@ -126,14 +151,13 @@ struct LeapfrogCorrelate {
   static constexpr bool needs_centre = kCentreInRegisters;
   static constexpr int kAhead = Ahead;  // planes beyond the prefetch fetched into L2 (l2_ahead)
   struct Aux {
-    T up, c2, u, q;
-    double corr;
+    T up, c2, u, q, corr;
   };
   const T* u;
   const T* u_prev;  // not __ldg: the buffer being written
   const T* c2;
   const T* q;
-  double* corr;
+  T* corr;
   __device__ __forceinline__ Aux load(std::int64_t off) const {
     Aux a;
     a.up = u_prev[off];
@@ -153,7 +177,7 @@ struct LeapfrogCorrelate {
     const T uc = kCentreInRegisters ? centre : a.u;
     const T out = fma(a.c2, s, T(2) * uc - a.up);
     const double lambda = double(a.q) / double(a.c2);
-    corr[off] = __dadd_rn(
+    corr[off] = add_term(
         a.corr, __dmul_rn(lambda, second_difference(double(a.up), double(uc), double(out))));
     return out;
   }
@@ -175,8 +199,7 @@ template <class T>
 struct AdjointCorrelate {
   static constexpr bool needs_centre = false;
   struct Aux {
-    T up, c2, q, now, prev, next;
-    double corr;
+    T up, c2, q, now, prev, next, corr;
   };
   const T* q;
   const T* q_prev;  // not __ldg: the buffer being written
@@ -184,7 +207,7 @@ struct AdjointCorrelate {
   const T* now;
   const T* prev;
   T* next;
-  double* corr;
+  T* corr;
   __device__ __forceinline__ Aux load(std::int64_t off) const {
     Aux a;
     a.up = q_prev[off];
@@ -198,8 +221,8 @@ struct AdjointCorrelate {
   }
   __device__ __forceinline__ T operator()(T s, T, Aux a, std::int64_t off) const {
     const double lambda = double(a.q) / double(a.c2);
-    corr[off] = __dadd_rn(a.corr, __dmul_rn(lambda, second_difference(double(a.next), double(a.now),
-                                                                      double(a.prev))));
+    corr[off] = add_term(a.corr, __dmul_rn(lambda, second_difference(double(a.next), double(a.now),
+                                                                     double(a.prev))));
     next[off] = a.now;
     return fma(a.c2, s, T(2) * a.q - a.up);
   }
@@ -217,10 +240,10 @@ template <class T>
 __global__ void image_correlate_rest(const T* __restrict__ now, const T* __restrict__ prev,
                                      const T* __restrict__ q, const T* __restrict__ c2,
                                      const std::int64_t* __restrict__ off, T* __restrict__ next,
-                                     double* __restrict__ saved, int redo,
-                                     const int* __restrict__ first, const int* __restrict__ src,
-                                     const double* __restrict__ w, const double* __restrict__ amps,
-                                     int points, double* __restrict__ corr) {
+                                     T* __restrict__ saved, int redo, const int* __restrict__ first,
+                                     const int* __restrict__ src, const double* __restrict__ w,
+                                     const double* __restrict__ amps, int points,
+                                     T* __restrict__ corr) {
   const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (k >= points) return;
   const std::int64_t o = off[k];
@@ -229,7 +252,7 @@ __global__ void image_correlate_rest(const T* __restrict__ now, const T* __restr
   for (int t = first[k]; t < first[k + 1]; ++t)
     second = __dsub_rn(second, __dmul_rn(w[t], amps[src[t]]));
   const double lambda = double(q[o]) / double(c2[o]);
-  const double sum = __dadd_rn(k < redo ? saved[k] : corr[o], __dmul_rn(lambda, second));
+  const T sum = add_term(k < redo ? saved[k] : corr[o], __dmul_rn(lambda, second));
   corr[o] = sum;
   next[k] = u_m;
   if (k < redo) saved[k] = sum;
@@ -239,8 +262,8 @@ __global__ void image_correlate_rest(const T* __restrict__ now, const T* __restr
 // rest's points, and the sums of those it will redo.
 template <class T>
 __global__ void image_rest_before(const T* __restrict__ up, const std::int64_t* __restrict__ off,
-                                  int points, int redo, const double* __restrict__ corr,
-                                  T* __restrict__ next, double* __restrict__ saved) {
+                                  int points, int redo, const T* __restrict__ corr,
+                                  T* __restrict__ next, T* __restrict__ saved) {
   const int k = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
   if (k >= points) return;
   next[k] = up[off[k]];

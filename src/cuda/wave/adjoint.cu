@@ -226,7 +226,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const Layout& L = q_.layout();
     require(ns == 0 || wavelets.size() % ns == 0,
             "internal: the wavelets are not whole rows of one value per source");
-    require_device_memory(q_.layout().size * sizeof(double) + L.size * sizeof(T) +
+    require_device_memory(L.size * (2 * sizeof(T) + (kBlocks ? sizeof(double) : 0)) +
                               n * ((illumination ? 1 : 0) * sizeof(double) + 1) +
                               wavelets.size() * sizeof(double),
                           "the imaging condition's sums (correlation, illumination), the state it "
@@ -235,12 +235,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
     fused_.reset();
     Imaging im;
     im.grid = {s_.n.nx, s_.n.ny, s_.n.nz, std::int64_t(L.pitch), std::int64_t(L.plane)};
-    im.corr = DeviceArray<double>(L.size);  // the fields' layout: indexed as they are
+    im.corr = DeviceArray<T>(L.size);  // the fields' layout: indexed as they are
     im.corr_origin = im.corr.get() + L.index(0, 0, 0);
+    if (kBlocks) {
+      im.total = DeviceArray<double>(L.size);
+      im.total_origin = im.total.get() + L.index(0, 0, 0);
+      zero(im.total.get(), L.size * sizeof(double));
+    }
     if (illumination) im.ill = DeviceArray<double>(n);
     im.next = DeviceArray<T>(L.size);  // the fields' layout too (AdjointCorrelate's offsets)
     im.next_origin = im.next.get() + L.index(0, 0, 0);
-    zero(im.corr.get(), L.size * sizeof(double));
+    zero(im.corr.get(), L.size * sizeof(T));
     if (illumination) zero(im.ill.get(), n * sizeof(double));
     zero(im.next.get(), L.size * sizeof(T));
     if (!wavelets.empty())
@@ -264,7 +269,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       im.first = DeviceArray<int>(p.first);
       im.src = DeviceArray<int>(p.set);
       im.w = DeviceArray<double>(w);
-      im.saved = DeviceArray<double>(std::size_t(im.points));
+      im.saved = DeviceArray<T>(std::size_t(im.points));
     }
     im_.emplace(std::move(im));
   }
@@ -301,6 +306,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
         now.origin(), prev.origin(), q_.origin(), c2_.origin(), im.mask.get(), im.grid,
         im.next_origin, im.corr_origin);
     STRATA_CUDA_CHECK_LAUNCH();
+    end_block(n);
   }
 
   // The correlation inside the step's bulk update (kernels::AdjointCorrelate), which reads q
@@ -326,10 +332,11 @@ class CudaAdjoint final : public AdjointBackend<T> {
                                                prev.origin(), im.next_origin, im.corr_origin, st);
     });
     if (im.points) {  // on the step's stream after its update (the layers' passes leave corr)
-      kernels::image_put_saved<double><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
+      kernels::image_put_saved<T><<<blocks_for(im.points, 128), 128, 0, stream()>>>(
           im.grid, im.dense.get(), im.saved.get(), im.points, im.corr_origin);
       STRATA_CUDA_CHECK_LAUNCH();
     }
+    end_block(n);
     return true;
   }
 
@@ -338,12 +345,19 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require(out.size() == s_.n.points(), "internal: correlation into an array of the wrong size");
     // The interior's rows straight into the dense array (no host copy of the padded layout:
     // 1.1 GB at 512^3), in one copy through pinned buffers (runtime::copy_3d) once the sums
-    // are done.
+    // are done: in f64 the sums, in f32 the total after the last block's sums joined it (a
+    // block ended there already adds zeros: the same bits).
     const Layout& L = q_.layout();
     const std::size_t row = std::size_t(s_.n.nx) * sizeof(double);
+    const double* sums = nullptr;
+    if constexpr (kBlocks) {
+      flush();
+      sums = im_->total_origin;
+    } else {
+      sums = im_->corr_origin;
+    }
     synchronize();
-    runtime::copy_3d(out.data(), Memory::host, row, std::size_t(s_.n.ny),
-                     im_->corr.get() + L.index(0, 0, 0), Memory::device,
+    runtime::copy_3d(out.data(), Memory::host, row, std::size_t(s_.n.ny), sums, Memory::device,
                      std::size_t(L.pitch) * sizeof(double), std::size_t(L.rows), row,
                      std::size_t(s_.n.ny), std::size_t(s_.n.nz));
   }
@@ -409,7 +423,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
             "internal: the correlation's rest too large for one launch");
     const std::size_t k = off.size();
     require_device_memory(
-        k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) + std::size_t(redo) * sizeof(double),
+        k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) + std::size_t(redo) * sizeof(T),
         "the fused imaging condition's list of " + std::to_string(k) + " points");
     Fused f;
     f.fwd = &fwd;
@@ -421,7 +435,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       f.next = DeviceArray<T>(k);
     }
     if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
-    if (redo) f.saved = DeviceArray<double>(std::size_t(redo));
+    if (redo) f.saved = DeviceArray<T>(std::size_t(redo));
     fused_.emplace(std::move(f));
     back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
@@ -460,16 +474,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require(m >= 0 && (s_.sources.empty() || std::size_t(m) < im.rows),
             "internal: no wavelet row for the step");
     if (timing_) mark(timing_->reversed, stream());  // the reversed step and the ring put back
-    if (!f.points) return;
-    const double* amps =
-        s_.sources.empty() ? nullptr : im.wavelets.get() + std::size_t(m) * s_.sources.size();
-    kernels::image_correlate_rest<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
-        f.fwd->previous_wavefield().origin(), f.fwd->wavefield().origin(), q_.origin(),
-        c2_.origin(), f.off.get(), f.next.get(), f.saved.get(), f.redo, f.first.get(), f.src.get(),
-        f.w.get(), amps, f.points, im.corr_origin);
-    STRATA_CUDA_CHECK_LAUNCH();
-    f.carried = m;  // `next` holds u_m and `saved` the sums: what step_correlated(m - 1) reads
-    f.carried_from = f.fwd->previous_wavefield().origin();  // u_m's buffer: that step's u_prev
+    if (f.points) {
+      const double* amps =
+          s_.sources.empty() ? nullptr : im.wavelets.get() + std::size_t(m) * s_.sources.size();
+      kernels::image_correlate_rest<T><<<blocks_for(f.points, 128), 128, 0, stream()>>>(
+          f.fwd->previous_wavefield().origin(), f.fwd->wavefield().origin(), q_.origin(),
+          c2_.origin(), f.off.get(), f.next.get(), f.saved.get(), f.redo, f.first.get(),
+          f.src.get(), f.w.get(), amps, f.points, im.corr_origin);
+      STRATA_CUDA_CHECK_LAUNCH();
+      // `next` holds u_m and `saved` the sums: what step_correlated(m - 1) reads, unless the
+      // block ends here (the sums zeroed under `saved`: gathered again then).
+      f.carried = end_block(m) ? -1 : m;
+      f.carried_from = f.fwd->previous_wavefield().origin();  // u_m's buffer: that step's u_prev
+    } else {
+      end_block(m);
+    }
     if (timing_) mark(timing_->rest, stream());
   }
   void illumination(std::span<double> out) const override {
@@ -611,13 +630,18 @@ class CudaAdjoint final : public AdjointBackend<T> {
   using EventPtr = cuda::EventPtr;
 
   // The imaging condition's state (begin_imaging): sums, the kept state, the sources' points.
+  // The correlation's sums in T (kernels::add_term); in f32 each block's (kBlocks), added into
+  // `total` in double at the block's end (end_block).
+  static constexpr bool kBlocks = sizeof(T) < sizeof(double);
   struct Imaging {
     kernels::ImagingGrid grid;
-    DeviceArray<double> corr, ill, wavelets, w;
-    double* corr_origin = nullptr;  // corr is in the fields' layout: its interior origin
-    DeviceArray<T> next;            // so is `next`
+    DeviceArray<T> corr;
+    DeviceArray<double> total, ill, wavelets, w;
+    T* corr_origin = nullptr;        // corr is in the fields' layout: its interior origin
+    double* total_origin = nullptr;  // so is total (kBlocks)
+    DeviceArray<T> next;             // and `next`
     T* next_origin = nullptr;
-    DeviceArray<double> saved;  // the sources' points' sums (correlate_stepping_back)
+    DeviceArray<T> saved;  // the sources' points' sums (correlate_stepping_back)
     DeviceArray<unsigned char> mask;
     DeviceArray<std::int64_t> dense;
     DeviceArray<int> first, src;
@@ -633,6 +657,20 @@ class CudaAdjoint final : public AdjointBackend<T> {
                 std::int64_t(f.layout().plane) == im_->grid.plane,
             std::string("internal: ") + what + " needs a device field of the adjoint's layout");
     return *im_;
+  }
+  // After step n's correlation: where n ends a block (kernels::kImageBlockSteps), an f32 run's
+  // sums join the total (flush). Returns whether they did.
+  bool end_block(int n) const {
+    if (!kBlocks || n % kernels::kImageBlockSteps != 0) return false;
+    flush();
+    return true;
+  }
+  void flush() const {
+    if constexpr (kBlocks) {
+      kernels::image_flush<T><<<image_points(im_->grid), kernels::kImageThreads, 0, stream()>>>(
+          im_->corr_origin, im_->grid, im_->total_origin);
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
   }
   static void zero(void* p, std::size_t bytes) {
     if (bytes) STRATA_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream()));
@@ -788,8 +826,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const T* carried_from = nullptr;
     DeviceArray<std::int64_t> off;
     DeviceArray<int> first, src;
-    DeviceArray<double> w, saved;
-    DeviceArray<T> next;
+    DeviceArray<double> w;
+    DeviceArray<T> saved, next;
   };
   std::optional<Fused> fused_;
   // With fused_: the stream step_back runs on beside the reversed step, the mark of lambda

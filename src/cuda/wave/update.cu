@@ -56,7 +56,7 @@ void launch_update(std::span<const double> star, const Field<T>& u, const Field<
 
 template <class T, int R, class Shape>
 void launch_correlating_shape(std::span<const double> star, const Field<T>& u, const Field<T>& up,
-                              const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                              const Field<T>& c2, Field<T>& out, const T* q, T* corr, void* stream,
                               int zchunks, Region region) {
   require(q != nullptr && corr != nullptr, "internal: the correlating wave update needs its sums");
   const kernels::LeapfrogCorrelate<T, Shape::epi == WaveEpi::prefetch_reg, Shape::ahead> epi{
@@ -73,7 +73,7 @@ void launch_correlating_shape(std::span<const double> star, const Field<T>& u, c
 // bytes), this one does not.
 template <class T, int R>
 void launch_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
-                        const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                        const Field<T>& c2, Field<T>& out, const T* q, T* corr, void* stream,
                         Region region) {
   launch_correlating_shape<T, R, typename WaveCorrelatingCandidates<T>::policy>(star, u, up, c2, out, q, corr,
                                                                                 stream, 0, region);
@@ -82,7 +82,7 @@ void launch_correlating(std::span<const double> star, const Field<T>& u, const F
 template <class T, int R>
 void launch_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
                                 const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
-                                double* corr, void* stream) {
+                                T* corr, void* stream) {
   // The wave policy's tile at every radius (the lower radii's spill with the sums' loads).
   // Its streams fetched into L2 a plane ahead as well (kAhead 1) left the checkpointing shot
   // as it was on an H200 (10.77 / 10.75 s against 10.77 / 10.89; docs/imaging.md).
@@ -166,7 +166,7 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
 
 template <class T>
 void wave_update_correlating(std::span<const double> star, const Field<T>& u, const Field<T>& up,
-                             const Field<T>& c2, Field<T>& out, const T* q, double* corr, void* stream,
+                             const Field<T>& c2, Field<T>& out, const T* q, T* corr, void* stream,
                              Region region) {
   switch (int(star.size()) - 1) {
     case 1: return launch_correlating<T, 1>(star, u, up, c2, out, q, corr, stream, region);
@@ -180,7 +180,7 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u, co
 template <class T>
 void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q, const Field<T>& qp,
                                      const Field<T>& c2, Field<T>& out, const T* now, const T* prev, T* next,
-                                     double* corr, void* stream) {
+                                     T* corr, void* stream) {
   with_radius(int(star.size()) - 1, [&](auto r) {
     launch_adjoint_correlating<T, decltype(r)::value>(star, q, qp, c2, out, now, prev, next, corr, stream);
   });
@@ -197,13 +197,13 @@ template void wave_update(std::span<const double>, const Field<float>&, const Fi
 template void wave_update(std::span<const double>, const Field<double>&, const Field<double>&, const Field<double>&,
                           Field<double>&, void*, int, Region);
 template void wave_update_correlating(std::span<const double>, const Field<float>&, const Field<float>&,
-                                      const Field<float>&, Field<float>&, const float*, double*, void*, Region);
+                                      const Field<float>&, Field<float>&, const float*, float*, void*, Region);
 template void wave_update_correlating(std::span<const double>, const Field<double>&, const Field<double>&,
                                       const Field<double>&, Field<double>&, const double*, double*, void*, Region);
 
 template void wave_update_adjoint_correlating(std::span<const double>, const Field<float>&, const Field<float>&,
                                               const Field<float>&, Field<float>&, const float*, const float*,
-                                              float*, double*, void*);
+                                              float*, float*, void*);
 template void wave_update_adjoint_correlating(std::span<const double>, const Field<double>&,
                                               const Field<double>&, const Field<double>&, Field<double>&,
                                               const double*, const double*, double*, double*, void*);

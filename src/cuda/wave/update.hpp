@@ -50,15 +50,15 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
 
 // The update on `region` with the imaging condition of a field run backward fused into it
 // (kernels::LeapfrogCorrelate): out as wave_update stores it, to the bit, and at each of its
-// points corr += (q / c2) * ((u_prev - 2 u) + out) in double, u_prev read before `out`
-// replaces it. q and corr are interior origins of the fields' layout (corr of doubles, the
-// same offsets). One launch shape at every radius (tuning/wave_policy.hpp,
+// points corr += (q / c2) * ((u_prev - 2 u) + out), formed in double and rounded to T
+// (kernels::add_term), u_prev read before `out` replaces it. q and corr are interior origins
+// of the fields' layout. One launch shape at every radius (tuning/wave_policy.hpp,
 // WaveCorrelatingCandidates<T>::policy), z cut in chunks of about kCorrelatingChunkPlanes
 // planes: the stored values do not depend on the shape.
 template <class T>
 void wave_update_correlating(std::span<const double> star, const Field<T>& u,
                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
-                             double* corr, void* stream, Region region = {});
+                             T* corr, void* stream, Region region = {});
 
 // The correlating update's radius-4 launch shapes (tuning/wave_policy.hpp,
 // WaveCorrelatingCandidates), the one wave_update_correlating runs first: the benchmark times
@@ -67,8 +67,7 @@ void wave_update_correlating(std::span<const double> star, const Field<T>& u,
 template <class T>
 using WaveCorrelatingFn = void (*)(std::span<const double> star, const Field<T>& u,
                                    const Field<T>& u_prev, const Field<T>& c2, Field<T>& out,
-                                   const T* q, double* corr, void* stream, int zchunks,
-                                   Region region);
+                                   const T* q, T* corr, void* stream, int zchunks, Region region);
 
 template <class T>
 struct WaveCorrelatingVariant {
@@ -82,14 +81,13 @@ const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants();
 
 // The adjoint's bulk update of q (out = 2 q - q_prev + c2 * star(q), as wave_update stores it,
 // to the bit) with checkpointing's imaging condition at each of its points
-// (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) in double, then
-// next = now. now, prev, next and corr are interior origins of the fields' layout (corr of
-// doubles). The radius-4 wave policy's launch shape.
+// (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) formed in double,
+// rounded to T, then next = now. now, prev, next and corr are interior origins of the fields'
+// layout. The radius-4 wave policy's launch shape.
 template <class T>
 void wave_update_adjoint_correlating(std::span<const double> star, const Field<T>& q,
                                      const Field<T>& q_prev, const Field<T>& c2, Field<T>& out,
-                                     const T* now, const T* prev, T* next, double* corr,
-                                     void* stream);
+                                     const T* now, const T* prev, T* next, T* corr, void* stream);
 
 // f(std::integral_constant<int, R>) for a wave stencil's radius R in 1..4 (orders 2 to 8): the
 // radius the forward shell's and the adjoint layers' kernels take at compile time.

@@ -144,7 +144,7 @@ class CudaBackend final : public Backend<T> {
     const cuda::Region& r = interior_;
     return {r.x0, r.y0, r.z0, r.x0 + r.nx, r.y0 + r.ny, r.z0 + r.nz};
   }
-  void step_correlating(int n, const T* q, double* corr, bool layers) override {
+  void step_correlating(int n, const T* q, T* corr, bool layers) override {
     require(q && corr && correlating_box() != std::array<int, 6>{},
             "internal: a correlating step without its fields or its box");
     step(n, q, corr, layers);
@@ -153,7 +153,7 @@ class CudaBackend final : public Backend<T> {
   // One step; with q and corr, the interior update correlates as it goes (correlating_box).
   // `layers` false (step_without_layers): of the shell, only the interior's columns it keeps
   // (columns_), where there is an interior and no exchange; psi and zeta left as they are.
-  void step(int n, const T* q, double* corr, bool layers) {
+  void step(int n, const T* q, T* corr, bool layers) {
     const cudaStream_t st = stream();
     Field<T>& cur = u();
     const Field<T>& prev = up();
