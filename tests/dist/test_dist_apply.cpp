@@ -483,7 +483,9 @@ void check_faces_at_once(Extent global, Memory memory) {
         }
         EXPECT_EQ(bad, 0u) << "grid " << grid.str() << ", width " << w;
         // Every rank of a split grid has a neighbour (wrapped: on both sides of every split axis).
-        if (grid.ranks() > 1) EXPECT_GT(faces, 0u) << grid.str();
+        if (grid.ranks() > 1) {
+          EXPECT_GT(faces, 0u) << grid.str();
+        }
       }
 }
 
