@@ -83,18 +83,15 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       ways.push_back({true, false, false, "boundary-saving-unfused"});
       ways.push_back({true, true, true, "boundary-saving-with-layers"});
     }
-    for (const Way& way : ways) {
-      run.boundary_saving = way.boundary;
-      run.fused_imaging = way.fused;
-      run.reversed_step_updates_layers = way.layers;
-      drivers::ImagingResult last;
-      const Timing t = time_host([&] { last = drivers::gradient(run); }, 0, reps);
-      Result g = row("imaging_gradient", way.name, t);
+    // A row of a shot's run: its cost in forward runs and its parts.
+    auto shot_row = [&](const char* kernel, const char* name, const Timing& t,
+                        const drivers::ImagingResult& last, bool illumination) {
+      Result g = row(kernel, name, t);
       g.extra["ratio_to_forward"] = t.median_ms / fwd.median_ms;  // the cost in forward runs
       g.ratio_to_copy = fwd.median_ms / t.median_ms;  // the table's ratio: rate over the forward's
       g.reference = "imaging_forward";
       g.extra["forward_steps"] = last.forward_steps;
-      g.extra["illumination"] = false;
+      g.extra["illumination"] = illumination;
       g.extra["checkpoints"] = last.checkpoints;
       g.extra["forward_s"] = last.forward_seconds;
       g.extra["forward_timed_steps"] = last.forward_timed_steps;
@@ -109,10 +106,30 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       // (the model and data made, the memory given back).
       g.extra["solver_s"] = last.seconds;
       g.extra["fused_imaging"] = last.fused_imaging;
+      return g;
+    };
+    for (const Way& way : ways) {
+      run.boundary_saving = way.boundary;
+      run.fused_imaging = way.fused;
+      run.reversed_step_updates_layers = way.layers;
+      drivers::ImagingResult last;
+      const Timing t = time_host([&] { last = drivers::gradient(run); }, 0, reps);
+      Result g = shot_row("imaging_gradient", way.name, t, last, false);
       if (way.boundary) g.extra["reversed_step_updates_layers"] = way.layers;
       row_done(opt, g);
       out.push_back(g);
     }
+    // Reverse-time migration as `strata migrate` runs it (boundary saving, the correlation
+    // fused): the image of the same shot's (zero) data, and its illumination summed during
+    // the forward sweep for the compensated image: what the gradient's row does not pay.
+    run.boundary_saving = true;
+    run.fused_imaging = true;
+    run.reversed_step_updates_layers = false;
+    drivers::ImagingResult last;
+    const Timing t = time_host([&] { last = drivers::migrate(run); }, 0, reps);
+    Result m = shot_row("imaging_migrate", "boundary-saving", t, last, true);
+    row_done(opt, m);
+    out.push_back(m);
   });
   return out;
 }

@@ -1,8 +1,10 @@
 // The imaging benchmark behind `strata bench --kernel imaging` (issue 40, item 5): one shot of
 // the order-8 wave (16-point CPML on five faces, free top) run forward alone, as `strata wave`
 // steps it, then its misfit gradient (forward, adjoint and the imaging condition, with the
-// kept states a default budget holds), and on the CPU with boundary saving: each row's time
-// over the forward run's (extra.ratio_to_forward), its Gpts/s over the shot's steps.
+// kept states a default budget holds, and with boundary saving), then reverse-time migration
+// as `strata migrate` runs it (boundary saving, with the illumination the compensated image
+// needs): each row's time over the forward run's (extra.ratio_to_forward), its Gpts/s over
+// the shot's steps.
 #pragma once
 
 #include <vector>

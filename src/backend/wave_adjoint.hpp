@@ -58,8 +58,9 @@ class AdjointBackend {
   //                            state (call it before step_back); then now becomes `next`.
   // The second difference and each product formed in double and rounded as the CPU's, in
   // that order (the sources' amplitudes subtracted source by source); the sums in double (the
-  // GPU's in f32: each block of 32 steps summed in f32, that block's sum then added into a
-  // double total, cuda/kernels/wave_imaging.cuh; every path, fused or not, the same bits).
+  // GPU's in f32, correlation and illumination: each block of 32 steps, or of 32 illuminate
+  // calls, summed in f32, that block's sum then added into a double total,
+  // cuda/kernels/wave_imaging.cuh; every path, fused or not, the same bits).
   virtual void begin_imaging(std::span<const double> wavelets, bool illumination) = 0;
   virtual void illuminate(const Field<T>& u) = 0;
   virtual void keep(const Field<T>& u) = 0;

@@ -410,6 +410,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = json.load(open(js))["results"] if rs.returncode == 0 else []
     check("bench --steps sets the imaging shot's steps",
           rows and all(x.get("extra", {}).get("steps") == 12 for x in rows), rs.stderr + str(rows[:1]))
+    mig = [x for x in rows if x["kernel"] == "imaging_migrate"]
+    check("bench imaging: the forward run, the gradient's strategies and migrate's shot with its illumination",
+          {x["kernel"] for x in rows} == {"imaging_forward", "imaging_gradient", "imaging_migrate"}
+          and len(mig) == 1 and mig[0]["extra"]["illumination"] is True
+          and mig[0]["extra"]["ratio_to_forward"] > 1, str([(x["kernel"], x["variant"]) for x in rows]))
     rs = run("bench", "--device", "cpu", "--kernel", "copy", "--size", "8", "--steps", "12")
     check("bench --steps without the imaging family is refused",
           rs.returncode != 0 and "does not run it" in rs.stderr, rs.stderr)

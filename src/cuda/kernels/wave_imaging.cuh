@@ -52,11 +52,37 @@ __device__ __forceinline__ void each_point(const ImagingGrid& g, F&& f) {
   }
 }
 
+// The steps whose sums an f32 run adds up in f32 before they join the double total: a step
+// with n % kImageBlockSteps == 0 ends a block (the backward sweep's last, n = 0, among them);
+// for the illumination every kImageBlockSteps-th call of illuminate.
+constexpr int kImageBlockSteps = 32;
+
+// One step's product added to a point's sum, in double, rounded to the sum's precision (in
+// f64: the double sum of the CPU, to the bit).
 template <class T>
-__global__ void image_illuminate(const T* __restrict__ u, ImagingGrid g, double* __restrict__ ill) {
+__device__ __forceinline__ T add_term(T sum, double term) {
+  return T(__dadd_rn(double(sum), term));
+}
+
+// A block's end (f32): total += sum, sum = 0, at every point (both in the fields' layout, or
+// with `dense` both dense [z][y][x]: the illumination's).
+template <class T>
+__global__ void image_flush(T* __restrict__ sum, ImagingGrid g, double* __restrict__ total,
+                            bool dense) {
+  each_point(g, [&](std::int64_t i, std::int64_t o) {
+    const std::int64_t k = dense ? i : o;
+    total[k] = __dadd_rn(total[k], double(sum[k]));
+    sum[k] = T(0);
+  });
+}
+
+// illumination += u^2, dense [z][y][x], the sum in T as the correlation's (add_term; in f32
+// a block of kImageBlockSteps calls, then image_flush with `dense`).
+template <class T>
+__global__ void image_illuminate(const T* __restrict__ u, ImagingGrid g, T* __restrict__ ill) {
   each_point(g, [&](std::int64_t i, std::int64_t o) {
     const double v = double(u[o]);
-    ill[i] = __dadd_rn(ill[i], __dmul_rn(v, v));
+    ill[i] = add_term(ill[i], __dmul_rn(v, v));
   });
 }
 
@@ -67,26 +93,6 @@ __global__ void image_keep(const T* __restrict__ u, ImagingGrid g, T* __restrict
 
 __device__ __forceinline__ double second_difference(double next, double now, double prev) {
   return __dadd_rn(__dsub_rn(next, __dmul_rn(2.0, now)), prev);
-}
-
-// The steps whose sums an f32 run adds up in f32 before they join the double total: a step
-// with n % kImageBlockSteps == 0 ends a block (the backward sweep's last, n = 0, among them).
-constexpr int kImageBlockSteps = 32;
-
-// One step's product added to a point's sum, in double, rounded to the sum's precision (in
-// f64: the double sum of the CPU, to the bit).
-template <class T>
-__device__ __forceinline__ T add_term(T sum, double term) {
-  return T(__dadd_rn(double(sum), term));
-}
-
-// A block's end (f32): total += sum, sum = 0, at every point (both in the fields' layout).
-template <class T>
-__global__ void image_flush(T* __restrict__ sum, ImagingGrid g, double* __restrict__ total) {
-  each_point(g, [&](std::int64_t, std::int64_t o) {
-    total[o] = __dadd_rn(total[o], double(sum[o]));
-    sum[o] = T(0);
-  });
 }
 
 // The sources' points first (one thread each, its taps in source order), while `next` still

@@ -227,8 +227,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const Layout& L = q_.layout();
     require(ns == 0 || wavelets.size() % ns == 0,
             "internal: the wavelets are not whole rows of one value per source");
-    require_device_memory(L.size * (2 * sizeof(T) + (kBlocks ? sizeof(double) : 0)) +
-                              n * ((illumination ? 1 : 0) * sizeof(double) + 1) +
+    const std::size_t sum_bytes = sizeof(T) + (kBlocks ? sizeof(double) : 0);  // a point's
+    require_device_memory(L.size * (sizeof(T) + sum_bytes) +
+                              n * ((illumination ? 1 : 0) * sum_bytes + 1) +
                               wavelets.size() * sizeof(double),
                           "the imaging condition's sums (correlation, illumination), the state it "
                           "keeps and the sources' mask (" +
@@ -243,11 +244,18 @@ class CudaAdjoint final : public AdjointBackend<T> {
       im.total_origin = im.total.get() + L.index(0, 0, 0);
       zero(im.total.get(), L.size * sizeof(double));
     }
-    if (illumination) im.ill = DeviceArray<double>(n);
+    if (illumination) {
+      im.ill = DeviceArray<T>(n);
+      zero(im.ill.get(), n * sizeof(T));
+      if (kBlocks) {
+        im.ill_total = DeviceArray<double>(n);
+        zero(im.ill_total.get(), n * sizeof(double));
+      }
+    }
+    ill_calls_ = 0;
     im.next = DeviceArray<T>(L.size);  // the fields' layout too (AdjointCorrelate's offsets)
     im.next_origin = im.next.get() + L.index(0, 0, 0);
     zero(im.corr.get(), L.size * sizeof(T));
-    if (illumination) zero(im.ill.get(), n * sizeof(double));
     zero(im.next.get(), L.size * sizeof(T));
     if (!wavelets.empty())
       im.wavelets = DeviceArray<double>(std::vector<double>(wavelets.begin(), wavelets.end()));
@@ -281,6 +289,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
     kernels::image_illuminate<T><<<image_points(im.grid), kernels::kImageThreads, 0, stream()>>>(
         u.origin(), im.grid, im.ill.get());
     STRATA_CUDA_CHECK_LAUNCH();
+    if (kBlocks && ++ill_calls_ % kernels::kImageBlockSteps == 0) flush_illumination();
   }
 
   void keep(const Field<T>& u) override {
@@ -504,8 +513,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void illumination(std::span<double> out) const override {
     require(im_.has_value() && im_->ill.get() && out.size() == s_.n.points(),
             "internal: illumination without its sum, or of the wrong size");
+    const double* sums = nullptr;  // in f32 the total, the last block's sums added first
+    if constexpr (kBlocks) {
+      flush_illumination();
+      sums = im_->ill_total.get();
+    } else {
+      sums = im_->ill.get();
+    }
     synchronize();
-    runtime::copy_bytes(out.data(), Memory::host, im_->ill.get(), Memory::device,
+    runtime::copy_bytes(out.data(), Memory::host, sums, Memory::device,
                         out.size() * sizeof(double));
   }
 
@@ -676,7 +692,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   struct Imaging {
     kernels::ImagingGrid grid;
     DeviceArray<T> corr;
-    DeviceArray<double> total, ill, wavelets, w;
+    DeviceArray<T> ill;                                 // dense [z][y][x]
+    DeviceArray<double> total, ill_total, wavelets, w;  // ill_total: dense too (kBlocks)
     T* corr_origin = nullptr;        // corr is in the fields' layout: its interior origin
     double* total_origin = nullptr;  // so is total (kBlocks)
     DeviceArray<T> next;             // and `next`
@@ -708,10 +725,20 @@ class CudaAdjoint final : public AdjointBackend<T> {
   void flush() const {
     if constexpr (kBlocks) {
       kernels::image_flush<T><<<image_points(im_->grid), kernels::kImageThreads, 0, stream()>>>(
-          im_->corr_origin, im_->grid, im_->total_origin);
+          im_->corr_origin, im_->grid, im_->total_origin, false);
       STRATA_CUDA_CHECK_LAUNCH();
     }
   }
+  // The illumination's block sums into its total (kBlocks: every kImageBlockSteps calls of
+  // illuminate, and before it is read).
+  void flush_illumination() const {
+    if constexpr (kBlocks) {
+      kernels::image_flush<T><<<image_points(im_->grid), kernels::kImageThreads, 0, stream()>>>(
+          im_->ill.get(), im_->grid, im_->ill_total.get(), true);
+      STRATA_CUDA_CHECK_LAUNCH();
+    }
+  }
+  int ill_calls_ = 0;  // illuminate's calls since begin_imaging
   static void zero(void* p, std::size_t bytes) {
     if (bytes) STRATA_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream()));
   }
