@@ -85,13 +85,13 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     }
     // A row of a shot's run: its cost in forward runs and its parts.
     auto shot_row = [&](const char* kernel, const char* name, const Timing& t,
-                        const drivers::ImagingResult& last, bool illumination) {
+                        const drivers::ImagingResult& last) {
       Result g = row(kernel, name, t);
       g.extra["ratio_to_forward"] = t.median_ms / fwd.median_ms;  // the cost in forward runs
       g.ratio_to_copy = fwd.median_ms / t.median_ms;  // the table's ratio: rate over the forward's
       g.reference = "imaging_forward";
       g.extra["forward_steps"] = last.forward_steps;
-      g.extra["illumination"] = illumination;
+      g.extra["illumination"] = !last.illumination.empty();  // summed
       g.extra["checkpoints"] = last.checkpoints;
       g.extra["forward_s"] = last.forward_seconds;
       g.extra["forward_timed_steps"] = last.forward_timed_steps;
@@ -114,20 +114,22 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       run.reversed_step_updates_layers = way.layers;
       drivers::ImagingResult last;
       const Timing t = time_host([&] { last = drivers::gradient(run); }, 0, reps);
-      Result g = shot_row("imaging_gradient", way.name, t, last, false);
+      Result g = shot_row("imaging_gradient", way.name, t, last);
       if (way.boundary) g.extra["reversed_step_updates_layers"] = way.layers;
       row_done(opt, g);
       out.push_back(g);
     }
-    // Reverse-time migration as `strata migrate` runs it (boundary saving, the correlation
-    // fused): the image of the same shot's (zero) data, and its illumination summed during
-    // the forward sweep for the compensated image: what the gradient's row does not pay.
+    // Reverse-time migration as `strata migrate --compensated` runs it (boundary saving, the
+    // correlation fused): the image of the same shot's (zero) data, and the illumination
+    // summed during the forward sweep for the compensated image, what the gradient's rows do
+    // not pay (a plain image costs what the gradient does: the same work).
     run.boundary_saving = true;
     run.fused_imaging = true;
     run.reversed_step_updates_layers = false;
+    run.illumination = true;
     drivers::ImagingResult last;
     const Timing t = time_host([&] { last = drivers::migrate(run); }, 0, reps);
-    Result m = shot_row("imaging_migrate", "boundary-saving", t, last, true);
+    Result m = shot_row("imaging_migrate", "boundary-saving-compensated", t, last);
     row_done(opt, m);
     out.push_back(m);
   });

@@ -2,9 +2,9 @@
 // the order-8 wave (16-point CPML on five faces, free top) run forward alone, as `strata wave`
 // steps it, then its misfit gradient (forward, adjoint and the imaging condition, with the
 // kept states a default budget holds, and with boundary saving), then reverse-time migration
-// as `strata migrate` runs it (boundary saving, with the illumination the compensated image
-// needs): each row's time over the forward run's (extra.ratio_to_forward), its Gpts/s over
-// the shot's steps.
+// as `strata migrate --compensated` runs it (boundary saving, with the illumination the
+// compensated image needs): each row's time over the forward run's (extra.ratio_to_forward), its
+// Gpts/s over the shot's steps.
 #pragma once
 
 #include <vector>

@@ -68,7 +68,8 @@ void add_common(CLI::App* cmd, ImagingArgs& a, const char* data_help) {
   cmd->add_option("--illumination", a.illumination,
                   "write the source side's illumination (sum of u^2) as .npy (nz, ny, nx), or "
                   "SEG-Y where PATH ends .sgy or .segy (a depth volume, one trace per column); "
-                  "gradient sums it only when asked (a pass over the wavefield each step)");
+                  "summed only when asked (a pass over the wavefield each step; migrate's "
+                  "--compensated asks for it too)");
   cmd->add_option("--json", a.json, "write the report as JSON");
 }
 
@@ -162,7 +163,9 @@ void add_migrate(CLI::App& app) {
       ->required();
   mig->add_option("--compensated", a->compensated,
                   "write the image divided by the illumination as .npy (nz, ny, nx), or SEG-Y "
-                  "where PATH ends .sgy or .segy (a depth volume, one trace per column)");
+                  "where PATH ends .sgy or .segy (a depth volume, one trace per column); the "
+                  "illumination is summed only for it or --illumination (a pass over the "
+                  "wavefield each forward step)");
   mig->callback([a] {
     drivers::ImagingFiles f = files_of(*a, drivers::ImagingFiles::Mode::migrate);
     const drivers::ImagingResult r = drivers::run_imaging_files(f);

@@ -139,7 +139,8 @@ def gradient(config, observed=None, velocity=None, overrides: Sequence[str] = ()
 
 
 def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_budget: float = 0,
-            checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None) -> dict:
+            checkpoints: int = 0, data_dt: float = 0, boundary_saving: bool = False, shots=None,
+            illumination: bool = True) -> dict:
     """Reverse-time migration of one shot's reflections (data: (steps + 1, receivers), the
     recorded data with the direct wave removed) through the migration model. Returns a dict:
     image (nz, ny, nx: the zero-lag correlation of the back-propagated data with the source
@@ -147,14 +148,16 @@ def migrate(config, data, velocity=None, overrides: Sequence[str] = (), memory_b
     reflector where d image / dz peaks), compensated (divided by the illumination), and the
     cost fields as for gradient; data_dt as for gradient. shots: as for gradient (data one
     array per shot): the images and illuminations summed in the shots' order, compensated the
-    stack's image over its illumination."""
+    stack's image over its illumination. illumination=False skips the illumination (a pass over
+    the wavefield at every forward step): illumination and compensated are then None, the
+    image the same bits."""
     if shots is not None:
         return _shots(_strata._imaging_migrate_shots, config, data, "data", velocity, overrides, memory_budget,
-                      checkpoints, data_dt, boundary_saving, shots)
+                      checkpoints, data_dt, boundary_saving, shots, illumination)
     text, is_path = _config_arg(config)
     return _strata._imaging_migrate(text, is_path, _args.overrides(overrides), _grid(velocity, "velocity"),
                                     _rows(data, "data"), _budget(memory_budget), _whole(checkpoints, "checkpoints"),
-                                    float(data_dt), bool(boundary_saving), True)
+                                    float(data_dt), bool(boundary_saving), bool(illumination))
 
 
 def born(config, dm, velocity=None, overrides: Sequence[str] = (), shots=None) -> dict:

@@ -71,6 +71,11 @@ def test_migrate_and_checkpoints():
     assert a["image"].shape == (24, 20, 26) and np.isfinite(a["compensated"]).all()
     assert np.array_equal(a["image"], b["image"])  # recomputed states are the same states
     assert b["checkpoints"] == 3 and b["forward_steps"] > a["forward_steps"]
+    # illumination=False: no illumination summed, no compensated image, the image the same bits
+    # (one shot and over shots).
+    c = strata.imaging.migrate(CFG, reflections, illumination=False)
+    assert c["illumination"] is None and c["compensated"] is None
+    assert np.array_equal(c["image"], a["image"])
 
 
 def test_refusals_name_what_is_wrong():
@@ -220,6 +225,9 @@ def test_shots_are_the_single_shots_summed_in_order(tmp_path):
     image = sum(strata.imaging.migrate(_moved(s["position"]), d)["image"] for s, d in zip(SHOTS, observed))
     assert np.array_equal(m["image"], np.zeros_like(image) + image)
     assert np.array_equal(m["compensated"], m["image"] / (m["illumination"] + 1e-3 * m["illumination"].max()))
+    dark = strata.imaging.migrate(CFG, observed, shots=SHOTS, illumination=False)
+    assert dark["illumination"] is None and dark["compensated"] is None
+    assert np.array_equal(dark["image"], m["image"])
 
 
 def test_shots_refusals_name_what_is_wrong():

@@ -442,7 +442,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   using Clock = std::chrono::steady_clock;
   const std::size_t points = base.shape.points();
   const int steps = base.steps;
-  const bool lit = migrate_mode || base_run.illumination;  // the shots sum their illuminations
+  const bool lit = base_run.illumination;  // the shots sum their illuminations
   // Another rank's shot arrives in field and light; in one process every shot is this one's.
   const std::size_t relay = ranks > 1 ? points : 0;
   std::vector<double> sum, sum_light, field(relay), light(lit ? relay : 0);
@@ -512,7 +512,7 @@ ImagingResult sum_shots(bool migrate_mode, const std::vector<std::string>& names
   total.finish_seconds = times[5];
   if (migrate_mode) {
     total.misfit = 0;  // not a misfit: the data are the adjoint's source
-    total.compensated = imaging::compensate(sum, sum_light);
+    if (lit) total.compensated = imaging::compensate(sum, sum_light);
     total.image = std::move(sum);
   } else {
     total.gradient = std::move(sum);
@@ -662,9 +662,9 @@ ImagingResult run_imaging_files(ImagingFiles& f) {
     t = now;
   };
   const bool migrate_mode = f.mode == ImagingFiles::Mode::migrate;
-  // strata gradient sums the illumination only for --illumination (an inversion's gradient
-  // does not need it); migrate always (its compensated image).
-  if (!migrate_mode) f.run.illumination = !f.illumination.empty();
+  // The illumination (a pass over the wavefield at every forward step) is summed only where
+  // an output needs it: --illumination, and migrate's --compensated (the image over it).
+  f.run.illumination = !f.illumination.empty() || (migrate_mode && !f.compensated.empty());
   const std::vector<Output> out = outputs_of(f);
   const std::string data = f.option("--data");
   check_outputs({out[kImage], out[kCompensated], out[kGradient], out[kPredicted],
@@ -758,6 +758,7 @@ std::string imaging_report(const ImagingFiles& f, const ImagingResult& r) {
   j["imaging_condition"] = !r.fused_imaging    ? "a pass of its own"
                            : r.boundary_saving ? "fused into the reversed step"
                                                : "fused into the adjoint's step";
+  j["illumination"] = f.run.illumination;  // summed (for --illumination or --compensated)
   j["checkpoints"] = r.checkpoints;
   j["checkpoint_bytes"] = r.checkpoint_bytes;
   j["forward_steps"] = r.forward_steps;

@@ -33,9 +33,9 @@ struct ImagingRun {
   bool boundary_saving = false;  // instead: each step's ring at the absorbing layers' inner
                                  // edge, the forward field run backward (imaging::GradientOptions)
   double data_dt = 0;  // > 0: the data's sample interval (s), checked against the plan's dt
-  // The gradient's source-side illumination (imaging::GradientOptions::illumination): false
-  // skips its pass at every forward step and leaves ImagingResult::illumination empty.
-  // migrate always sums it.
+  // The source-side illumination (imaging::GradientOptions::illumination): false skips its
+  // pass at every forward step and leaves ImagingResult::illumination empty, and migrate's
+  // compensated image too (its image the same bits).
   bool illumination = true;
   // imaging::GradientOptions::fused_imaging: on the GPU the correlation inside a step (boundary
   // saving: the reversed forward step; checkpointing: the adjoint's step back), false: a pass
@@ -96,7 +96,7 @@ double plan_dt(const ImagingRun& run);
 // The misfit of the model's data against run.data and its gradient in m = 1 / v^2.
 ImagingResult gradient(const ImagingRun& run);
 // Reverse-time migration of run.data (the reflections: the direct wave removed) through the
-// model: the image and its illumination-compensated form.
+// model: the image and (run.illumination) its illumination-compensated form.
 ImagingResult migrate(const ImagingRun& run);
 // The Born data of a change dm (dense [z][y][x], in s^2/m^2) of m = 1 / v^2 about the model:
 // rows x receivers, in result.predicted.

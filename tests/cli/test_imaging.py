@@ -103,6 +103,19 @@ with tempfile.TemporaryDirectory() as d:
     r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im.npy"), "--compensated", p("c.npy"))
     check("migrate writes the image and its compensated form", r.returncode == 0 and os.path.exists(p("im.npy"))
           and os.path.exists(p("c.npy")), r.stderr)
+    # Without --compensated or --illumination nothing needs the illumination: not summed (a pass
+    # over the wavefield each forward step), said in the report, the image the same bytes.
+    r = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im0.npy"), "--json", p("im0.json"))
+    rep0 = json.load(open(p("im0.json"))) if os.path.exists(p("im0.json")) else {}
+    r1 = run_strata("migrate", "--config", cfg, "--data", obs, "--image", p("im1.npy"), "--illumination",
+                    p("il1.npy"), "--json", p("im1.json"))
+    rep1 = json.load(open(p("im1.json"))) if os.path.exists(p("im1.json")) else {}
+    check("migrate sums the illumination only for an output that needs it, the image unchanged",
+          r.returncode == 0 and r1.returncode == 0 and rep0.get("illumination") is False
+          and rep1.get("illumination") is True and os.path.exists(p("il1.npy"))
+          and open(p("im0.npy"), "rb").read() == open(p("im.npy"), "rb").read()
+          and open(p("im1.npy"), "rb").read() == open(p("im.npy"), "rb").read(),
+          r.stderr + r1.stderr + str(rep0.get("illumination")) + str(rep1.get("illumination")))
     # Sources of amplitude 0 light nothing: the compensated image is the image (0), not 0 / 0.
     dark = p("dark.json")
     json.dump({**CFG, "sources": [{**src, "amplitude": 0.0} for src in CFG["sources"]]}, open(dark, "w"))

@@ -229,7 +229,8 @@ TEST(ImagingGradient, TheTimePartsAreDisjointForEveryStrategy) {
 
 // The illumination is a by-product: without it (GradientOptions::illumination false, what
 // `strata gradient` runs without --illumination) the misfit, the gradient and the work are the
-// same bits, for every strategy, and the illumination is empty; migrate sums it regardless.
+// same bits, for every strategy, and the illumination is empty; migrate too (no compensated
+// image then: what `strata migrate` runs without --compensated or --illumination).
 TEST(ImagingGradient, TheIlluminationLeftOutChangesNothingElse) {
   const int steps = 60;
   const test::AdjointProblem p = test::adjoint_problem(8, kCpmlFreeTop, steps, {30, 26, 28}, 7);
@@ -251,12 +252,19 @@ TEST(ImagingGradient, TheIlluminationLeftOutChangesNothingElse) {
     EXPECT_EQ(b.predicted, a.predicted) << strategy;
     EXPECT_EQ(b.forward_steps, a.forward_steps) << strategy;
   }
+  // migrate likewise: without it neither the illumination nor the compensated image, the
+  // image the same bits.
   imaging::GradientOptions dark;
   dark.illumination = false;
+  const imaging::Image lit =
+      imaging::migrate<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {});
   const imaging::Image im =
       imaging::migrate<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, dark);
-  EXPECT_EQ(im.illumination.size(), p.n.points());
-  EXPECT_EQ(im.compensated.size(), p.n.points());
+  EXPECT_EQ(lit.illumination.size(), p.n.points());
+  EXPECT_EQ(lit.compensated.size(), p.n.points());
+  EXPECT_TRUE(im.illumination.empty());
+  EXPECT_TRUE(im.compensated.empty());
+  EXPECT_EQ(im.image, lit.image);
 }
 
 // Boundary saving: one forward sweep keeping each step's ring just outside the interior, the

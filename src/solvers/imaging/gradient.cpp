@@ -436,7 +436,8 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
   GradientOptions o = options;
   o.adjoint = true;
   o.migrate = true;
-  o.illumination = true;  // the compensated image divides by it
+  // options.illumination: the illumination summed, and the compensated image divided by it
+  // (false: both left empty, the image the same bits).
   Image im;
   im.run = misfit_gradient<T>(s, device, velocity, dt_over_h, shot, o);
   // In place over the gradient (not needed after it: 1 GiB at 512^3 not made again) and on
@@ -450,7 +451,7 @@ Image migrate(const wave::Setup& s, Device device, std::span<const T> velocity, 
     im.image[i] = im.image[i] / (double(velocity[i]) * double(velocity[i]));
   }
   im.illumination = std::move(im.run.illumination);
-  im.compensated = compensate(im.image, im.illumination);
+  if (o.illumination) im.compensated = compensate(im.image, im.illumination);
   return im;
 }
 

@@ -127,7 +127,9 @@ Gradient misfit_gradient(const wave::Setup& s, Device device, std::span<const T>
 // which is the misfit's gradient over v^2 with d as the residual's negative; and the image
 // divided by the source side's illumination (sum_n u_n^2, plus 1e-3 of its largest value
 // where it is weak), which evens out the loss of amplitude with depth. A reflector is a
-// peak of the image at its depth (tests/cpu/test_imaging_rtm.cpp).
+// peak of the image at its depth (tests/cpu/test_imaging_rtm.cpp). options.illumination
+// false: neither the illumination (a pass over the wavefield at every forward step) nor the
+// compensated image, both left empty; the image the same bits.
 struct Image {
   std::vector<double> image, compensated, illumination;  // dense [z][y][x]
   // The misfit run behind it (checkpoints, forward steps, predicted data); its gradient and
