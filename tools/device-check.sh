@@ -31,7 +31,8 @@
 #             apply on a CuPy array beside torch.compile), then `pip install
 #             --no-build-isolation .` into a scratch target and its import (PIP=0: skip)
 #   imaging   item 5 of issue 40: strata bench --kernel imaging at 512^3 x 2000 steps, f32 (one
-#             shot forward alone, then its gradient each way; ~60 s) -> bench/results/<gpu>-imaging-<commit>.json
+#             shot forward alone, then its gradient each way and its compensated migration;
+#             ~70 s) -> bench/results/<gpu>-imaging-<commit>.json
 #   sanitize  compute-sanitizer on the GPU test subset      profile  Nsight Compute counters
 #   (default: clone demo test e2e bench)
 #   STRATA_BUILD=dir  use a carried build in dir instead of the clean copy's (only when asked)
