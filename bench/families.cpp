@@ -21,7 +21,7 @@ const std::vector<Family>& families() {
       {"wave", {}, wave_cpu, wave_cuda, false},
       {"steps", {}, steps_cpu, steps_cuda, false},
       {"poisson", {}, poisson_cpu, poisson_cuda, false},
-      {"imaging", {}, imaging_cpu, imaging_cuda, false},
+      {"imaging", imaging_members(), imaging_cpu, imaging_cuda, false},
       {"transfers", {}, transfers_cpu, transfers_cuda, false},
       {"dist", {}, dist_cpu, dist_cuda, false},
   };

@@ -34,6 +34,11 @@ wave::Config shot_config(Extent shape, Precision p, Device d, int steps) {
 }
 
 std::vector<Result> imaging_on(const Options& opt, Device device, Extent default_shape, int steps) {
+  // The rows asked for: the family whole (opt.kernels empty) runs every row.
+  auto wants = [&](const char* member) {
+    return opt.kernels.empty() ||
+           std::find(opt.kernels.begin(), opt.kernels.end(), member) != opt.kernels.end();
+  };
   std::vector<Result> out;
   const std::string dev = device == Device::cpu ? "cpu" : "cuda";
   const int reps = std::max(1, std::min(opt.reps, 3));  // whole shots: seconds each
@@ -76,10 +81,12 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       bool boundary, fused, layers;
       const char* name;
     };
-    std::vector<Way> ways = {{false, true, false, "checkpoints"},
-                             {true, true, false, "boundary-saving"}};
-    if (device == Device::cuda) {
-      ways.insert(ways.begin() + 1, {false, false, false, "checkpoints-unfused"});
+    std::vector<Way> ways;
+    if (wants("imaging_checkpoints")) ways.push_back({false, true, false, "checkpoints"});
+    if (device == Device::cuda && opt.kernels.empty())
+      ways.push_back({false, false, false, "checkpoints-unfused"});
+    if (wants("imaging_boundary_saving")) ways.push_back({true, true, false, "boundary-saving"});
+    if (device == Device::cuda && opt.kernels.empty()) {
       ways.push_back({true, false, false, "boundary-saving-unfused"});
       ways.push_back({true, true, true, "boundary-saving-with-layers"});
     }
@@ -123,6 +130,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
     // correlation fused): the image of the same shot's (zero) data, and the illumination
     // summed during the forward sweep for the compensated image, what the gradient's rows do
     // not pay (a plain image costs what the gradient does: the same work).
+    if (!wants("imaging_migrate")) return;
     run.boundary_saving = true;
     run.fused_imaging = true;
     run.reversed_step_updates_layers = false;
@@ -137,6 +145,10 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
 }
 
 }  // namespace
+
+std::vector<std::string> imaging_members() {
+  return {"imaging_checkpoints", "imaging_boundary_saving", "imaging_migrate"};
+}
 
 std::vector<Result> imaging_cpu(const Options& opt) {
   return imaging_on(opt, Device::cpu, {64, 64, 64}, opt.steps > 0 ? opt.steps : 100);

@@ -415,6 +415,13 @@ with tempfile.TemporaryDirectory() as tmp:
           {x["kernel"] for x in rows} == {"imaging_forward", "imaging_gradient", "imaging_migrate"}
           and len(mig) == 1 and mig[0]["extra"]["illumination"] is True
           and mig[0]["extra"]["ratio_to_forward"] > 1, str([(x["kernel"], x["variant"]) for x in rows]))
+    rs = run("bench", "--device", "cpu", "--kernel", "imaging_boundary_saving", "--size", "24", "--steps", "12",
+             "--reps", "1", "--warmup", "0", "--precision", "f32", "--json", js)
+    rows = json.load(open(js))["results"] if rs.returncode == 0 else []
+    check("bench --kernel imaging_boundary_saving: that row and the forward run it is measured against",
+          [(x["kernel"], x["variant"]) for x in rows] == [("imaging_forward", "solver"),
+                                                          ("imaging_gradient", "boundary-saving")],
+          rs.stderr + str([(x["kernel"], x["variant"]) for x in rows]))
     rs = run("bench", "--device", "cpu", "--kernel", "copy", "--size", "8", "--steps", "12")
     check("bench --steps without the imaging family is refused",
           rs.returncode != 0 and "does not run it" in rs.stderr, rs.stderr)
