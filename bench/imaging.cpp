@@ -108,7 +108,7 @@ std::vector<Result> imaging_on(const Options& opt, Device device, Extent default
       for (const auto& [part, s] : last.setup_parts) g.extra["setup_" + part + "_s"] = s;
       g.extra["finish_s"] = last.finish_seconds;
       for (const auto& [part, s] : last.finish_parts) g.extra["finish_" + part + "_s"] = s;
-      for (const auto& [name, ms] : last.step_timeline_ms) g.extra["timeline_" + name + "_ms"] = ms;
+      for (const auto& [mark, ms] : last.step_timeline_ms) g.extra["timeline_" + mark + "_ms"] = ms;
       // The solver's own seconds; the row's time less these is the driver's work around it
       // (the model and data made, the memory given back).
       g.extra["solver_s"] = last.seconds;

@@ -92,3 +92,7 @@ def test_messages_name_the_keywords_not_the_cli_options(tmp_path):
         strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), device="cpu",
                          json=str(tmp_path / "u.npy"))
     assert np.array_equal(np.load(tmp_path / "u.npy"), np.zeros((4, 4, 4)))
+    with pytest.raises(ValueError, match=r"^grid '2x1': expected PXxPYxPZ"):
+        strata.run.apply(str(tmp_path / "u.npy"), str(tmp_path / "v.npy"), device="cpu", grid="2x1")
+    with pytest.raises(ValueError, match=r"^grid '0x1x1': expected PXxPYxPZ"):
+        strata.run.poisson((8, 8, 8), solver="mgcg", precision="f64", device="cpu", grid="0x1x1")

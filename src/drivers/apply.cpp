@@ -308,7 +308,7 @@ ApplyPlan plan_apply(const ApplyRun& r) {
   dist::Job& job = dist::Job::get();
   const int ghost = std::max(r.stencil.radius(), 1);
   const dist::ProcessGrid grid = r.grid.empty() ? dist::ProcessGrid::choose(n, job.size(), ghost)
-                                                : dist::ProcessGrid::parse(r.grid, "--grid");
+                                                : dist::ProcessGrid::parse(r.grid, r.words.grid);
   grid.require_fits(n, job.size(), ghost, r.words.grid);
   // A grid asks for the distributed run, on one rank too (to compare it with one process).
   const bool distributed = job.size() > 1 || !r.grid.empty();

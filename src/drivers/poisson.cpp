@@ -310,7 +310,7 @@ PoissonPlan plan_poisson(const PoissonRun& run) {
     host::require_host_memory(16 * grid_bytes / ranks + (distributed ? 2 * grid_bytes : 0.0),
                               "the " + n.str() + " Poisson solve", "", "use a smaller grid");
   const dist::ProcessGrid pg = r.grid.empty() ? dist::ProcessGrid::choose(n, ranks, 1)
-                                              : dist::ProcessGrid::parse(r.grid, "--grid");
+                                              : dist::ProcessGrid::parse(r.grid, r.words.grid);
   if (distributed) {
     if (const std::string why = dist::poisson_unsupported(o, pg, n); !why.empty()) throw Error(why);
     if (!r.out.empty() && io::check_output(r.out).kind == io::OutputTarget::Kind::stream)

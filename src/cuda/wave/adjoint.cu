@@ -722,19 +722,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
     flush();
     return true;
   }
-  void flush() const {
-    if constexpr (kBlocks) {
-      kernels::image_flush<T><<<image_points(im_->grid), kernels::kImageThreads, 0, stream()>>>(
-          im_->corr_origin, im_->grid, im_->total_origin, false);
-      STRATA_CUDA_CHECK_LAUNCH();
-    }
-  }
+  void flush() const { flush(im_->corr_origin, im_->total_origin, false); }
   // The illumination's block sums into its total (kBlocks: every kImageBlockSteps calls of
   // illuminate, and before it is read).
-  void flush_illumination() const {
+  void flush_illumination() const { flush(im_->ill.get(), im_->ill_total.get(), true); }
+  // sum (the fields' layout, or `dense`) into total, sum zeroed: kernels::image_flush.
+  void flush(T* sum, double* total, bool dense) const {
     if constexpr (kBlocks) {
       kernels::image_flush<T><<<image_points(im_->grid), kernels::kImageThreads, 0, stream()>>>(
-          im_->ill.get(), im_->grid, im_->ill_total.get(), true);
+          sum, im_->grid, total, dense);
       STRATA_CUDA_CHECK_LAUNCH();
     }
   }
@@ -906,19 +902,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   bool lambda_marked_ = false;
   // STRATA_IMAGING_ORDER (step_back): the fused backward step's schedule; with bulk-first,
   // bulk_ahead_ from step_correlated's launch of the bulk to step_back's of the layers.
-  enum class BackwardOrder { beside, serial, bulk_first };
   BackwardOrder order_ = BackwardOrder::beside;
   bool bulk_ahead_ = false;
-  static BackwardOrder backward_order_from_environment() {
-    const char* e = std::getenv("STRATA_IMAGING_ORDER");
-    const std::string v = e ? e : "";
-    if (v.empty() || v == "beside") return BackwardOrder::beside;
-    if (v == "serial") return BackwardOrder::serial;
-    if (v == "bulk-first") return BackwardOrder::bulk_first;
-    throw Error("STRATA_IMAGING_ORDER='" + v +
-                "' is not a schedule of the backward step: beside (the default), serial or "
-                "bulk-first");
-  }
   // STRATA_IMAGING_TIMELINE=1 (a diagnostic): the fused backward steps 20 .. 51 carry timed
   // events at their milestones (cuda::StepMarks; timing_ the current step's, from
   // step_correlated to step_back); step_timeline() reads them.
