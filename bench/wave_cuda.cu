@@ -300,6 +300,24 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
           family.push_back(r);
         }
       }
+      // The solver's shape again with q zero, as it is at most points for the first hundreds
+      // of steps of a backward sweep (the adjoint wave not yet there). Measured on an H200
+      // (docs/imaging.md): 1.32 ms against 1.04 with q random, as in the shot under Nsight
+      // Compute; not the double division's slow path for a zero dividend (taken away, it
+      // changed nothing): a plain pass reading and writing zeros slows almost as much.
+      STRATA_CUDA_CHECK(cudaMemsetAsync(q.data(), 0, L.size * sizeof(T), stream));
+      const auto& v = cv.front();
+      Result r = result_row("cuda", "wave_correlate", v.name + "/z0/q-zero", precision_of<T>, shape, cbpp,
+                            double(region.nx) * region.ny * region.nz);
+      set_rates(r, time_launches([&] { v.launch(star, u, up, c2, up, q.origin(), corr + origin, stream, 0, region); },
+                                 opt.warmup, opt.reps, stream));
+      r.extra["default"] = false;
+      r.extra["zchunks"] = 0;
+      r.extra["q"] = "zero at every point (the other rows: random)";
+      r.extra["validated"] = "the solver's shape, checked bit for bit above";
+      r.extra["region"] = layers ? "inside 16-point layers on x, y and the bottom; free top" : "the whole interior";
+      row_done(opt, r);
+      family.push_back(r);
     }
     const Timing copy_second = time_copy(opt, copy_impl, u, c2, stream);
     const Timing memcpy_second = time_memcpy();

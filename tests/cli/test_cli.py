@@ -377,6 +377,8 @@ with tempfile.TemporaryDirectory() as tmp:
               and sum(1 for x in corr if x["extra"]["default"]) == 1
               and all(x["extra"]["region"].startswith("inside") and x["points"] == 32 * 32 * 48 for x in corr),
               str(corr[:1]))
+        check("gpu bench wave times the solver's correlating shape again with q zero",
+              sum(1 for x in corr if x["extra"].get("q", "").startswith("zero")) == 1, str(corr[-1:]))
         rs = run("bench", "--kernel", "wave", "--size", "24", "--precision", "f64", "--reps", "2",
                  "--warmup", "0", "--json", js)
         small = [x for x in json.load(open(js))["results"] if x["kernel"] == "wave_correlate"] \
