@@ -8,7 +8,6 @@
 #pragma once
 
 #include <array>
-#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,22 +18,6 @@
 #include "backend/wave.hpp"
 
 namespace strata::wave {
-
-// STRATA_IMAGING_ORDER (a diagnostic): how a GPU schedules boundary saving's fused backward
-// step (cuda/wave/adjoint.cu, step_back): `beside` (unset: the default), `serial` or
-// `bulk-first`, the same bits in each. Any other value is refused, by the imaging drivers
-// among their checks before a run and by the GPU's adjoint when it is made.
-enum class BackwardOrder { beside, serial, bulk_first };
-inline BackwardOrder backward_order_from_environment() {
-  const char* e = std::getenv("STRATA_IMAGING_ORDER");
-  const std::string v = e ? e : "";
-  if (v.empty() || v == "beside") return BackwardOrder::beside;
-  if (v == "serial") return BackwardOrder::serial;
-  if (v == "bulk-first") return BackwardOrder::bulk_first;
-  throw Error("STRATA_IMAGING_ORDER='" + v +
-              "' is not a schedule of the backward step: beside (the default), serial or "
-              "bulk-first");
-}
 
 // The adjoint state, named and ordered as Backend::save names the forward one ("u" is the
 // adjoint of u, "u_prev" of u_prev, "psi_<face>" and "zeta_<face>" of the layers'), dense.

@@ -21,13 +21,9 @@ struct EventDelete {
 using StreamPtr = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, StreamDelete>;
 using EventPtr = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDelete>;
 
-// `urgent`: of the device's greatest priority (its blocks dispatched before those of streams
-// of the default priority that wait for SMs).
-inline StreamPtr make_side_stream(bool urgent = false) {
+inline StreamPtr make_side_stream() {
   cudaStream_t s = nullptr;
-  int least = 0, greatest = 0;
-  if (urgent) STRATA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  STRATA_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, urgent ? greatest : 0));
+  STRATA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   return StreamPtr(s);
 }
 inline EventPtr make_order_event() {

@@ -13,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/wave_adjoint.hpp"
 #include "drivers/job.hpp"
 #include "drivers/outputs.hpp"
 #include "drivers/wave/results.hpp"
@@ -59,7 +58,6 @@ Prepared<T> prepare(const ImagingRun& run) {
     throw Error("receivers.every = " + std::to_string(c.receiver_every) +
                 ": imaging needs the data of every step (receivers.every = 1)");
   if (c.steps < 1) throw Error("time.steps must be at least 1 for imaging");
-  wave::backward_order_from_environment();  // a diagnostic's setting: refused before any work
   const std::size_t points = c.shape.points();
   Prepared<T> p;
   wave::Resolved r;

@@ -341,13 +341,5 @@ with tempfile.TemporaryDirectory() as d:
                                              "--json", p("x.json")], "adir", d, out)
     refused("no --image (a usage error: CLI11's code)", ["migrate", "--config", cfg, "--data", seis], "--image", d,
             out, code=None)
-    # A diagnostic's setting that names no schedule: refused among the checks, on any device.
-    os.environ["STRATA_IMAGING_ORDER"] = "sideways"
-    refused("STRATA_IMAGING_ORDER=sideways", ["gradient", "--config", cfg, "--data", seis, "--gradient",
-            p("gso.npy"), "--boundary-saving"], "STRATA_IMAGING_ORDER='sideways' is not a schedule", d, ["gso.npy"])
-    os.environ["STRATA_IMAGING_ORDER"] = "serial"
-    r = run_strata("gradient", "--config", cfg, "--data", seis, "--gradient", p("gse.npy"), "--boundary-saving")
-    check("STRATA_IMAGING_ORDER=serial runs (the CPU has one order)", r.returncode == 0, r.stderr)
-    del os.environ["STRATA_IMAGING_ORDER"]
 
 finish()

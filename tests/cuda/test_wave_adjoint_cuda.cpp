@@ -476,61 +476,6 @@ TEST(WaveAdjointCuda, ImagingTimelineSaysWhereABackwardStepGoes) {
   EXPECT_LE(t["back_done"], t["step_done"]);
 }
 
-// STRATA_IMAGING_ORDER (a diagnostic, read when the backend is made) schedules the fused
-// backward step's parts otherwise, with the same bits as the default (`beside`): `serial`
-// (the step back after the correlation's rest, on one stream: its bulk done after the rest)
-// and `bulk-first` (the bulk update before the reversed step, which waits for it: the bulk
-// done before the reversed step), each seen in the timeline; any other value is refused,
-// naming the three.
-TEST(WaveAdjointCuda, BackwardStepOrdersChangeNoBit) {
-  REQUIRE_GPU();
-  const int steps = 60;  // the timeline's marked steps are 20 .. 51 of the backward sweep
-  const test::AdjointProblem p = test::adjoint_problem(8, kFiveLayers, steps, {30, 26, 28}, 7);
-  std::mt19937_64 rng(41);
-  const imaging::Shot shot = test::noisy_shot(p, steps, rng);
-  auto check = [&](auto tag) {
-    using T = decltype(tag);
-    const std::vector<T> v(p.velocity.begin(), p.velocity.end());
-    const imaging::GradientOptions bs{.boundary_saving = true, .illumination = true};
-    const auto base = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, bs);
-    ASSERT_TRUE(base.fused_imaging);
-    for (const char* order : {"serial", "bulk-first", "beside"}) {
-      const std::string what = std::string(order) + (sizeof(T) == 4 ? " f32" : " f64");
-      ::setenv("STRATA_IMAGING_ORDER", order, 1);
-      ::setenv("STRATA_IMAGING_TIMELINE", "1", 1);
-      const auto g = imaging::misfit_gradient<T>(p.setup, Device::cuda, v, p.dt_over_h, shot, bs);
-      ::unsetenv("STRATA_IMAGING_ORDER");
-      ::unsetenv("STRATA_IMAGING_TIMELINE");
-      EXPECT_TRUE(g.fused_imaging) << what;
-      EXPECT_EQ(g.gradient, base.gradient) << what;
-      EXPECT_EQ(g.illumination, base.illumination) << what;
-      EXPECT_EQ(g.misfit, base.misfit) << what;
-      std::map<std::string, double> t(g.step_timeline_ms.begin(), g.step_timeline_ms.end());
-      ASSERT_EQ(t.size(), 5u) << what;
-      if (std::string(order) == "serial") {
-        EXPECT_GE(t["bulk_done"], t["rest_done"]) << what;
-      }
-      if (std::string(order) == "bulk-first") {
-        EXPECT_LE(t["bulk_done"], t["reversed_done"]) << what;
-      }
-      EXPECT_LE(t["back_done"], t["step_done"]) << what;
-    }
-  };
-  check(float{});
-  check(double{});
-  ::setenv("STRATA_IMAGING_ORDER", "sideways", 1);
-  const std::vector<float> v(p.velocity.begin(), p.velocity.end());
-  try {
-    imaging::misfit_gradient<float>(p.setup, Device::cuda, v, p.dt_over_h, shot,
-                                    {.boundary_saving = true});
-    ADD_FAILURE() << "STRATA_IMAGING_ORDER=sideways was not refused";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'sideways'"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("bulk-first"), std::string::npos) << e.what();
-  }
-  ::unsetenv("STRATA_IMAGING_ORDER");
-}
-
 // Checkpointing's correlation fused into the adjoint's step back (AdjointCorrelate, the
 // sources' points' sums made before it and put back after) gives the bits of the
 // correlation's own pass, for the gradient and the image (its illumination summed too), f32

@@ -86,7 +86,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
     require_device_memory(bytes, "the " + s.n.str() + " " + to_string(precision_of<T>) +
                                      " adjoint wave fields (q, q_prev, (v dt / h)^2, CPML memory)");
     fork_ = cuda::make_order_event();
-    order_ = backward_order_from_environment();
     q_ = Field<T>(s.n, s.radius, Memory::device);
     qp_ = Field<T>(s.n, s.radius, Memory::device);
     c2_ = Field<T>(s.n, s.radius, Memory::device);
@@ -109,7 +108,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
       layers_.push_back(a);
       lines_.push_back(layer_lines(a, std::max(0, f.lo[f.axis] - s.radius),
                                    std::min(n[f.axis], f.hi[f.axis] + s.radius)));
-      side_.push_back(cuda::make_side_stream(order_ == BackwardOrder::bulk_first));
+      side_.push_back(cuda::make_side_stream());
       done_.push_back(cuda::make_order_event());
       psi_.emplace_back(f.points());  // allocated zeroed on the device
       zeta_.emplace_back(f.points());
@@ -447,10 +446,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
     if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
     if (redo) f.saved = DeviceArray<T>(std::size_t(redo));
     fused_.emplace(std::move(f));
-    back_ = cuda::make_side_stream(order_ == BackwardOrder::bulk_first);
+    back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
     back_done_ = cuda::make_order_event();
-    bulk_done_ = cuda::make_order_event();
     im.next = DeviceArray<T>();  // neither `next` nor the mask is read again
     im.next_origin = nullptr;
     im.mask = DeviceArray<unsigned char>();
@@ -475,14 +473,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
       STRATA_CUDA_CHECK_LAUNCH();
     }
     f.carried = -1;
-    if (order_ == BackwardOrder::bulk_first) {  // the step back's bulk first, the step after it
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
-      mirror_ghosts(back_.get());
-      bulk_update(back_.get());
-      STRATA_CUDA_CHECK(cudaEventRecord(bulk_done_.get(), back_.get()));
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), bulk_done_.get(), 0));
-      bulk_ahead_ = true;
-    }
     f.fwd->step_correlating(m, q_.origin(), im_->corr_origin, layers);
   }
 
@@ -535,34 +525,17 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // share the GPU with the bandwidth-bound reversed step instead of following it (measured: a
   // 512^3 shot 3.50 -> 3.45 forward runs, docs/imaging.md). The default stream waits for it
   // before anything after (the next injection writes the new q).
-  //
-  // STRATA_IMAGING_ORDER (a diagnostic, read when the backend is made; the same bits in every
-  // order) schedules the fused backward step otherwise, to measure what its parts' overlap
-  // costs: `serial`, the step back on the default stream after the correlation's rest;
-  // `bulk-first`, the bulk update launched by step_correlated before the reversed step, which
-  // waits for it, and the layer passes (streams of the greatest priority) beside the reversed
-  // step. `beside` (the default) is the schedule above.
   void step_back() override {
-    auto bulk = [&](cudaStream_t st) { bulk_update(st); };
-    if (!fused_.has_value() || order_ == BackwardOrder::serial) {
-      lambda_marked_ = false;
-      step_back_with(stream(), bulk);
-      if (timing_) mark(timing_->back, stream());
-      if (timing_) mark(timing_->end, stream());
-      timing_ = nullptr;
-      return;
-    }
-    if (bulk_ahead_) {  // bulk-first: step_correlated launched the bulk; the layers beside
-      bulk_ahead_ = false;
-      lambda_marked_ = false;
-      layers_after_bulk(back_.get());
-    } else {
-      if (!lambda_marked_)  // not after step_correlated: from here (the same bits, later)
-        STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
-      lambda_marked_ = false;
-      STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
-      step_back_with(back_.get(), bulk);
-    }
+    auto bulk = [&](cudaStream_t st) {
+      cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
+      if (timing_) mark(timing_->bulk, st);
+    };
+    if (!fused_.has_value()) return step_back_with(stream(), bulk);
+    if (!lambda_marked_)  // not after step_correlated: from here (the same bits, later)
+      STRATA_CUDA_CHECK(cudaEventRecord(lambda_ready_.get(), stream()));
+    lambda_marked_ = false;
+    STRATA_CUDA_CHECK(cudaStreamWaitEvent(back_.get(), lambda_ready_.get(), 0));
+    step_back_with(back_.get(), bulk);
     if (timing_) mark(timing_->back, back_.get());
     STRATA_CUDA_CHECK(cudaEventRecord(back_done_.get(), back_.get()));
     STRATA_CUDA_CHECK(cudaStreamWaitEvent(stream(), back_done_.get(), 0));
@@ -586,26 +559,13 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // step_back on stream st with `bulk(st)` launching the bulk update of q into q_prev.
   template <class Bulk>
   void step_back_with(cudaStream_t st, Bulk&& bulk) {
-    mirror_ghosts(st);
-    bulk(st);
-    layers_after_bulk(st);
-  }
-
-  // The step back's parts: q's mirrored ghosts (free and rigid faces), the bulk update of q
-  // into q_prev, then the layers' passes and the swap of q and q_prev.
-  void mirror_ghosts(cudaStream_t st) {
     if (mirror_.faces > 0) {
       kernels::wave_mirror_ghosts<T>
           <<<dim3(blocks_for(mirror_.work, 256), mirror_.faces), 256, 0, st>>>(q_.origin(),
                                                                                mirror_.args);
       STRATA_CUDA_CHECK_LAUNCH();
     }
-  }
-  void bulk_update(cudaStream_t st) {
-    cuda::wave_update<T>(s_.lap, q_, qp_, c2_, qp_, st);  // q_prev <- 2 q - q_prev + c2 A q
-    if (timing_) mark(timing_->bulk, st);
-  }
-  void layers_after_bulk(cudaStream_t st) {
+    bulk(st);
     // Each layer's pass after the bulk (it adds into the new q), in the layers' order; two
     // layers of one axis whose reaches do not meet side by side (they touch different points
     // and each its own psi and zeta). Same points, same order of additions at each point: the
@@ -898,12 +858,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // every call that writes what the step back reads or writes: then the step back marks the
   // default stream itself), and the step back's end, which the default stream waits for.
   StreamPtr back_;
-  EventPtr lambda_ready_, back_done_, bulk_done_;
+  EventPtr lambda_ready_, back_done_;
   bool lambda_marked_ = false;
-  // STRATA_IMAGING_ORDER (step_back): the fused backward step's schedule; with bulk-first,
-  // bulk_ahead_ from step_correlated's launch of the bulk to step_back's of the layers.
-  BackwardOrder order_ = BackwardOrder::beside;
-  bool bulk_ahead_ = false;
   // STRATA_IMAGING_TIMELINE=1 (a diagnostic): the fused backward steps 20 .. 51 carry timed
   // events at their milestones (cuda::StepMarks; timing_ the current step's, from
   // step_correlated to step_back); step_timeline() reads them.
