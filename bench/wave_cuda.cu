@@ -301,10 +301,10 @@ void run_precision(const Options& opt, Extent shape, std::vector<Result>& out) {
         }
       }
       // The solver's shape again with q zero, as it is at most points for the first hundreds
-      // of steps of a backward sweep (the adjoint wave not yet there). Measured on an H200
-      // (docs/imaging.md): 1.32 ms against 1.04 with q random, as in the shot under Nsight
-      // Compute; not the double division's slow path for a zero dividend (taken away, it
-      // changed nothing): a plain pass reading and writing zeros slows almost as much.
+      // of steps of a backward sweep (the adjoint wave not yet there): its rate should not
+      // depend on the data. It did while lambda = q / c2 was a double division (1.31 ms
+      // against 1.04 with q random on an H200, as in the shot under Nsight Compute; the
+      // division's fast path checks the dividend): kernels::lambda_of.
       STRATA_CUDA_CHECK(cudaMemsetAsync(q.data(), 0, L.size * sizeof(T), stream));
       const auto& v = cv.front();
       Result r = result_row("cuda", "wave_correlate", v.name + "/z0/q-zero", precision_of<T>, shape, cbpp,

@@ -151,7 +151,8 @@ TEST(WaveCuda, FusedUpdateMatchesReferenceOnOddShapes) {
 
 // The correlating update (the reversed step of a boundary-saving gradient) in every compiled
 // shape: u_prev as the plain update stores it and, at each point of the region, the sum (in
-// T) gains (q / c2) * ((u_prev - 2 u) + out) formed in double and rounded to T once, the same
+// T) gains lambda * ((u_prev - 2 u) + out), lambda = q * (1 / c2), formed in double and
+// rounded to T once, the same
 // bits whatever the shape and z cut
 // (the first shape is the one the solver runs; its default cut and a finer one), nothing
 // written outside the region.
@@ -213,7 +214,10 @@ void check_correlating_shapes() {
                 wrong += std::memcmp(&out, &got(x, y, zz), sizeof(T)) != 0;
                 T s = sums0[o];
                 if (in) {
-                  const double lambda = double(q.data()[o]) / double(c2.data()[o]);
+                  // lambda as kernels::lambda_of forms it: q times c2's reciprocal, each
+                  // rounded (__drcp_rn and __dmul_rn).
+                  const volatile double reciprocal = 1.0 / double(c2.data()[o]);
+                  const volatile double lambda = double(q.data()[o]) * reciprocal;
                   // Rounded apart, as the kernel's __dmul_rn and __dadd_rn are (a host
                   // compiler may fuse a * b + c into one rounding where FMA is baseline).
                   const volatile double product =
