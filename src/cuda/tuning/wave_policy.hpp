@@ -90,8 +90,9 @@ struct WaveCandidates<double> {
 };
 
 // The correlating update's shape (the reversed step of a boundary-saving gradient: u_prev,
-// c2, q and a double sum read, u_prev and the sum written, 36 B a point in f32), chosen with
-// `strata bench --kernel wave` (rows wave_correlate) on an H200 at 512^3, on the region a
+// c2, q and a double sum read, u_prev and the sum written, 36 B a point in f32 then; 28 B
+// since the sum is kept in T), chosen with `strata bench --kernel wave` (rows
+// wave_correlate) on an H200 at 512^3, on the region a
 // 16-point CPML on five faces and a free top leave (480 x 480 x 496), as a ratio to
 // cudaMemcpy: the wave policy's 512-thread tile takes 127 registers here, one block a SM, and
 // 120 of them for 132 SMs, 0.79; with its epilogue's streams one plane further into L2 and z
