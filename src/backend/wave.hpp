@@ -183,8 +183,9 @@ public:
   // [x0, y0, z0, x1, y1, z1) of the points whose update step_correlating's kernel writes
   // (all zero: the backend has no such step), and step_correlating(n, q, corr) is step(n)
   // with, at each of those points, corr += lambda * ((u_prev - 2 u) + u_new), lambda = q / c2
-  // as the GPU forms it (cuda/kernels/wave_imaging.cuh, lambda_of), in double and rounded to T (q the adjoint's field in this backend's layout and memory, corr
-  // sums of that layout: interior origins). The box's other points, sources and ring are the caller's to correlate.
+  // as the GPU forms it (cuda/kernels/wave_imaging.cuh, lambda_of), in double and rounded to
+  // T (q the adjoint's field in this backend's layout and memory, corr sums of that layout:
+  // interior origins). The box's other points, sources and ring are the caller's to correlate.
   // `layers` false: step_without_layers(n) instead of step(n) (the same bits in the interior).
   virtual std::array<int, 6> correlating_box() const { return {}; }
   virtual void step_correlating(int, const T*, T*, bool /*layers*/) {

@@ -152,10 +152,10 @@ TEST(WaveCuda, FusedUpdateMatchesReferenceOnOddShapes) {
 // The correlating update (the reversed step of a boundary-saving gradient) in every compiled
 // shape: u_prev as the plain update stores it and, at each point of the region, the sum (in
 // T) gains lambda * ((u_prev - 2 u) + out), lambda = q * (1 / c2), formed in double and
-// rounded to T once, the same
-// bits whatever the shape and z cut
-// (the first shape is the one the solver runs; its default cut and a finer one), nothing
-// written outside the region.
+// rounded to T once, the same bits whatever the shape and z cut (the first shape is the one
+// the solver runs; its default cut and a finer one), nothing written outside the region. q is
+// random with a third of its points +0 or -0, as a backward sweep's is where the adjoint
+// wave has not arrived.
 template <class T>
 void check_correlating_shapes() {
   const int R = 4;
@@ -172,6 +172,8 @@ void check_correlating_shapes() {
     std::uniform_real_distribution<double> d(-1, 1), c(0.05, 0.3);
     for (std::size_t i = 0; i < u.layout().size; ++i)
       u.data()[i] = T(d(rng)), up.data()[i] = T(d(rng)), c2.data()[i] = T(c(rng)), q.data()[i] = T(d(rng));
+    for (std::size_t i = 0; i < q.layout().size; ++i)
+      if (rng() % 3 == 0) q.data()[i] = rng() % 2 ? T(0) : -T(0);
     std::vector<T> sums0(u.layout().size);
     for (T& v : sums0) v = T(d(rng));
     const std::ptrdiff_t origin = u.origin() - u.data();

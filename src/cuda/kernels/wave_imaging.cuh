@@ -58,7 +58,7 @@ __device__ __forceinline__ void each_point(const ImagingGrid& g, F&& f) {
 constexpr int kImageBlockSteps = 32;
 
 // One step's product added to a point's sum, in double, rounded to the sum's precision (in
-// f64: the double sum of the CPU, to the bit).
+// f64 a double sum, as the CPU's).
 template <class T>
 __device__ __forceinline__ T add_term(T sum, double term) {
   return T(__dadd_rn(double(sum), term));

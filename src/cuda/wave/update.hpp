@@ -50,11 +50,11 @@ void wave_update(std::span<const double> star, const Field<T>& u, const Field<T>
 
 // The update on `region` with the imaging condition of a field run backward fused into it
 // (kernels::LeapfrogCorrelate): out as wave_update stores it, to the bit, and at each of its
-// points corr += (q / c2) * ((u_prev - 2 u) + out), formed in double and rounded to T
-// (kernels::add_term), u_prev read before `out` replaces it. q and corr are interior origins
-// of the fields' layout. One launch shape at every radius (tuning/wave_policy.hpp,
-// WaveCorrelatingCandidates<T>::policy), z cut in chunks of about kCorrelatingChunkPlanes
-// planes: the stored values do not depend on the shape.
+// points corr += lambda * ((u_prev - 2 u) + out), lambda = q / c2 as kernels::lambda_of
+// forms it, in double and rounded to T (kernels::add_term), u_prev read before `out` replaces
+// it. q and corr are interior origins of the fields' layout. One launch shape at every radius
+// (tuning/wave_policy.hpp, WaveCorrelatingCandidates<T>::policy), z cut in chunks of about
+// kCorrelatingChunkPlanes planes: the stored values do not depend on the shape.
 template <class T>
 void wave_update_correlating(std::span<const double> star, const Field<T>& u,
                              const Field<T>& u_prev, const Field<T>& c2, Field<T>& out, const T* q,
@@ -81,7 +81,7 @@ const std::vector<WaveCorrelatingVariant<T>>& wave_correlating_variants();
 
 // The adjoint's bulk update of q (out = 2 q - q_prev + c2 * star(q), as wave_update stores it,
 // to the bit) with checkpointing's imaging condition at each of its points
-// (kernels::AdjointCorrelate): corr += (q / c2) * ((next - 2 now) + prev) formed in double,
+// (kernels::AdjointCorrelate): corr += lambda * ((next - 2 now) + prev) (lambda_of) in double,
 // rounded to T, then next = now. now, prev, next and corr are interior origins of the fields'
 // layout. The radius-4 wave policy's launch shape.
 template <class T>
