@@ -95,10 +95,14 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
     for (int j = 0; j <= 3 * R; ++j) tw[j] = T(0);
 #pragma unroll
     for (int j = 0; j <= 2 * R; ++j) qw[j] = sw[j] = T(0);
-    // Each step's loads one step ahead (q and zeta at m, psi at m - R, q_new and c2 at m - 2R),
-    // issued before the step's stores: a thread waits on one step's loads while the next
-    // step's are in flight, where it waited on each step's in turn. No address is both loaded
-    // ahead and stored by the step before (each is a point of this thread's line, one further).
+    // Each step's loads two steps ahead (q and zeta at m, psi at m - R, q_new and c2 at
+    // m - 2R), issued before the step's stores: a thread waits on one step's loads while the
+    // next two steps' are in flight. One step ahead, the 768 threads an SM holds (78
+    // registers) kept about 12 KB in flight, where the H200's bandwidth times its latency is
+    // some 25-30 KB an SM: the five 512^3 layer passes ran at 1.3-1.4 TB/s (Nsight Compute).
+    // No address is both loaded ahead and stored before the load: every array point of the
+    // line is loaded once, by the step that first needs it, and stored once, later, by a step
+    // no earlier than that one (the stores of step m lie behind what steps m + 1 and m + 2 load).
     struct Ahead {
       T q, zeta, psi, q_new, c2;
     };
@@ -115,10 +119,11 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
       }
       return v;
     };
-    Ahead next = load(ll.reach_lo);
+    Ahead next = load(ll.reach_lo), after = load(ll.reach_lo + 1);  // m + 1, m + 2
     for (int m = ll.reach_lo; m < end; ++m) {
       const Ahead now = next;
-      if (m + 1 < end) next = load(m + 1);
+      next = after;
+      if (m + 2 < end) after = load(m + 2);
 #pragma unroll
       for (int j = 0; j < 3 * R; ++j) tw[j] = tw[j + 1];
 #pragma unroll
@@ -175,14 +180,33 @@ __global__ void __launch_bounds__(kLayerThreads)
   const bool in_reach = k < ll.reach_hi, in_box = k >= lo && k < hi;
   const std::int64_t wy = L.width(1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (kLayerThreads / 32);
-  for (std::int64_t row = std::int64_t(blockIdx.x) * (kLayerThreads / 32) + threadIdx.x / 32;
-       row < ll.lines; row += warps) {  // the whole warp takes the row
+  // A row's loads (the coefficients are the lane's for every row). The next row's are issued
+  // before this row's sums and stores (rows share no point): a warp then waits on loads issued
+  // a row earlier, where it waited on each row's after the one before was done (the x layers'
+  // passes ran at 1.3 TB/s on the H200, Nsight Compute).
+  struct Row {
+    std::int64_t off = 0, li = 0;
+    T zv = T(0), qv = T(0), pv = T(0), nv = T(0), cv = T(0);
+  };
+  auto fetch = [&](std::int64_t row) {
+    Row v;
+    if (row >= ll.lines) return v;
     const std::int64_t z = row / wy, y = row - z * wy;
-    const std::int64_t off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + k;
-    const std::int64_t li = row * L.width(0) + (k - lo);
-    T zv = T(0), qv = T(0), pv = T(0), av = T(0), bv = T(0), nv = T(0), cv = T(0);
-    if (in_box) zv = zeta[li], qv = q[off], pv = psi[li], av = a[k - lo], bv = b[k - lo];
-    if (in_reach) nv = q_new[off], cv = c2[off];
+    v.off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + k;
+    v.li = row * L.width(0) + (k - lo);
+    if (in_box) v.zv = zeta[v.li], v.qv = q[v.off], v.pv = psi[v.li];
+    if (in_reach) v.nv = q_new[v.off], v.cv = c2[v.off];
+    return v;
+  };
+  T av = T(0), bv = T(0);
+  if (in_box) av = a[k - lo], bv = b[k - lo];
+  std::int64_t row = std::int64_t(blockIdx.x) * (kLayerThreads / 32) + threadIdx.x / 32;
+  Row next = fetch(row);
+  for (; row < ll.lines; row += warps) {  // the whole warp takes the row
+    const Row now = next;
+    next = fetch(row + warps);
+    const std::int64_t off = now.off, li = now.li;
+    const T zv = now.zv, qv = now.qv, pv = now.pv, nv = now.nv, cv = now.cv;
     T t = T(0);
     if (in_box) {  // zeta and t
       const double zn = double(zv) + double(qv);

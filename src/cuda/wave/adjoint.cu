@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,6 +75,66 @@ PointTaps point_taps(const Extent& n, const std::vector<std::vector<Tap>>& sets)
     p.first.push_back(int(p.set.size()));
   }
   return p;
+}
+
+// The fused correlation's rest (AdjointBackend::fuse_correlation) as lists: the sources'
+// points the step's box `box` ({x0, y0, z0, x1, y1, z1}) holds (their sums redone: first,
+// `redo` of them), the other sources' points, then the points of [lo, hi) within the grid
+// outside the step's box; each point's offset in the fields' layout (plane, pitch), and its
+// taps ([first[k], first[k + 1]) of src and w). `rest`: how many points the box gives.
+struct RestLists {
+  std::vector<std::int64_t> off;
+  std::vector<int> first = {0}, src;
+  std::vector<double> w;
+  int redo = 0;
+};
+
+RestLists rest_lists(const PointTaps& p, const Extent& n, std::int64_t plane, std::int64_t pitch,
+                     const std::array<int, 6>& box, const std::array<int, 3>& lo,
+                     const std::array<int, 3>& hi, std::size_t rest) {
+  RestLists r;
+  auto offset = [&](int x, int y, int z) {
+    return std::int64_t(z) * plane + std::int64_t(y) * pitch + x;
+  };
+  auto in_box = [&](int x, int y, int z) {
+    return x >= box[0] && x < box[3] && y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
+  };
+  auto add_sources = [&](bool covered) {
+    for (std::size_t k = 0; k < p.dense.size(); ++k) {
+      const Tap& at = p.tap[std::size_t(p.first[k])];
+      if (in_box(at.x, at.y, at.z) != covered) continue;
+      r.off.push_back(offset(at.x, at.y, at.z));
+      for (int t = p.first[k]; t < p.first[k + 1]; ++t)
+        r.src.push_back(p.set[std::size_t(t)]), r.w.push_back(p.tap[std::size_t(t)].w);
+      r.first.push_back(int(r.src.size()));
+    }
+  };
+  add_sources(true);
+  r.redo = int(r.off.size());
+  add_sources(false);
+  // Room first (grown point by point, the two lists of some 5 M points at 512^3 took most of
+  // the 0.09 s this took on the H200's host).
+  r.off.reserve(r.off.size() + rest);
+  r.first.reserve(r.first.size() + rest);
+  for (int z = std::max(0, lo[2]); z < std::min(n.nz, hi[2]); ++z)
+    for (int y = std::max(0, lo[1]); y < std::min(n.ny, hi[1]); ++y) {
+      const int x0 = std::max(0, lo[0]), x1 = std::min(n.nx, hi[0]);
+      const bool row_in = y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
+      for (int x = x0; x < x1; ++x) {
+        if (row_in && x == std::max(x0, box[0])) x = std::max(x, box[3]);  // skip the box
+        if (x >= x1) continue;
+        const std::size_t d = (std::size_t(z) * std::size_t(n.ny) + std::size_t(y)) *
+                                  std::size_t(n.nx) +
+                              std::size_t(x);
+        if (!std::binary_search(p.dense.begin(), p.dense.end(), d)) {  // a source's: above
+          r.off.push_back(offset(x, y, z));
+          r.first.push_back(int(r.src.size()));
+        }
+      }
+    }
+  require(r.off.size() < (std::size_t(1) << 31),
+          "internal: the correlation's rest too large for one launch");
+  return r;
 }
 
 template <class T>
@@ -376,38 +437,10 @@ class CudaAdjoint final : public AdjointBackend<T> {
     imaging(fwd.previous_wavefield(), "fuse_correlation");
     const std::array<int, 6> box = fwd.correlating_box();
     if (box == std::array<int, 6>{}) return false;
-    // The rest: the sources' points the step correlates (their sums redone: first), the other
-    // sources' points, then the box [lo, hi)'s points outside the step's box.
-    const PointTaps p = point_taps(s_.n, s_.sources);
-    auto in_box = [&](int x, int y, int z) {
-      return x >= box[0] && x < box[3] && y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
-    };
-    std::vector<std::int64_t> off;
-    std::vector<int> first = {0}, src;
-    std::vector<double> w;
-    auto add_sources = [&](bool covered) {
-      for (std::size_t k = 0; k < p.dense.size(); ++k) {
-        const Tap& at = p.tap[std::size_t(p.first[k])];
-        if (in_box(at.x, at.y, at.z) != covered) continue;
-        off.push_back(offset(at.x, at.y, at.z));
-        for (int t = p.first[k]; t < p.first[k + 1]; ++t)
-          src.push_back(p.set[std::size_t(t)]), w.push_back(p.tap[std::size_t(t)].w);
-        first.push_back(int(src.size()));
-      }
-    };
-    add_sources(true);
-    const int redo = int(off.size());
-    add_sources(false);
-    auto push = [&](int x, int y, int z) {
-      if (!std::binary_search(p.dense.begin(), p.dense.end(), dense(x, y, z))) {
-        off.push_back(offset(x, y, z));
-        first.push_back(int(src.size()));
-      }
-    };
-    // Room for the box's points outside the step's box first (at 512^3 some 5 M: grown point
-    // by point their two lists took most of the 0.09 s of this set-up on the H200 host): the
-    // box within the grid less its overlap with the step's box (the sources' points among
-    // them make it a bound).
+    // The rest's points: at most the box [lo, hi) within the grid less its overlap with the
+    // step's box, and the sources' points (some of them inside both: a bound). Its memory is
+    // checked here, before the forward sweep; the lists themselves are made beside it.
+    PointTaps p = point_taps(s_.n, s_.sources);
     const int n3[3] = {s_.n.nx, s_.n.ny, s_.n.nz};
     std::size_t whole = 1, shared = 1;
     for (int a = 0; a < 3; ++a) {
@@ -416,35 +449,23 @@ class CudaAdjoint final : public AdjointBackend<T> {
       whole *= std::size_t(std::max(0, a1 - a0));
       shared *= std::size_t(std::max(0, b1 - b0));
     }
-    const std::size_t rest = whole - shared;
-    off.reserve(off.size() + rest);
-    first.reserve(first.size() + rest);
-    for (int z = std::max(0, lo[2]); z < std::min(s_.n.nz, hi[2]); ++z)
-      for (int y = std::max(0, lo[1]); y < std::min(s_.n.ny, hi[1]); ++y) {
-        const int x0 = std::max(0, lo[0]), x1 = std::min(s_.n.nx, hi[0]);
-        const bool row_in = y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
-        for (int x = x0; x < x1; ++x) {
-          if (row_in && x == std::max(x0, box[0])) x = std::max(x, box[3]);  // skip the box
-          if (x < x1) push(x, y, z);
-        }
-      }
-    require(off.size() < (std::size_t(1) << 31),
+    const std::size_t rest = whole - shared, bound = rest + p.dense.size();
+    require(bound < (std::size_t(1) << 31),
             "internal: the correlation's rest too large for one launch");
-    const std::size_t k = off.size();
-    require_device_memory(
-        k * (sizeof(std::int64_t) + sizeof(int) + sizeof(T)) + std::size_t(redo) * sizeof(T),
-        "the fused imaging condition's list of " + std::to_string(k) + " points");
+    require_device_memory(bound * (sizeof(std::int64_t) + sizeof(int) + 2 * sizeof(T)),
+                          "the fused imaging condition's list of up to " +
+                              std::to_string(bound) + " points");
+    // Made on a host thread of its own while the forward sweep runs (at 512^3 some 5 M points,
+    // 0.09-0.10 s of the H200 host's set-up), taken and uploaded at the first reversed step
+    // (Fused::take). Everything it reads is its own copy.
     Fused f;
     f.fwd = &fwd;
-    f.points = int(k);
-    f.redo = redo;
-    if (k) {
-      f.off = DeviceArray<std::int64_t>(off);
-      f.first = DeviceArray<int>(first);
-      f.next = DeviceArray<T>(k);
-    }
-    if (!src.empty()) f.src = DeviceArray<int>(src), f.w = DeviceArray<double>(w);
-    if (redo) f.saved = DeviceArray<T>(std::size_t(redo));
+    f.lists = std::async(
+        std::launch::async | std::launch::deferred,
+        [p = std::move(p), box, lo, hi, rest, n = s_.n, plane = std::int64_t(q_.layout().plane),
+         pitch = std::int64_t(q_.layout().pitch)] {
+          return rest_lists(p, n, plane, pitch, box, lo, hi, rest);
+        });
     fused_.emplace(std::move(f));
     back_ = cuda::make_side_stream();
     lambda_ready_ = cuda::make_order_event();
@@ -457,7 +478,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   void step_correlated(int m, bool layers) override {
     require(fused_.has_value(), "internal: step_correlated before fuse_correlation");
-    Fused& f = *fused_;
+    Fused& f = fused_->take();
     timing_ = marks_.next();
     if (timing_) mark(timing_->start, stream());
     // lambda is final here (row m injected): the step back may start beside what follows.
@@ -478,7 +499,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
 
   void correlate_rest(int m) override {
     require(fused_.has_value(), "internal: correlate_rest before fuse_correlation");
-    Fused& f = *fused_;
+    Fused& f = fused_->take();
     const Imaging& im = *im_;
     require(m >= 0 && (s_.sources.empty() || std::size_t(m) < im.rows),
             "internal: no wavelet row for the step");
@@ -731,9 +752,6 @@ class CudaAdjoint final : public AdjointBackend<T> {
     return row.download(off.size());
   }
 
-  std::size_t dense(int x, int y, int z) const {
-    return (std::size_t(z) * s_.n.ny + std::size_t(y)) * s_.n.nx + std::size_t(x);
-  }
   std::int64_t offset(int x, int y, int z) const {
     return std::int64_t(z) * q_.layout().plane + std::int64_t(y) * q_.layout().pitch + x;
   }
@@ -842,6 +860,23 @@ class CudaAdjoint final : public AdjointBackend<T> {
   // there and the redone sums before each step.
   struct Fused {
     Backend<T>* fwd = nullptr;
+    std::future<RestLists> lists;  // made beside the forward sweep; taken once
+    // The lists on the device, waiting for them the first time.
+    Fused& take() {
+      if (!lists.valid()) return *this;
+      const RestLists r = lists.get();
+      const std::size_t k = r.off.size();
+      points = int(k);
+      redo = r.redo;
+      if (k) {
+        off = DeviceArray<std::int64_t>(r.off);
+        first = DeviceArray<int>(r.first);
+        next = DeviceArray<T>(k);
+      }
+      if (!r.src.empty()) src = DeviceArray<int>(r.src), w = DeviceArray<double>(r.w);
+      if (redo) saved = DeviceArray<T>(std::size_t(redo));
+      return *this;
+    }
     int points = 0, redo = 0;
     // The m of the correlate_rest that left u_m in `next` and the sums in `saved` (-1: none
     // since the last step): step_correlated(m - 1) then gathers neither.
