@@ -61,17 +61,22 @@ struct LayerLines {
 //     q_new += c2 * (D2 t + d2_0 t - D1 s), t and s 0 outside the box     (the reach's points)
 // Every statement reads only its own line, so a thread streams along it, each statement R
 // points behind the one it reads: at step m, t at m, s at m - R, q_new at m - 2R, with the t,
-// q and s they read in registers (windows of 3R + 1, 2R + 1 and 2R + 1 values, R the layer's
-// radius at compile time). q_new must already hold the bulk update (the kernel runs after it).
-// t and s are rounded to T as kept, and each sum is formed in the order of the statements
-// above: the sums of three kernels that passed t and s through memory. Those took 0.84 ms for
-// five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the adjoint step's bulk update
-// (0.70 ms), and their time added to the bulk's.
+// q + t and s they read in registers (windows of 3R + 1, 2R + 1 and 2R + 1 values, R the
+// layer's radius at compile time). q_new must already hold the bulk update (the kernel runs
+// after it). t and s are rounded to T as kept, and each sum is formed in double in the order
+// of the statements above: the sums of three kernels that passed t and s through memory.
+// Those took 0.84 ms for five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the
+// adjoint step's bulk update (0.70 ms), and their time added to the bulk's.
+// The windows hold doubles (t and s as rounded to T, then widened: the same values), each
+// value widened once as it enters: kept in T and widened at each use, a step took some 43
+// conversions to or from double, whose rate on sm_90 is 16 a cycle an SM (a quarter of
+// double FMA's), and f32 passes ran at 97 us a 512^2 x 16 layer, 1.27 TB/s (Nsight
+// Compute, H200). The coefficients a and b come as doubles for the same reason.
 template <class T, int R>
-__global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
+__global__ void __launch_bounds__(kLayerThreads, 2)
     adjoint_layer(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                   const __grid_constant__ AdjointLayer L, const __grid_constant__ LayerLines ll,
-                  const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ psi,
+                  const double* __restrict__ a, const double* __restrict__ b, T* __restrict__ psi,
                   T* __restrict__ zeta) {
   const int ax = L.axis, lo = pick(L.lo, ax), hi = pick(L.hi, ax);
   const std::int64_t sq = ax == 0 ? 1 : ax == 1 ? L.pitch : L.plane;  // the axis's stride in q
@@ -90,19 +95,18 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
     const std::int64_t box0 =
         (std::int64_t(p[2] - L.lo[2]) * L.width(1) + (p[1] - L.lo[1])) * L.width(0) +
         (p[0] - L.lo[0]);
-    T tw[3 * R + 1], qw[2 * R + 1], sw[2 * R + 1];  // t at m - 3R.., q at m - 2R.., s at m - 3R..
+    // t at m - 3R.., q + t at m - 2R.., s at m - 3R..
+    double tw[3 * R + 1], uw[2 * R + 1], sw[2 * R + 1];
 #pragma unroll
-    for (int j = 0; j <= 3 * R; ++j) tw[j] = T(0);
+    for (int j = 0; j <= 3 * R; ++j) tw[j] = 0.0;
 #pragma unroll
-    for (int j = 0; j <= 2 * R; ++j) qw[j] = sw[j] = T(0);
+    for (int j = 0; j <= 2 * R; ++j) uw[j] = sw[j] = 0.0;
     // Each step's loads two steps ahead (q and zeta at m, psi at m - R, q_new and c2 at
     // m - 2R), issued before the step's stores: a thread waits on one step's loads while the
-    // next two steps' are in flight. One step ahead, the 768 threads an SM holds (78
-    // registers) kept about 12 KB in flight, where the H200's bandwidth times its latency is
-    // some 25-30 KB an SM: the five 512^3 layer passes ran at 1.3-1.4 TB/s (Nsight Compute).
-    // No address is both loaded ahead and stored before the load: every array point of the
-    // line is loaded once, by the step that first needs it, and stored once, later, by a step
-    // no earlier than that one (the stores of step m lie behind what steps m + 1 and m + 2 load).
+    // next two steps' are in flight. No address is both loaded ahead and stored before the
+    // load: every array point of the line is loaded once, by the step that first needs it,
+    // and stored once, later, by a step no earlier than that one (the stores of step m lie
+    // behind what steps m + 1 and m + 2 load).
     struct Ahead {
       T q, zeta, psi, q_new, c2;
     };
@@ -127,35 +131,35 @@ __global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
 #pragma unroll
       for (int j = 0; j < 3 * R; ++j) tw[j] = tw[j + 1];
 #pragma unroll
-      for (int j = 0; j < 2 * R; ++j) qw[j] = qw[j + 1], sw[j] = sw[j + 1];
-      tw[3 * R] = qw[2 * R] = sw[2 * R] = T(0);
+      for (int j = 0; j < 2 * R; ++j) uw[j] = uw[j + 1], sw[j] = sw[j + 1];
+      tw[3 * R] = uw[2 * R] = sw[2 * R] = 0.0;
       if (m >= lo && m < hi) {  // zeta and t at m
         const std::int64_t li = box0 + std::int64_t(m - lo) * sb;
-        const T qm = now.q;
-        const double zn = double(now.zeta) + double(qm);
-        tw[3 * R] = T(double(a[m - lo]) * zn);
-        qw[2 * R] = qm;
-        zeta[li] = T(double(b[m - lo]) * zn);
+        const double qm = double(now.q);
+        const double zn = double(now.zeta) + qm;
+        const double tm = double(T(a[m - lo] * zn));
+        tw[3 * R] = tm;
+        uw[2 * R] = qm + tm;
+        zeta[li] = T(b[m - lo] * zn);
       }
       const int k = m - R;
-      if (k >= lo && k < hi) {  // psi and s at k: t at k +- r in tw[2R +- r], q in qw[R +- r]
+      if (k >= lo && k < hi) {  // psi and s at k: q + t at k +- r in uw[R +- r]
         const std::int64_t li = box0 + std::int64_t(k - lo) * sb;
         double pn = double(now.psi);
 #pragma unroll
         for (int r = 1; r <= R; ++r) {
-          if (k - r >= lo) pn += L.d1[r] * (double(qw[R - r]) + double(tw[2 * R - r]));
-          if (k + r < hi) pn -= L.d1[r] * (double(qw[R + r]) + double(tw[2 * R + r]));
+          if (k - r >= lo) pn += L.d1[r] * uw[R - r];
+          if (k + r < hi) pn -= L.d1[r] * uw[R + r];
         }
-        sw[2 * R] = T(double(a[k - lo]) * pn);
-        psi[li] = T(double(b[k - lo]) * pn);
+        sw[2 * R] = double(T(a[k - lo] * pn));
+        psi[li] = T(b[k - lo] * pn);
       }
       const int kc = m - 2 * R;
       if (kc >= ll.reach_lo && kc < ll.reach_hi) {  // q_new at kc: t and s at kc +- r in [R +- r]
-        double corr = L.d2[0] * double(tw[R]);
+        double corr = L.d2[0] * tw[R];
 #pragma unroll
         for (int r = 1; r <= R; ++r)
-          corr += L.d2[r] * (double(tw[R - r]) + double(tw[R + r])) +
-                  L.d1[r] * (double(sw[R - r]) - double(sw[R + r]));
+          corr += L.d2[r] * (tw[R - r] + tw[R + r]) + L.d1[r] * (sw[R - r] - sw[R + r]);
         const std::int64_t off = offset0 + std::int64_t(kc) * sq;
         q_new[off] = T(double(now.q_new) + double(now.c2) * corr);
       }
@@ -172,46 +176,29 @@ template <class T, int R>
 __global__ void __launch_bounds__(kLayerThreads)
     adjoint_layer_rows(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                        const __grid_constant__ AdjointLayer L,
-                       const __grid_constant__ LayerLines ll, const T* __restrict__ a,
-                       const T* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta) {
+                       const __grid_constant__ LayerLines ll, const double* __restrict__ a,
+                       const double* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta) {
   constexpr unsigned all = 0xffffffffu;
   const int lane = int(threadIdx.x) % 32;
   const int lo = L.lo[0], hi = L.hi[0], k = ll.reach_lo + lane;
   const bool in_reach = k < ll.reach_hi, in_box = k >= lo && k < hi;
   const std::int64_t wy = L.width(1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (kLayerThreads / 32);
-  // A row's loads (the coefficients are the lane's for every row). The next row's are issued
-  // before this row's sums and stores (rows share no point): a warp then waits on loads issued
-  // a row earlier, where it waited on each row's after the one before was done (the x layers'
-  // passes ran at 1.3 TB/s on the H200, Nsight Compute).
-  struct Row {
-    std::int64_t off = 0, li = 0;
-    T zv = T(0), qv = T(0), pv = T(0), nv = T(0), cv = T(0);
-  };
-  auto fetch = [&](std::int64_t row) {
-    Row v;
-    if (row >= ll.lines) return v;
-    const std::int64_t z = row / wy, y = row - z * wy;
-    v.off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + k;
-    v.li = row * L.width(0) + (k - lo);
-    if (in_box) v.zv = zeta[v.li], v.qv = q[v.off], v.pv = psi[v.li];
-    if (in_reach) v.nv = q_new[v.off], v.cv = c2[v.off];
-    return v;
-  };
-  T av = T(0), bv = T(0);
+  double av = 0.0, bv = 0.0;  // the lane's coefficients, every row's
   if (in_box) av = a[k - lo], bv = b[k - lo];
-  std::int64_t row = std::int64_t(blockIdx.x) * (kLayerThreads / 32) + threadIdx.x / 32;
-  Row next = fetch(row);
-  for (; row < ll.lines; row += warps) {  // the whole warp takes the row
-    const Row now = next;
-    next = fetch(row + warps);
-    const std::int64_t off = now.off, li = now.li;
-    const T zv = now.zv, qv = now.qv, pv = now.pv, nv = now.nv, cv = now.cv;
+  for (std::int64_t row = std::int64_t(blockIdx.x) * (kLayerThreads / 32) + threadIdx.x / 32;
+       row < ll.lines; row += warps) {  // the whole warp takes the row
+    const std::int64_t z = row / wy, y = row - z * wy;
+    const std::int64_t off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + k;
+    const std::int64_t li = row * L.width(0) + (k - lo);
+    T zv = T(0), qv = T(0), pv = T(0), nv = T(0), cv = T(0);
+    if (in_box) zv = zeta[li], qv = q[off], pv = psi[li];
+    if (in_reach) nv = q_new[off], cv = c2[off];
     T t = T(0);
     if (in_box) {  // zeta and t
       const double zn = double(zv) + double(qv);
-      t = T(double(av) * zn);
-      zeta[li] = T(double(bv) * zn);
+      t = T(av * zn);
+      zeta[li] = T(bv * zn);
     }
     // Each lane converts its own values to double once and the warp shuffles doubles: a float
     // shuffled and then converted costs a shuffle (32 lanes a cycle an SM) and a conversion (16),
@@ -227,8 +214,8 @@ __global__ void __launch_bounds__(kLayerThreads)
     }
     T sv = T(0);
     if (in_box) {
-      sv = T(double(av) * pn);
-      psi[li] = T(double(bv) * pn);
+      sv = T(av * pn);
+      psi[li] = T(bv * pn);
     }
     // The share of q_new, its terms grouped by side: k - r gives d2_r t + d1_r s, k + r gives
     // d2_r t - d1_r s (t and s 0 outside the box: lanes past the reach hold 0, and a lane r

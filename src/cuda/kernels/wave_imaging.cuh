@@ -288,6 +288,21 @@ __global__ void image_rest_before(const T* __restrict__ up, const std::int64_t* 
   if (k < redo) saved[k] = corr[off[k]];
 }
 
+// Boundary saving's ring: its points, dense [z][y][x] indices of an nx x ny x nz grid, as
+// offsets from a field's interior origin (z plane + y pitch + x). On the host the divisions
+// took 0.08 s of a 512^3 shot's set-up (4.8 M points, the H200's host).
+template <class Index>
+__global__ void ring_offsets(const Index* __restrict__ dense, std::int64_t points, std::int64_t nx,
+                             std::int64_t ny, std::int64_t pitch, std::int64_t plane,
+                             std::int64_t* __restrict__ off) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < points;
+       k += stride) {
+    const std::int64_t i = std::int64_t(dense[k]), row = i / nx, z = row / ny;
+    off[k] = z * plane + (row - z * ny) * pitch + (i - row * nx);
+  }
+}
+
 // Boundary saving's ring: u's values at the ring's points (field offsets) into a row, and
 // back (row == nullptr: zeros).
 template <class T>

@@ -173,8 +173,15 @@ class CudaAdjoint final : public AdjointBackend<T> {
       done_.push_back(cuda::make_order_event());
       psi_.emplace_back(f.points());  // allocated zeroed on the device
       zeta_.emplace_back(f.points());
-      coef_a_.emplace_back(std::vector<T>(f.a.begin(), f.a.end()));
-      coef_b_.emplace_back(std::vector<T>(f.b.begin(), f.b.end()));
+      // As doubles for the layer kernels (what they compute in), each rounded to T first:
+      // the coefficients T's CPML update uses.
+      auto in_t = [](const std::vector<double>& c) {
+        std::vector<double> out;
+        for (double x : c) out.push_back(double(T(x)));
+        return out;
+      };
+      coef_a_.emplace_back(in_t(f.a));
+      coef_b_.emplace_back(in_t(f.b));
     }
   }
 
@@ -843,7 +850,8 @@ class CudaAdjoint final : public AdjointBackend<T> {
   MirrorPlan mirror_;
   std::vector<kernels::AdjointLayer> layers_;
   std::vector<kernels::LayerLines> lines_;
-  std::vector<DeviceArray<T>> psi_, zeta_, coef_a_, coef_b_;
+  std::vector<DeviceArray<T>> psi_, zeta_;
+  std::vector<DeviceArray<double>> coef_a_, coef_b_;  // rounded to T, held as doubles
   std::optional<Injection> receivers_in_;
   mutable std::optional<Sampling> sources_out_;
   DeviceArray<T> amps_;

@@ -431,14 +431,21 @@ class CudaBackend final : public Backend<T> {
     require_device_memory(bytes, std::to_string(rows) + " rings of " +
                                      std::to_string(points.size()) +
                                      " points (boundary saving) on the GPU");
-    std::vector<std::int64_t> off;
-    const std::size_t nx = std::size_t(s_.n.nx), ny = std::size_t(s_.n.ny);
-    for (std::size_t i : points)
-      off.push_back(
-          std::int64_t(u().layout().index(int(i % nx), int(i / nx % ny), int(i / (nx * ny)))) -
-          std::int64_t(u().layout().index(0, 0, 0)));
     if (points.empty()) return;
-    ring_off_.emplace(off);
+    // The points' field offsets, formed on the device from their dense indices.
+    const std::int64_t k = std::int64_t(points.size());
+    {
+      const DeviceArray<std::size_t> dense(points.size());
+      runtime::copy_bytes(dense.get(), Memory::device, points.data(), Memory::host,
+                          points.size() * sizeof(std::size_t));
+      ring_off_.emplace(points.size());
+      const Layout& L = u().layout();
+      kernels::ring_offsets<<<blocks_for(k, 256), 256, 0, stream()>>>(
+          dense.get(), k, s_.n.nx, s_.n.ny, std::int64_t(L.pitch), std::int64_t(L.plane),
+          ring_off_->get());
+      STRATA_CUDA_CHECK_LAUNCH();
+      STRATA_CUDA_CHECK(cudaStreamSynchronize(stream()));  // before `dense` is freed
+    }
     ring_rows_.emplace(points.size() * std::size_t(rows));  // zeroed (row 0: u_0 = 0)
   }
   void keep_ring(int row) override {
