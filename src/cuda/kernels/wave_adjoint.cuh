@@ -67,11 +67,14 @@ struct LayerLines {
 // of the statements above: the sums of three kernels that passed t and s through memory.
 // Those took 0.84 ms for five 512^2 x 16 layers (H200, f32, Nsight Compute), more than the
 // adjoint step's bulk update (0.70 ms), and their time added to the bulk's.
-// The windows hold doubles (t and s as rounded to T, then widened: the same values), each
-// value widened once as it enters: kept in T and widened at each use, a step took some 43
-// conversions to or from double, whose rate on sm_90 is 16 a cycle an SM (a quarter of
-// double FMA's), and f32 passes ran at 97 us a 512^2 x 16 layer, 1.27 TB/s (Nsight
-// Compute, H200). The coefficients a and b come as doubles for the same reason.
+// The windows hold doubles (t and s as rounded to T, then widened: the same values, so the
+// same sums), each value widened once as it enters: kept in T and widened at each use, a step
+// took some 43 conversions to or from double, whose rate on sm_90 is 16 a cycle an SM (a
+// quarter of double FMA's). The coefficients a and b come as doubles for the same reason.
+// Measured (Nsight Compute, H200, f32 order 8, a 512^2 x 16 layer): 97 -> 84 us (1.27 ->
+// 1.49 TB/s), loads two steps ahead made no difference alone. What holds it now is the
+// instructions a step issues (SM throughput 57%, the FP64 pipe 13%, DRAM 31%, 15 warps an SM
+// at 126 registers): among them the windows' shifts, a move per value per step.
 template <class T, int R>
 __global__ void __launch_bounds__(kLayerThreads, 2)
     adjoint_layer(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
