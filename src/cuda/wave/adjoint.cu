@@ -123,9 +123,9 @@ RestLists rest_lists(const PointTaps& p, const Extent& n, std::int64_t plane, st
       for (int x = x0; x < x1; ++x) {
         if (row_in && x == std::max(x0, box[0])) x = std::max(x, box[3]);  // skip the box
         if (x >= x1) continue;
-        const std::size_t d = (std::size_t(z) * std::size_t(n.ny) + std::size_t(y)) *
-                                  std::size_t(n.nx) +
-                              std::size_t(x);
+        const std::size_t d =
+            (std::size_t(z) * std::size_t(n.ny) + std::size_t(y)) * std::size_t(n.nx) +
+            std::size_t(x);
         if (!std::binary_search(p.dense.begin(), p.dense.end(), d)) {  // a source's: above
           r.off.push_back(offset(x, y, z));
           r.first.push_back(int(r.src.size()));
@@ -459,9 +459,9 @@ class CudaAdjoint final : public AdjointBackend<T> {
     const std::size_t rest = whole - shared, bound = rest + p.dense.size();
     require(bound < (std::size_t(1) << 31),
             "internal: the correlation's rest too large for one launch");
-    require_device_memory(bound * (sizeof(std::int64_t) + sizeof(int) + 2 * sizeof(T)),
-                          "the fused imaging condition's list of up to " +
-                              std::to_string(bound) + " points");
+    require_device_memory(
+        bound * (sizeof(std::int64_t) + sizeof(int) + 2 * sizeof(T)),
+        "the fused imaging condition's list of up to " + std::to_string(bound) + " points");
     // Made on a host thread of its own while the forward sweep runs (at 512^3 some 5 M points,
     // 0.09-0.10 s of the H200 host's set-up), taken and uploaded at the first reversed step
     // (Fused::take). Everything it reads is its own copy.
