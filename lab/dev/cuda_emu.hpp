@@ -1,7 +1,8 @@
 // A tiny CUDA execution emulator for checking kernel index and barrier logic on a CPU:
 // one std::thread per CUDA thread of a block, blocks run one after another (so function
 // statics are per-block shared memory), __syncthreads / __syncwarp are std::barriers,
-// shuffles exchange through a per-warp buffer. Used by lab/dev/emu_check.cpp only.
+// shuffles exchange through a per-warp buffer. Used by lab/dev/emu_check.cpp and by
+// tests/emulated (the library's own kernels that a CPU can run so).
 #pragma once
 
 #include <atomic>

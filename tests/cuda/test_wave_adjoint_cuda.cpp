@@ -131,12 +131,13 @@ TEST(WaveAdjointCuda, AgreesWithTheCpuAdjoint) {
   }
 }
 
-// The layers' passes: kernels::adjoint_layer walks a layer's lines, a thread a line, its
-// statements R points apart; adjoint_layer_rows takes an x layer's rows a warp a row. On the
-// first grid the z layers have more lines than the GPU holds threads at once (a thread takes
-// several), the x layers' rows go to warps, the reach is clipped at the grid's faces, and the
-// radii are 1 and 3 (the test above takes 4 and 2); on the second, x layers 600 points deep,
-// wider than a warp, go to adjoint_layer (rows as lines, each far longer than the lag).
+// The layers' passes: kernels::adjoint_layer_tiles takes a layer a tile of lines at a time, a
+// thread a point; kernels::adjoint_layer walks a line, a thread a line, where one line's reach
+// is longer than a tile holds. On the first grid the z layers have more tiles than the GPU
+// holds blocks at once (a block takes several), the reach is clipped at the grid's faces, and
+// the radii are 1 and 3 (the test above takes 4 and 2); on the second, x layers 600 points deep
+// (one line a tile); on the third, x layers 1100 deep, longer than a tile: the walk.
+// (tests/emulated/adjoint_layers.cpp holds the two kernels to the same bits on a CPU.)
 TEST(WaveAdjointCuda, LayersOfManyLinesAgreeWithTheCpu) {
   REQUIRE_GPU();
   const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
@@ -149,7 +150,7 @@ TEST(WaveAdjointCuda, LayersOfManyLinesAgreeWithTheCpu) {
   };
   for (const Case& c :
        {Case{kAllLayers, 2, {600, 480, 30}, 8}, Case{kFiveLayers, 6, {600, 480, 30}, 8},
-        Case{deep_x, 8, {1210, 14, 20}, 600}}) {
+        Case{deep_x, 8, {1210, 14, 20}, 600}, Case{deep_x, 4, {2210, 6, 8}, 1100}}) {
     // STRATA_TEST_QUICK=1 (the sanitizer runs, which are slow): one precision a case.
     const bool quick = std::getenv("STRATA_TEST_QUICK") != nullptr, deep = c.width > 32;
     const double e64 = quick && !deep ? 0.0
@@ -415,8 +416,7 @@ std::string case_name(int order, const std::array<FaceKind, 6>& faces, bool migr
 // image, f32 and f64, radius 1 and 4, with and without a free top, the sources inside the
 // step's interior update and in the x band the shell keeps (the interior's x start is
 // rounded up to a 32-byte sector), with random data, on 30x26x28 and odd 31x23x27 grids whose
-// interiors are not whole numbers of tiles, and on 80x14x24 with x layers 30 deep (the adjoint's
-// layer passes by adjoint_layer there, by adjoint_layer_rows on the others).
+// interiors are not whole numbers of tiles, and on 80x14x24 with x layers 30 deep.
 TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
   REQUIRE_GPU();
   std::mt19937_64 rng(2026);
@@ -438,8 +438,8 @@ TEST(WaveAdjointCuda, FusedImagingConditionIsThePassBitForBit) {
       }
   check(float{}, 8, kFiveLayers, true);
   check(double{}, 8, kFiveLayers, false, {31, 23, 27});  // odd sizes: a partial tile everywhere
-  // x layers whose reach is wider than a warp: their step back's pass by adjoint_layer (the
-  // narrow ones above by adjoint_layer_rows), beside the reversed step.
+  // x layers 30 deep (fewer lines a tile of the step back's layer pass), beside the reversed
+  // step.
   const std::array<FaceKind, 6> deep_x = {FaceKind::pml,   FaceKind::pml,  FaceKind::rigid,
                                           FaceKind::rigid, FaceKind::free, FaceKind::rigid};
   check(float{}, 8, deep_x, false, {80, 14, 24}, 30, ", x layers 30 deep");

@@ -51,7 +51,9 @@ struct LayerLines {
   std::int64_t lines = 0;  // the box's width along line_axis x along outer_axis
 };
 
-// One absorbing layer's three transposed statements in one pass, a thread a line:
+// One absorbing layer's three transposed statements in one pass, a thread a line (the
+// statements' reference; the launcher takes adjoint_layer_tiles below, the same bits, and this
+// walk only for a reach longer than a tile holds):
 //   zeta' = b zeta + a (...), and h's share of zeta' (h = q in the adjoint's variables):
 //     zn = zeta_bar' + q; t = a zn; zeta_bar = b zn                       (the box's points)
 //   psi' = b psi + a D1 u, and the D1 of psi' that h and zeta' read (psi is 0 outside the box):
@@ -115,16 +117,16 @@ __global__ void __launch_bounds__(kLayerThreads, 2)
     };
     const int end = ll.reach_hi + 2 * R;
     auto load = [&](int m) {
-      Ahead v{};
+      Ahead at{};
       if (m >= lo && m < hi)
-        v.q = q[offset0 + std::int64_t(m) * sq], v.zeta = zeta[box0 + std::int64_t(m - lo) * sb];
-      if (m - R >= lo && m - R < hi) v.psi = psi[box0 + std::int64_t(m - R - lo) * sb];
+        at.q = q[offset0 + std::int64_t(m) * sq], at.zeta = zeta[box0 + std::int64_t(m - lo) * sb];
+      if (m - R >= lo && m - R < hi) at.psi = psi[box0 + std::int64_t(m - R - lo) * sb];
       const int kc = m - 2 * R;
       if (kc >= ll.reach_lo && kc < ll.reach_hi) {
         const std::int64_t off = offset0 + std::int64_t(kc) * sq;
-        v.q_new = q_new[off], v.c2 = c2[off];
+        at.q_new = q_new[off], at.c2 = c2[off];
       }
-      return v;
+      return at;
     };
     Ahead next = load(ll.reach_lo), after = load(ll.reach_lo + 1);  // m + 1, m + 2
     for (int m = ll.reach_lo; m < end; ++m) {
@@ -170,68 +172,121 @@ __global__ void __launch_bounds__(kLayerThreads, 2)
   }
 }
 
-// adjoint_layer for an x layer whose reach is at most a warp wide: a warp a row, lane l at
-// reach_lo + l, the neighbours' t, q and s by shuffles. (adjoint_layer's thread a row reads
-// 32 rows at once, one value of each: on the H200's 512^3 x layers that fetched 5-7 times the
-// bytes, 420-540 us a layer against 91 for a y or z layer.) The same statements as
-// adjoint_layer's, and its sums but q_new's, whose terms are grouped by side.
+// adjoint_layer's statements a tile at a time, a thread a point: the tile is `lines` lines of
+// the layer (consecutive in adjoint_layer's order) over the whole reach, lines x (len | 1) at
+// most kTilePoints (len the reach's length; the launcher's choice, tile_lines below), each
+// thread taking points kLayerThreads apart. Three phases, each over every point
+// of the tile at once, parted by barriers: (1) every load of the tile issued (q, zeta, psi at
+// the box's points; q_new and c2 at every point), zeta and t at the box's points, t and
+// q + t into shared memory; (2) psi and s at the box's points, s into shared memory; (3) the
+// share of q_new at every point. The same values and sums as adjoint_layer, in the same order
+// (so the same bits), without its serial walk: a walk issued a step's loads and sums in turn,
+// its windows shifted a value a step, and the SM issued its instructions at 57% of peak with
+// DRAM at 31% (84 us a 512^2 x 16 f32 layer, H200). Consecutive threads take consecutive
+// lines (x for y and z layers), or along the reach where the axis is x (`along`: its points
+// are consecutive in memory), so a warp's loads are contiguous either way. In shared memory
+// a line's points are consecutive (stride `pitch_s`, odd: its doubles fall on other banks).
+constexpr int kTilePoints = 4 * kLayerThreads;
+// A tile's lines for a reach of `len` points: 0 where one line does not fit (adjoint_layer then).
+inline int tile_lines(int len, std::int64_t lines) {
+  const std::int64_t fit = kTilePoints / (len | 1);
+  return int(fit < lines ? fit : lines);
+}
 template <class T, int R>
 __global__ void __launch_bounds__(kLayerThreads)
-    adjoint_layer_rows(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
-                       const __grid_constant__ AdjointLayer L,
-                       const __grid_constant__ LayerLines ll, const double* __restrict__ a,
-                       const double* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta) {
-  constexpr unsigned all = 0xffffffffu;
-  const int lane = int(threadIdx.x) % 32;
-  const int lo = L.lo[0], hi = L.hi[0], k = ll.reach_lo + lane;
-  const bool in_reach = k < ll.reach_hi, in_box = k >= lo && k < hi;
-  const std::int64_t wy = L.width(1);
-  const std::int64_t warps = std::int64_t(gridDim.x) * (kLayerThreads / 32);
-  double av = 0.0, bv = 0.0;  // the lane's coefficients, every row's
-  if (in_box) av = a[k - lo], bv = b[k - lo];
-  for (std::int64_t row = std::int64_t(blockIdx.x) * (kLayerThreads / 32) + threadIdx.x / 32;
-       row < ll.lines; row += warps) {  // the whole warp takes the row
-    const std::int64_t z = row / wy, y = row - z * wy;
-    const std::int64_t off = (L.lo[2] + z) * L.plane + (L.lo[1] + y) * L.pitch + k;
-    const std::int64_t li = row * L.width(0) + (k - lo);
-    T zv = T(0), qv = T(0), pv = T(0), nv = T(0), cv = T(0);
-    if (in_box) zv = zeta[li], qv = q[off], pv = psi[li];
-    if (in_reach) nv = q_new[off], cv = c2[off];
-    T t = T(0);
-    if (in_box) {  // zeta and t
-      const double zn = double(zv) + double(qv);
-      t = T(av * zn);
-      zeta[li] = T(bv * zn);
-    }
-    // Each lane converts its own values to double once and the warp shuffles doubles: a float
-    // shuffled and then converted costs a shuffle (32 lanes a cycle an SM) and a conversion (16),
-    // a double two shuffles. Converting after the shuffles held this kernel at 145 us an H200
-    // x layer (512^3 f32, order 8), the SM 69% busy and DRAM 23%.
-    const double u = double(qv) + double(t);  // psi's sums read (q + t) at k +- r
-    double pn = double(pv);
+    adjoint_layer_tiles(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
+                        const __grid_constant__ AdjointLayer L,
+                        const __grid_constant__ LayerLines ll, const double* __restrict__ a,
+                        const double* __restrict__ b, T* __restrict__ psi, T* __restrict__ zeta,
+                        int lines) {
+  constexpr int kPer = kTilePoints / kLayerThreads;  // a thread's points in a tile, at most
+  __shared__ double t_s[kTilePoints], u_s[kTilePoints], s_s[kTilePoints];  // lines x pitch_s
+  const int ax = L.axis, lo = pick(L.lo, ax), hi = pick(L.hi, ax);
+  const int len = ll.reach_hi - ll.reach_lo, pitch_s = len | 1;
+  const bool along = ax == 0;
+  const std::int64_t wl = pick(L.hi, ll.line_axis) - pick(L.lo, ll.line_axis);
+  const std::int64_t tiles = (ll.lines + lines - 1) / lines;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t line0 = tile * lines;
+    struct Point {
+      std::int64_t off = 0, li = 0;
+      int k = 0, at = -1;  // along the axis; in shared memory (-1: no point)
+      bool box = false;
+      T q = T(0), zeta = T(0), psi = T(0), q_new = T(0), c2 = T(0);
+    };
+    Point pt[kPer];
 #pragma unroll
-    for (int r = 1; r <= R; ++r) {
-      const double u_lo = __shfl_up_sync(all, u, r), u_hi = __shfl_down_sync(all, u, r);
-      if (in_box && k - r >= lo) pn += L.d1[r] * u_lo;
-      if (in_box && k + r < hi) pn -= L.d1[r] * u_hi;
+    for (int i = 0; i < kPer; ++i) {  // (1) the loads, all of them
+      const int j = int(threadIdx.x) + i * kLayerThreads;
+      if (j >= lines * len) continue;
+      const int line_in = along ? j / len : j % lines, kl = along ? j % len : j / lines;
+      const std::int64_t line = line0 + line_in;
+      if (line >= ll.lines) continue;
+      Point& P = pt[i];
+      P.k = ll.reach_lo + kl;
+      P.at = line_in * pitch_s + kl;
+      const std::int64_t v = line / wl;
+      int p[3] = {0, 0, 0};
+      put(p, ax, P.k);
+      put(p, ll.line_axis, pick(L.lo, ll.line_axis) + int(line - v * wl));
+      put(p, ll.outer_axis, pick(L.lo, ll.outer_axis) + int(v));
+      P.off = p[2] * L.plane + p[1] * L.pitch + p[0];
+      P.box = P.k >= lo && P.k < hi;
+      if (P.box) {
+        P.li = (std::int64_t(p[2] - L.lo[2]) * L.width(1) + (p[1] - L.lo[1])) * L.width(0) +
+               (p[0] - L.lo[0]);
+        P.q = q[P.off], P.zeta = zeta[P.li], P.psi = psi[P.li];
+      }
+      P.q_new = q_new[P.off], P.c2 = c2[P.off];
     }
-    T sv = T(0);
-    if (in_box) {
-      sv = T(av * pn);
-      psi[li] = T(bv * pn);
-    }
-    // The share of q_new, its terms grouped by side: k - r gives d2_r t + d1_r s, k + r gives
-    // d2_r t - d1_r s (t and s 0 outside the box: lanes past the reach hold 0, and a lane r
-    // from the warp's edge takes 0 for the side beyond it, which lies outside the box).
-    const double td = double(t), sd = double(sv);
-    double corr = L.d2[0] * td;
 #pragma unroll
-    for (int r = 1; r <= R; ++r) {
-      const double w_lo = __shfl_up_sync(all, L.d2[r] * td + L.d1[r] * sd, r);
-      const double w_hi = __shfl_down_sync(all, L.d2[r] * td - L.d1[r] * sd, r);
-      corr += (lane >= r ? w_lo : 0.0) + (lane + r < 32 ? w_hi : 0.0);
+    for (int i = 0; i < kPer; ++i) {  // zeta and t at the box's points; t, q + t, s = 0 elsewhere
+      const Point& P = pt[i];
+      if (P.at < 0) continue;
+      double t = 0.0, u = 0.0;
+      if (P.box) {
+        const double qm = double(P.q);
+        const double zn = double(P.zeta) + qm;
+        t = double(T(a[P.k - lo] * zn));
+        u = qm + t;
+        zeta[P.li] = T(b[P.k - lo] * zn);
+      }
+      t_s[P.at] = t, u_s[P.at] = u, s_s[P.at] = 0.0;
     }
-    if (in_reach) q_new[off] = T(double(nv) + double(cv) * corr);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {  // (2) psi and s at the box's points
+      const Point& P = pt[i];
+      if (P.at < 0 || !P.box) continue;
+      double pn = double(P.psi);
+#pragma unroll
+      for (int r = 1; r <= R; ++r) {
+        if (P.k - r >= lo) pn += L.d1[r] * u_s[P.at - r];
+        if (P.k + r < hi) pn -= L.d1[r] * u_s[P.at + r];
+      }
+      s_s[P.at] = double(T(a[P.k - lo] * pn));
+      psi[P.li] = T(b[P.k - lo] * pn);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {  // (3) q_new at every point: t and s 0 outside the box
+      const Point& P = pt[i];
+      if (P.at < 0) continue;
+      auto t_at = [&](int r) {
+        const int k = P.k + r;
+        return k >= lo && k < hi ? t_s[P.at + r] : 0.0;
+      };
+      auto s_at = [&](int r) {
+        const int k = P.k + r;
+        return k >= lo && k < hi ? s_s[P.at + r] : 0.0;
+      };
+      double corr = L.d2[0] * t_at(0);
+#pragma unroll
+      for (int r = 1; r <= R; ++r)
+        corr += L.d2[r] * (t_at(-r) + t_at(r)) + L.d1[r] * (s_at(-r) - s_at(r));
+      q_new[P.off] = T(double(P.q_new) + double(P.c2) * corr);
+    }
+    __syncthreads();  // before the next tile's phase (1) writes shared memory
   }
 }
 

@@ -544,7 +544,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
   // The bulk update (q into q_prev), then each layer's pass (zeta, psi and the layer's share of
-  // the new q in one kernel: kernels::adjoint_layer). With the fused correlation of boundary
+  // the new q in one kernel: kernels::adjoint_layer_tiles). With the fused correlation of boundary
   // saving, on a stream of its own from step_correlated's start, beside the forward field's
   // reversed step and the correlation's rest: those read q and write neither q_prev nor the
   // layers' arrays, and the step back reads q and writes nothing they read (the mirrored
@@ -614,20 +614,21 @@ class CudaAdjoint final : public AdjointBackend<T> {
     std::swap(q_, qp_);
   }
 
-  // Layer f's pass (kernels::adjoint_layer, or adjoint_layer_rows for an x layer whose reach
-  // a warp spans) on `on`, after the bulk update of q into q_prev.
+  // Layer f's pass (kernels::adjoint_layer_tiles, or adjoint_layer where one line of its reach
+  // fills more than a tile) on `on`, after the bulk update of q into q_prev.
   void layer_pass(std::size_t f, cudaStream_t on) {
     const kernels::LayerLines& ll = lines_[f];
     constexpr int threads = kernels::kLayerThreads;
     cuda::with_radius(layers_[f].radius, [&](auto r) {
       constexpr int R = decltype(r)::value;
-      if (layers_[f].axis == 0 && ll.reach_hi - ll.reach_lo <= 32) {
-        static const int resident = blocks_resident(kernels::adjoint_layer_rows<T, R>);
-        const std::int64_t blocks = (ll.lines + threads / 32 - 1) / (threads / 32);
-        kernels::adjoint_layer_rows<T, R>
-            <<<unsigned(std::clamp<std::int64_t>(blocks, 1, resident)), threads, 0, on>>>(
+      const int lines = kernels::tile_lines(ll.reach_hi - ll.reach_lo, ll.lines);
+      if (lines > 0) {
+        static const int resident = blocks_resident(kernels::adjoint_layer_tiles<T, R>);
+        const std::int64_t tiles = (ll.lines + lines - 1) / lines;
+        kernels::adjoint_layer_tiles<T, R>
+            <<<unsigned(std::clamp<std::int64_t>(tiles, 1, resident)), threads, 0, on>>>(
                 q_.origin(), qp_.origin(), c2_.origin(), layers_[f], ll, coef_a_[f].get(),
-                coef_b_[f].get(), psi_[f].get(), zeta_[f].get());
+                coef_b_[f].get(), psi_[f].get(), zeta_[f].get(), lines);
       } else {
         static const int resident = blocks_resident(kernels::adjoint_layer<T, R>);
         const std::int64_t blocks = (ll.lines + threads - 1) / threads;
