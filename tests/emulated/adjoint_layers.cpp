@@ -1,11 +1,12 @@
 // The wave adjoint's layer passes on a CPU through lab/dev/cuda_emu.hpp (one thread per CUDA
 // thread, real barriers): kernels::adjoint_layer_tiles, the pass the GPU runs, against
 // kernels::adjoint_layer, the walk whose statements it reorders, bit for bit (q_new, psi and
-// zeta), on random data: every axis and side, radii 1-4, f32 and f64, layers of a few lines a
-// tile and of one, and a reach no tile holds (the launcher's walk alone). The GPU tests hold
-// both to the CPU's adjoint (tests/cuda/test_wave_adjoint_cuda.cpp); this one runs everywhere,
-// so a tile's indexing or a missing barrier fails in CI, before a GPU runs it. It checks
-// indexing and barriers, not the GPU's memory model.
+// zeta), on random data: every axis and side, radii 1-4, f32 and f64, layers of more lines a
+// tile than a block has threads, of a few and of one, and a reach no tile holds (the launcher's
+// walk alone). The GPU tests hold both to the CPU's adjoint
+// (tests/cuda/test_wave_adjoint_cuda.cpp); this one runs everywhere, so a tile's indexing or a
+// missing barrier fails in CI, before a GPU runs it. It checks indexing and barriers, not the GPU's
+// memory model.
 #include "lab/dev/cuda_emu.hpp"
 #define __grid_constant__
 
@@ -103,6 +104,7 @@ void every_face(unsigned seed) {
     for (bool low : {true, false}) {
       check<T, R>(19, 13, 11, axis, low, 5, seed++);  // odd sizes, many lines a tile
       check<T, R>(40, 21, 17, axis, low, 8, seed++);  // lines over several tiles and blocks
+      check<T, R>(40, 30, 20, axis, low, 1, seed++);  // one deep: more lines a tile than threads
     }
   check<T, R>(700, 3, 4, 0, true, 600, seed++);   // one line a tile along x
   check<T, R>(5, 700, 3, 1, false, 600, seed++);  // and across x

@@ -193,7 +193,7 @@ inline int tile_lines(int len, std::int64_t lines) {
   return int(fit < lines ? fit : lines);
 }
 template <class T, int R>
-__global__ void __launch_bounds__(kLayerThreads)
+__global__ void __launch_bounds__(kLayerThreads, sizeof(T) == 4 ? 3 : 2)
     adjoint_layer_tiles(const T* __restrict__ q, T* __restrict__ q_new, const T* __restrict__ c2,
                         const __grid_constant__ AdjointLayer L,
                         const __grid_constant__ LayerLines ll, const double* __restrict__ a,
@@ -204,10 +204,19 @@ __global__ void __launch_bounds__(kLayerThreads)
   const int ax = L.axis, lo = pick(L.lo, ax), hi = pick(L.hi, ax);
   const int len = ll.reach_hi - ll.reach_lo, pitch_s = len | 1;
   const bool along = ax == 0;
-  const std::int64_t wl = pick(L.hi, ll.line_axis) - pick(L.lo, ll.line_axis);
+  const int wl = pick(L.hi, ll.line_axis) - pick(L.lo, ll.line_axis);
   const std::int64_t tiles = (ll.lines + lines - 1) / lines;
+  // A thread's points without a division each: point j = threadIdx.x + i kLayerThreads of the
+  // tile is (fast, slow) = (j % n_fast, j / n_fast), the fast one the line (or, `along`, the
+  // point along it); from one point to the next both advance by what kLayerThreads gives.
+  const int n_fast = along ? len : lines;
+  const int fast0 = int(threadIdx.x) % n_fast, slow0 = int(threadIdx.x) / n_fast;
+  const int fast_step = kLayerThreads % n_fast, slow_step = kLayerThreads / n_fast;
   for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::int64_t line0 = tile * lines;
+    // The tile's first line as (outer, across): its lines' own by a wrap, seldom a division.
+    const std::int64_t outer0 = line0 / wl;
+    const int across0 = int(line0 - outer0 * wl);
     struct Point {
       std::int64_t off = 0, li = 0;
       int k = 0, at = -1;  // along the axis; in shared memory (-1: no point)
@@ -215,21 +224,28 @@ __global__ void __launch_bounds__(kLayerThreads)
       T q = T(0), zeta = T(0), psi = T(0), q_new = T(0), c2 = T(0);
     };
     Point pt[kPer];
+    int fast = fast0, slow = slow0;
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {  // (1) the loads, all of them
-      const int j = int(threadIdx.x) + i * kLayerThreads;
-      if (j >= lines * len) continue;
-      const int line_in = along ? j / len : j % lines, kl = along ? j % len : j / lines;
+      const int line_in = along ? slow : fast, kl = along ? fast : slow;
+      fast += fast_step, slow += slow_step;
+      if (fast >= n_fast) fast -= n_fast, ++slow;
+      if (kl >= len || line_in >= lines) continue;  // past the tile
       const std::int64_t line = line0 + line_in;
       if (line >= ll.lines) continue;
       Point& P = pt[i];
       P.k = ll.reach_lo + kl;
       P.at = line_in * pitch_s + kl;
-      const std::int64_t v = line / wl;
+      int across = across0 + line_in;
+      std::int64_t outer = outer0;
+      if (across >= wl) {
+        const int wraps = across / wl;
+        outer += wraps, across -= wraps * wl;
+      }
       int p[3] = {0, 0, 0};
       put(p, ax, P.k);
-      put(p, ll.line_axis, pick(L.lo, ll.line_axis) + int(line - v * wl));
-      put(p, ll.outer_axis, pick(L.lo, ll.outer_axis) + int(v));
+      put(p, ll.line_axis, pick(L.lo, ll.line_axis) + across);
+      put(p, ll.outer_axis, pick(L.lo, ll.outer_axis) + int(outer));
       P.off = p[2] * L.plane + p[1] * L.pitch + p[0];
       P.box = P.k >= lo && P.k < hi;
       if (P.box) {
