@@ -5,8 +5,11 @@
 // tile than a block has threads, of a few and of one, and a reach no tile holds (the launcher's
 // walk alone). The GPU tests hold both to the CPU's adjoint
 // (tests/cuda/test_wave_adjoint_cuda.cpp); this one runs everywhere, so a tile's indexing or a
-// missing barrier fails in CI, before a GPU runs it. It checks indexing and barriers, not the GPU's
-// memory model.
+// missing barrier fails in CI, before a GPU runs it. It checks indexing and barriers, not the
+// GPU's memory model. By hand, also under the host's sanitizers (an index past a tile or a line
+// reads or writes outside its array there):
+//   g++ -std=c++20 -O1 -g -fsanitize=address,undefined -pthread -I. -Isrc -o /tmp/emu
+//       tests/emulated/adjoint_layers.cpp   (then run /tmp/emu)
 #include "lab/dev/cuda_emu.hpp"
 #define __grid_constant__
 
