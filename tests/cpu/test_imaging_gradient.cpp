@@ -272,14 +272,17 @@ TEST(ImagingGradient, TheIlluminationLeftOutChangesNothingElse) {
 // gradient is the checkpointed one to rounding; inside the absorbing layers it is zero. With a
 // free surface and rigid faces too (no absorbing layer there: the interior reaches the face).
 TEST(ImagingGradient, BoundarySavingMatchesCheckpointingInTheInterior) {
-  for (const auto& faces :
-       {std::array<FaceKind, 6>{FaceKind::pml, FaceKind::pml, FaceKind::pml, FaceKind::pml,
-                                FaceKind::free, FaceKind::pml},
-        std::array<FaceKind, 6>{FaceKind::rigid, FaceKind::pml, FaceKind::pml, FaceKind::rigid,
-                                FaceKind::pml, FaceKind::pml}}) {
+  const std::array<FaceKind, 6> free_top = {FaceKind::pml, FaceKind::pml,  FaceKind::pml,
+                                            FaceKind::pml, FaceKind::free, FaceKind::pml};
+  const std::array<FaceKind, 6> rigid_sides = {FaceKind::rigid, FaceKind::pml, FaceKind::pml,
+                                               FaceKind::rigid, FaceKind::pml, FaceKind::pml};
+  // The last on odd sizes: the ring's rows and planes of odd lengths.
+  for (const auto& [faces, shape] :
+       {std::pair{free_top, Extent{30, 26, 28}}, std::pair{rigid_sides, Extent{30, 26, 28}},
+        std::pair{rigid_sides, Extent{31, 23, 27}}}) {
     const int steps = 120;
     // Layers 7 deep, the ring 4 (order 8): the deepest 3 are where the gradient is zero.
-    const test::AdjointProblem p = test::adjoint_problem(8, faces, steps, {30, 26, 28}, 7);
+    const test::AdjointProblem p = test::adjoint_problem(8, faces, steps, shape, 7);
     const imaging::Shot shot = make_shot(p, steps, ricker_pulses(p));
     const imaging::Gradient exact =
         imaging::misfit_gradient<double>(p.setup, Device::cpu, p.velocity, p.dt_over_h, shot, {});

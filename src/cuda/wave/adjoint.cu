@@ -89,13 +89,16 @@ struct RestLists {
   int redo = 0;
 };
 
+// Point (x, y, z)'s offset from a field's interior origin (its layout's plane and pitch).
+std::int64_t field_offset(std::int64_t plane, std::int64_t pitch, int x, int y, int z) {
+  return std::int64_t(z) * plane + std::int64_t(y) * pitch + x;
+}
+
 RestLists rest_lists(const PointTaps& p, const Extent& n, std::int64_t plane, std::int64_t pitch,
                      const std::array<int, 6>& box, const std::array<int, 3>& lo,
                      const std::array<int, 3>& hi, std::size_t rest) {
   RestLists r;
-  auto offset = [&](int x, int y, int z) {
-    return std::int64_t(z) * plane + std::int64_t(y) * pitch + x;
-  };
+  auto offset = [&](int x, int y, int z) { return field_offset(plane, pitch, x, y, z); };
   auto in_box = [&](int x, int y, int z) {
     return x >= box[0] && x < box[3] && y >= box[1] && y < box[4] && z >= box[2] && z < box[5];
   };
@@ -761,7 +764,7 @@ class CudaAdjoint final : public AdjointBackend<T> {
   }
 
   std::int64_t offset(int x, int y, int z) const {
-    return std::int64_t(z) * q_.layout().plane + std::int64_t(y) * q_.layout().pitch + x;
+    return field_offset(std::int64_t(q_.layout().plane), std::int64_t(q_.layout().pitch), x, y, z);
   }
 
   // lambda = sign * q / c2 over the interior, and its inverse.

@@ -426,8 +426,10 @@ class CudaBackend final : public Backend<T> {
     ring_rows_.reset();
     ring_off_.reset();
     ring_points_ = std::int64_t(points.size());
-    const std::size_t bytes =
-        points.size() * (std::size_t(rows) * sizeof(T) + sizeof(std::int64_t));
+    // The rows, the points' offsets, and for a moment their dense indices (uploaded to form
+    // the offsets from).
+    const std::size_t bytes = points.size() * (std::size_t(rows) * sizeof(T) +
+                                               sizeof(std::int64_t) + sizeof(std::size_t));
     require_device_memory(bytes, std::to_string(rows) + " rings of " +
                                      std::to_string(points.size()) +
                                      " points (boundary saving) on the GPU");

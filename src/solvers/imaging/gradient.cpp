@@ -51,9 +51,6 @@ Ring ring_of(const wave::Setup& s) {
     count *= std::size_t(hi[a] - lo[a]), inner *= std::size_t(r.hi[a] - r.lo[a]);
   count -= inner;
   const std::size_t row = std::size_t(hi[0] - lo[0]), cut = std::size_t(r.hi[0] - r.lo[0]);
-  auto skips = [&](int y, int z) {  // a row through the interior keeps what lies either side
-    return y >= r.lo[1] && y < r.hi[1] && z >= r.lo[2] && z < r.hi[2];
-  };
   const int planes = hi[2] - lo[2];
   std::vector<std::size_t> start(std::size_t(planes) + 1, 0);
   for (int k = 0; k < planes; ++k) {
@@ -64,20 +61,27 @@ Ring ring_of(const wave::Setup& s) {
   }
   if (start.back() != count) throw Error("internal: the ring's count and its planes disagree");
   r.points.resize(count);
-#pragma omp parallel for schedule(static)
+  int miscounted = 0;  // planes whose points and count disagree (none: checked, not assumed)
+#pragma omp parallel for schedule(static) reduction(+ : miscounted)
   for (int k = 0; k < planes; ++k) {
     const int z = lo[2] + k;
+    const std::size_t end = start[std::size_t(k) + 1];
     std::size_t at = start[std::size_t(k)];
     for (int y = lo[1]; y < hi[1]; ++y) {
-      const bool skip = skips(y, z);
+      // A row through the interior keeps only its points before and after it.
+      const bool skips = y >= r.lo[1] && y < r.hi[1] && z >= r.lo[2] && z < r.hi[2];
       const std::size_t base =
           (std::size_t(z) * std::size_t(n[1]) + std::size_t(y)) * std::size_t(n[0]);
       for (int x = lo[0]; x < hi[0]; ++x) {
-        if (skip && x == r.lo[0]) x = r.hi[0];
-        if (x < hi[0]) r.points[at++] = base + std::size_t(x);
+        if (skips && x == r.lo[0]) x = r.hi[0];
+        if (x >= hi[0]) continue;
+        if (at < end) r.points[at] = base + std::size_t(x);  // past its plane's end: counted
+        ++at;
       }
     }
+    if (at != end) ++miscounted;
   }
+  if (miscounted) throw Error("internal: the ring's count and its points disagree");
   return r;
 }
 
